@@ -1,0 +1,49 @@
+// txlog: a Spark-native implementation of the Delta Lake transaction log protocol.
+// Versions are pinned together: Spark (provided) is the one the pinned pyspark and the
+// delta-spark test oracle share.
+
+val sparkVersion = "4.2.0"
+val deltaOracleVersion = "4.4.0"
+// Spark's major.minor selects the shim source folder for version-specific code.
+val sparkBinary = sparkVersion.split('.').take(2).mkString(".")
+
+ThisBuild / organization := "io.txlog"
+ThisBuild / version := "0.1.0"
+ThisBuild / scalaVersion := "2.13.17"
+
+lazy val root = (project in file("."))
+  .settings(
+    name := "txlog",
+    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
+    javacOptions ++= Seq("--release", "17"),
+    Compile / unmanagedSourceDirectories +=
+      baseDirectory.value / "src" / "main" / s"shims-spark-$sparkBinary",
+    libraryDependencies ++= Seq(
+      "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test,
+      // Oracle only: the reference implementation, never a runtime dependency.
+      "io.delta" % s"delta-spark_${sparkBinary}_2.13" % deltaOracleVersion % Test
+    ),
+    // Spark classes are `provided` at compile time but needed to run tests and the demo.
+    Test / fork := true,
+    Test / parallelExecution := false,
+    Test / baseDirectory := (ThisBuild / baseDirectory).value,
+    Test / javaOptions ++= Seq("-Xmx4g", "-XX:+UseG1GC") ++ JvmFlags.sparkOpens,
+    Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"),
+    Compile / run / fork := true,
+    Compile / run / javaOptions ++= JvmFlags.sparkOpens,
+    Compile / run := Defaults
+      .runTask(Compile / fullClasspath, Compile / run / mainClass, Compile / run / runner)
+      .evaluated,
+    Compile / packageBin / packageOptions += Package.ManifestAttributes(
+      "Implementation-Title" -> "txlog",
+      "Implementation-Version" -> version.value,
+      "Spark-Version" -> sparkVersion
+    ),
+    // Version file read by the Python package to check the jar matches it.
+    Compile / resourceGenerators += Def.task {
+      val f = (Compile / resourceManaged).value / "txlog" / "version.properties"
+      IO.write(f, s"version=${version.value}\nspark.version=$sparkVersion\n")
+      Seq(f)
+    }.taskValue
+  )

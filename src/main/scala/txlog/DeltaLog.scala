@@ -1,0 +1,151 @@
+package txlog
+
+import java.sql.Timestamp
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+
+import txlog.history.History
+import txlog.log.{LogListing, LogSegment, TablePath}
+import txlog.replay.SnapshotLoader
+import txlog.timetravel.TimestampResolver
+
+/**
+ * The transaction log of one Delta table: the entry point for reading snapshots, time travel
+ * and history.
+ *
+ * {{{
+ * val log = txlog.DeltaLog.forTable(spark, "/data/events")
+ * val latest = log.snapshot()
+ * val v3 = log.snapshot(3L)
+ * val yesterday = log.snapshotAsOf("2024-06-01 00:00:00")
+ * log.history().show()
+ * }}}
+ */
+final class DeltaLog private (spark: SparkSession, private[txlog] val table: TablePath) {
+
+  @volatile private var current: Option[Snapshot] = None
+
+  /** The table's qualified root path. Example: `log.tablePath`. */
+  def tablePath: String = table.root
+
+  private def listing(): LogListing = LogListing.list(table)
+
+  /**
+   * The latest snapshot, replayed now (it is remembered for [[update]]).
+   *
+   * {{{
+   * val snap = log.snapshot(); snap.numFiles
+   * }}}
+   */
+  def snapshot(): Snapshot = {
+    val l = listing()
+    val s = SnapshotLoader.load(spark, l, LogSegment.build(l, None))
+    current = Some(s)
+    s
+  }
+
+  /**
+   * The snapshot at `version`; VERSION_NOT_FOUND when the log cannot reconstruct it.
+   *
+   * {{{
+   * val v3 = log.snapshot(3L)
+   * }}}
+   */
+  def snapshot(version: Long): Snapshot = {
+    val l = listing()
+    SnapshotLoader.load(spark, l, LogSegment.build(l, Some(version)))
+  }
+
+  /**
+   * The snapshot as of a timestamp: the latest version committed at or before it.
+   * TIMESTAMP_OUT_OF_RANGE when it is before the earliest or after the latest commit.
+   *
+   * {{{
+   * val s = log.snapshotAsOf(java.sql.Timestamp.valueOf("2024-06-01 00:00:00"))
+   * }}}
+   */
+  def snapshotAsOf(timestamp: Timestamp): Snapshot = {
+    val l = listing()
+    val latest = SnapshotLoader.load(spark, l, LogSegment.build(l, None))
+    val v = TimestampResolver.resolve(l, latest.protocol, latest.metadata, timestamp.getTime)
+    if (v == latest.version) latest else SnapshotLoader.load(spark, l, LogSegment.build(l, Some(v)))
+  }
+
+  /**
+   * The snapshot as of a timestamp given as text (`yyyy-MM-dd[ HH:mm:ss[.fff]]`, in the
+   * JVM's time zone, or an ISO-8601 instant such as `2024-06-01T00:00:00Z`).
+   *
+   * {{{
+   * val s = log.snapshotAsOf("2024-06-01 12:00:00")
+   * }}}
+   */
+  def snapshotAsOf(timestamp: String): Snapshot = snapshotAsOf(DeltaLog.parseTimestamp(timestamp))
+
+  /**
+   * The latest snapshot, listing only what changed since the last one this log returned. When
+   * that snapshot is cached, the new commits are reconciled onto its cached files.
+   *
+   * {{{
+   * val s1 = log.snapshot().cache(); /* writers commit */; val s2 = log.update()
+   * }}}
+   */
+  def update(): Snapshot = current match {
+    case None => snapshot()
+    case Some(prev) =>
+      val l = listing()
+      if (l.latestVersion == prev.version) prev
+      else {
+        val next = SnapshotLoader.update(spark, l, LogSegment.build(l, None), prev)
+        if (prev.isCached && next.isCached) prev.unpersist()
+        current = Some(next)
+        next
+      }
+  }
+
+  /**
+   * The commit history, newest first: version, timestamp, operation, operationParameters and
+   * the other commitInfo fields.
+   *
+   * {{{
+   * log.history().select("version", "timestamp", "operation").show()
+   * }}}
+   */
+  def history(): DataFrame = {
+    val l = listing()
+    val latest = current.filter(_.version == l.latestVersion)
+      .getOrElse(SnapshotLoader.load(spark, l, LogSegment.build(l, None)))
+    History.of(spark, l, latest.protocol, latest.metadata)
+  }
+}
+
+object DeltaLog {
+
+  /**
+   * The log of the table at `path` (any Hadoop file system URI). Nothing is read until a
+   * snapshot is asked for.
+   *
+   * {{{
+   * val log = DeltaLog.forTable(spark, "s3a://bucket/events")
+   * }}}
+   */
+  def forTable(spark: SparkSession, path: String): DeltaLog = {
+    if (path == null || path.trim.isEmpty) {
+      throw TxlogErrors.invalidArgument("path", "must be a non-empty table path")
+    }
+    new DeltaLog(spark, TablePath.qualified(path, spark.sessionState.newHadoopConf()))
+  }
+
+  private[txlog] def parseTimestamp(text: String): Timestamp = {
+    val t = Option(text).map(_.trim).getOrElse("")
+    try {
+      if (t.endsWith("Z") || t.matches(""".*T.*[+-]\d\d:\d\d$""")) {
+        Timestamp.from(java.time.OffsetDateTime.parse(t).toInstant)
+      } else if (t.matches("""\d{4}-\d{2}-\d{2}""")) Timestamp.valueOf(s"$t 00:00:00")
+      else Timestamp.valueOf(t.replace('T', ' '))
+    } catch {
+      case _: IllegalArgumentException | _: java.time.format.DateTimeParseException =>
+        throw TxlogErrors.invalidArgument("timestamp",
+          s"'$text' is not a timestamp (yyyy-MM-dd[ HH:mm:ss[.fff]] or ISO-8601)")
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package txlog
+
+import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+import org.apache.spark.sql.functions._
+import org.apache.spark.storage.StorageLevel
+
+import txlog.log.LogSegment
+import txlog.replay.NonFileState
+import txlog.scan.FileColumns
+import txlog.table.TableProperties
+import txlog.util.Jobs
+
+/**
+ * The state of a Delta table at one version: protocol, metadata, live files, tombstones,
+ * transaction ids and domain metadata, reconstructed from the log by a Spark job.
+ *
+ * Protocol, metadata, transactions and domain metadata are held on the driver; files stay in
+ * DataFrames and are computed by Spark when asked for, never collected.
+ *
+ * {{{
+ * val snap = DeltaLog.forTable(spark, "/data/events").snapshot()
+ * println(s"v${snap.version}: ${snap.numFiles} files, ${snap.sizeInBytes} bytes")
+ * snap.allFiles.where("partitionValues_parsed.date = '2024-01-01'").show()
+ * }}}
+ */
+final class Snapshot private[txlog] (
+    spark: SparkSession,
+    private[txlog] val segment: LogSegment,
+    private[txlog] val state: NonFileState,
+    /** The commit timestamp of this version, in milliseconds since the epoch. */
+    val timestamp: Long,
+    private[txlog] val reconciledFiles: DataFrame) {
+
+  /** The table version. Example: `snap.version`. */
+  def version: Long = segment.version
+
+  /** The table's root path, qualified. Example: `snap.tablePath` is `file:/data/events`. */
+  def tablePath: String = segment.table.root
+
+  /** The version of the checkpoint replay started from, if any. Example: `snap.checkpointVersion`. */
+  def checkpointVersion: Option[Long] = segment.checkpoint.map(_.version)
+
+  /** The protocol in force. Example: `snap.protocol.minReaderVersion`. */
+  def protocol: Protocol = state.protocol.get
+
+  /** The metadata in force. Example: `snap.metadata.schema.printTreeString()`. */
+  def metadata: Metadata = state.metadata.get
+
+  /** Table properties, with the defaults for those not set. Example: `snap.tableProperties("delta.appendOnly")`. */
+  def tableProperties: Map[String, String] =
+    TableProperties.withDefaults(metadata.configuration)
+
+  /** The latest transaction version per application id. Example: `snap.setTransactions.get("my-stream")`. */
+  def setTransactions: Map[String, Long] = state.txns.view.mapValues(_.version).toMap
+
+  /** Domain metadata in force, configuration by domain. Example: `snap.domainMetadata.keys`. */
+  def domainMetadata: Map[String, String] = state.domains.view.mapValues(_.configuration).toMap
+
+  /**
+   * The live files: one add action per row with every spec field, plus
+   * `partitionValues_parsed` (typed per the schema) and `stats_parsed` (stats as a struct).
+   *
+   * {{{
+   * snap.allFiles.select("path", "size", "stats_parsed.numRecords").show()
+   * }}}
+   */
+  def allFiles: DataFrame = {
+    val md = metadata
+    reconciledFiles.where(col("add").isNotNull).select(
+      col("add.*"),
+      FileColumns.partitionValuesParsed(col("add.partitionValues"), md)
+        .as("partitionValues_parsed"),
+      FileColumns.statsParsed(col("add.stats"), md).as("stats_parsed"))
+  }
+
+  /** The tombstones: remove actions of files no longer in the table. Example: `snap.tombstones.count()`. */
+  def tombstones: DataFrame = reconciledFiles.where(col("remove").isNotNull).select("remove.*")
+
+  /** The number of live files. Example: `snap.numFiles`. */
+  def numFiles: Long = stats._1
+
+  /** The total size of live files in bytes. Example: `snap.sizeInBytes`. */
+  def sizeInBytes: Long = stats._2
+
+  /** The number of tombstones. Example: `snap.numTombstones`. */
+  def numTombstones: Long = stats._3
+
+  @volatile private var statsCache: Option[(Long, Long, Long)] = None
+
+  private def stats: (Long, Long, Long) = statsCache.getOrElse {
+    val row = Jobs.named(spark, s"count files of $tablePath v$version") {
+      reconciledFiles.agg(
+        count(col("add")), coalesce(sum(col("add.size")), lit(0L)), count(col("remove")))
+        .head()
+    }
+    val s = (row.getLong(0), row.getLong(1), row.getLong(2))
+    statsCache = Some(s)
+    s
+  }
+
+  /**
+   * Keeps the reconciled files in memory (spilling to disk), materializes them, and returns
+   * this snapshot. `DeltaLog.update()` builds on a cached snapshot instead of replaying again.
+   *
+   * {{{
+   * val snap = log.snapshot().cache(); ...; val next = log.update()
+   * }}}
+   */
+  def cache(): Snapshot = {
+    if (!isCached) {
+      reconciledFiles.persist(StorageLevel.MEMORY_AND_DISK)
+      statsCache = None
+      stats
+    }
+    this
+  }
+
+  /** Whether [[cache]] was called and not undone. Example: `snap.isCached`. */
+  def isCached: Boolean = reconciledFiles.storageLevel != StorageLevel.NONE
+
+  /** Releases what [[cache]] kept. Example: `snap.unpersist()`. */
+  def unpersist(): Unit = reconciledFiles.unpersist(blocking = false)
+
+  override def toString: String = s"Snapshot($tablePath, version=$version)"
+}

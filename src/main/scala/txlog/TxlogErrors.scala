@@ -1,0 +1,89 @@
+package txlog
+
+/**
+ * Builds every user-facing error in one place, with a stable error class each.
+ * The Python package maps these classes (never the messages) to typed exceptions.
+ */
+private[txlog] object TxlogErrors {
+
+  def tableNotFound(table: String): TxlogException = new TxlogException(
+    "DELTA_TABLE_NOT_FOUND",
+    s"$table is not a Delta table.",
+    "It has no _delta_log directory, or the directory holds no commit or checkpoint.",
+    "Check the path; create the table with a Delta writer first.")
+
+  def versionNotFound(table: String, version: Long, earliest: Long, latest: Long)
+      : TxlogException = new TxlogException(
+    "VERSION_NOT_FOUND",
+    s"Cannot load version $version of $table.",
+    s"Versions $earliest to $latest can be reconstructed from the log.",
+    "Ask for a version in that range.")
+
+  def timestampOutOfRange(table: String, ts: String, reason: String): TxlogException =
+    new TxlogException(
+      "TIMESTAMP_OUT_OF_RANGE",
+      s"No version of $table is at or before timestamp $ts.",
+      reason,
+      "Ask for a timestamp between the earliest and the latest commit timestamps.")
+
+  def versionGap(table: String, after: Long, next: Long): TxlogException = new TxlogException(
+    "LOG_VERSION_GAP",
+    s"The log of $table is missing versions ${after + 1} to ${next - 1}.",
+    s"Commit $after is followed by commit $next; Delta versions must be contiguous.",
+    "Restore the missing commit files from a backup; the table cannot be read past the gap.")
+
+  def missingLogFiles(table: String, firstCommit: Long, target: Long): TxlogException =
+    new TxlogException(
+      "MISSING_LOG_FILES",
+      s"Cannot reconstruct version $target of $table.",
+      s"The log starts at commit $firstCommit and no complete checkpoint covers the versions " +
+        "before it.",
+      "Restore the missing commits or a checkpoint; metadata cleanup may have removed them.")
+
+  def malformedLogFile(file: String, version: Long, detail: String, e: Throwable = null)
+      : TxlogException = new TxlogException(
+    "MALFORMED_LOG_FILE",
+    s"Log file $file (version $version) cannot be read.",
+    detail,
+    "The file is corrupt or truncated; restore it from a backup.",
+    e)
+
+  def missingProtocol(table: String, version: Long): TxlogException = new TxlogException(
+    "MISSING_PROTOCOL",
+    s"Version $version of $table has no protocol action.",
+    "Every snapshot needs exactly one protocol; the log or checkpoint is incomplete.",
+    "Restore the missing log files.")
+
+  def missingMetadata(table: String, version: Long): TxlogException = new TxlogException(
+    "MISSING_METADATA",
+    s"Version $version of $table has no metaData action.",
+    "Every snapshot needs exactly one metaData; the log or checkpoint is incomplete.",
+    "Restore the missing log files.")
+
+  def invalidProtocol(table: String, version: Long, detail: String): TxlogException =
+    new TxlogException(
+      "INVALID_PROTOCOL",
+      s"The protocol of $table at version $version is invalid.",
+      detail,
+      "The table was written by a non-compliant writer; repair its protocol action.")
+
+  def unsupportedReaderVersion(table: String, readerVersion: Int): TxlogException =
+    new TxlogException(
+      "UNSUPPORTED_READER_VERSION",
+      s"$table needs reader version $readerVersion.",
+      "txlog reads tables with minReaderVersion 1 to 3.",
+      "Use a Delta reader that supports this protocol version.")
+
+  def unsupportedReaderFeatures(table: String, features: Seq[String]): TxlogException =
+    new TxlogException(
+      "UNSUPPORTED_READER_FEATURES",
+      s"$table uses reader features txlog does not support: ${features.mkString(", ")}.",
+      "A reader must implement every feature in the protocol's readerFeatures.",
+      "Use a Delta reader that supports these features.")
+
+  def invalidArgument(name: String, detail: String): TxlogException = new TxlogException(
+    "INVALID_ARGUMENT",
+    s"Invalid argument '$name': $detail",
+    "",
+    "")
+}

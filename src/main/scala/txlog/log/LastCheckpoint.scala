@@ -1,0 +1,65 @@
+package txlog.log
+
+import java.nio.charset.StandardCharsets.UTF_8
+
+import scala.util.control.NonFatal
+
+import org.apache.commons.io.IOUtils
+import org.apache.hadoop.fs.{FileSystem, Path}
+import org.slf4j.LoggerFactory
+
+/** The content of `_delta_log/_last_checkpoint` ("Last Checkpoint File Schema"). */
+private[txlog] final case class LastCheckpoint(
+    version: Long,
+    size: Long,
+    parts: Option[Int],
+    sizeInBytes: Option[Long],
+    numOfAddFiles: Option[Long],
+    checksum: Option[String])
+
+private[txlog] object LastCheckpoint {
+  private val log = LoggerFactory.getLogger(getClass)
+
+  /**
+   * Reads the hint, or None when it is absent, unparsable or fails its checksum. It is only a
+   * hint: a bad one is logged and ignored, never an error.
+   */
+  def read(fs: FileSystem, logDir: Path): Option[LastCheckpoint] = {
+    val file = new Path(logDir, FileNames.LastCheckpoint)
+    try {
+      if (!fs.exists(file)) return None
+      val in = fs.open(file)
+      val json = try IOUtils.toString(in, UTF_8) finally in.close()
+      parse(json) match {
+        case Right(lc) => Some(lc)
+        case Left(why) => log.warn(s"Ignoring $file: $why"); None
+      }
+    } catch {
+      case NonFatal(e) => log.warn(s"Ignoring unreadable $file: $e"); None
+    }
+  }
+
+  /** Parses and verifies a `_last_checkpoint` document; Left says why it cannot be used. */
+  def parse(json: String): Either[String, LastCheckpoint] =
+    try {
+      val node = JsonChecksum.mapper.readTree(json)
+      if (node == null || !node.isObject || !node.hasNonNull("version")) {
+        Left("no version field")
+      } else {
+        def long(f: String) = Option(node.get(f)).filter(_.isNumber).map(_.asLong())
+        val lc = LastCheckpoint(
+          version = node.get("version").asLong(),
+          size = long("size").getOrElse(-1L),
+          parts = long("parts").map(_.toInt),
+          sizeInBytes = long("sizeInBytes"),
+          numOfAddFiles = long("numOfAddFiles"),
+          checksum = Option(node.get("checksum")).filter(_.isTextual).map(_.asText()))
+        lc.checksum match {
+          case Some(c) if c != JsonChecksum.checksum(json) => Left(s"checksum $c does not match")
+          case _ => Right(lc)
+        }
+      }
+    } catch {
+      case NonFatal(e) => Left(s"not valid JSON: ${e.getMessage}")
+    }
+}

@@ -1,0 +1,106 @@
+package txlog.python
+
+import java.util.{Map => JMap}
+
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import org.apache.spark.sql.{DataFrame, SparkSession}
+
+import txlog.{BuildInfo, DeltaLog, Snapshot, TxlogErrors}
+
+/**
+ * The one entry point the Python package calls through py4j. It takes only strings, maps and
+ * DataFrames (plus the handles it returned), so argument conversion stays trivial on the
+ * Python side; all protocol logic lives in the Scala API it delegates to.
+ *
+ * {{{
+ * # Python
+ * jlog = jvm.txlog.python.PythonFacade.forTable(spark._jsparkSession, "/data/t")
+ * }}}
+ */
+object PythonFacade {
+  private val mapper = new ObjectMapper()
+
+  /** The jar's version, checked by the Python package. Example: `PythonFacade.version()`. */
+  def version(): String = BuildInfo.version
+
+  /** Example: `PythonFacade.forTable(jspark, "/data/t")`. */
+  def forTable(spark: SparkSession, path: String): DeltaLog = DeltaLog.forTable(spark, path)
+
+  /**
+   * A snapshot by options: none for the latest, `version` (a whole number) or `timestamp`
+   * (text, see `DeltaLog.snapshotAsOf`). Example: `PythonFacade.snapshot(log, {"version": "3"})`.
+   */
+  def snapshot(log: DeltaLog, options: JMap[String, String]): Snapshot = {
+    val o = Option(options).map(_.asScala.toMap).getOrElse(Map.empty)
+    (o.get("version"), o.get("timestamp")) match {
+      case (Some(_), Some(_)) =>
+        throw TxlogErrors.invalidArgument("version", "give either version or timestamp, not both")
+      case (Some(v), None) =>
+        val version = v.toLongOption.filter(_ >= 0).getOrElse(
+          throw TxlogErrors.invalidArgument("version", s"'$v' is not a non-negative integer"))
+        log.snapshot(version)
+      case (None, Some(t)) => log.snapshotAsOf(t)
+      case (None, None) => log.snapshot()
+    }
+  }
+
+  /** Example: `PythonFacade.update(log)`. */
+  def update(log: DeltaLog): Snapshot = log.update()
+
+  /** Example: `PythonFacade.history(log)`. */
+  def history(log: DeltaLog): DataFrame = log.history()
+
+  /** Example: `PythonFacade.allFiles(snap)`. */
+  def allFiles(snapshot: Snapshot): DataFrame = snapshot.allFiles
+
+  /** Example: `PythonFacade.tombstones(snap)`. */
+  def tombstones(snapshot: Snapshot): DataFrame = snapshot.tombstones
+
+  /** Example: `PythonFacade.fileCounts(snap)` is `{"numFiles": "3", ...}`. */
+  def fileCounts(snapshot: Snapshot): JMap[String, String] = Map(
+    "numFiles" -> snapshot.numFiles.toString,
+    "sizeInBytes" -> snapshot.sizeInBytes.toString,
+    "numTombstones" -> snapshot.numTombstones.toString).asJava
+
+  /** Example: `PythonFacade.cache(snap)`. */
+  def cache(snapshot: Snapshot): Snapshot = snapshot.cache()
+
+  /** Example: `PythonFacade.unpersist(snap)`. */
+  def unpersist(snapshot: Snapshot): Unit = snapshot.unpersist()
+
+  /**
+   * Everything about a snapshot that lives on the driver, as one JSON document: version,
+   * timestamp, checkpointVersion, protocol, metadata, tableProperties, setTransactions and
+   * domainMetadata. Example: `json.loads(PythonFacade.describe(snap))`.
+   */
+  def describe(snapshot: Snapshot): String = {
+    val p = snapshot.protocol
+    val m = snapshot.metadata
+    val doc: Map[String, Any] = Map(
+      "tablePath" -> snapshot.tablePath,
+      "version" -> snapshot.version,
+      "timestamp" -> snapshot.timestamp,
+      "checkpointVersion" -> snapshot.checkpointVersion.map(Long.box).orNull,
+      "protocol" -> Map(
+        "minReaderVersion" -> p.minReaderVersion,
+        "minWriterVersion" -> p.minWriterVersion,
+        "readerFeatures" -> p.readerFeatures.map(_.toSeq.sorted.asJava).orNull,
+        "writerFeatures" -> p.writerFeatures.map(_.toSeq.sorted.asJava).orNull).asJava,
+      "metadata" -> Map(
+        "id" -> m.id,
+        "name" -> m.name.orNull,
+        "description" -> m.description.orNull,
+        "format" -> Map("provider" -> m.formatProvider,
+          "options" -> m.formatOptions.asJava).asJava,
+        "schemaString" -> m.schemaString,
+        "partitionColumns" -> m.partitionColumns.asJava,
+        "configuration" -> m.configuration.asJava,
+        "createdTime" -> m.createdTime.map(Long.box).orNull).asJava,
+      "tableProperties" -> snapshot.tableProperties.asJava,
+      "setTransactions" -> snapshot.setTransactions.asJava,
+      "domainMetadata" -> snapshot.domainMetadata.asJava)
+    mapper.writeValueAsString(doc.asJava)
+  }
+}

@@ -1,0 +1,51 @@
+package txlog.replay
+
+import java.net.URI
+
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.Column
+import org.apache.spark.sql.functions._
+
+/**
+ * The primary key of a logical file ("Action Reconciliation"): (path, deletionVector.uniqueId).
+ *
+ * Paths are RFC 2396 URIs, relative to the table root or absolute, and may be escaped, so one
+ * file can be spelled several ways; they are compared in canonical form: the qualified,
+ * unescaped Hadoop path. Plain relative paths (the common case) are canonicalized by a native
+ * expression; only the others go through a function call.
+ */
+private[txlog] object FileKeys {
+  val PathKey = "pathKey"
+  val DvKey = "dvId"
+
+  /** The canonical form of `path` as a Hadoop path string, for a table at `root`. */
+  def canonicalize(root: String, path: String): String = {
+    val p = try new Path(new URI(path)) catch { case NonFatal(_) => new Path(path) }
+    val rootPath = new Path(root)
+    if (!p.isAbsolute) new Path(rootPath, p).toString
+    else if (p.toUri.getScheme == null) {
+      val r = rootPath.toUri
+      new Path(r.getScheme, r.getAuthority, p.toUri.getPath).toString
+    } else p.toString
+  }
+
+  /** Column expression of the canonical path of `path` for a table at `root`. */
+  def pathKey(path: Column, root: String): Column = {
+    val plain = !path.contains(":") && !path.contains("%") && !path.startsWith("/") &&
+      !path.startsWith(".") && !path.contains("/.") && !path.contains("//")
+    val slow = udf((p: String) => if (p == null) null else canonicalize(root, p))
+    when(plain, concat(lit(new Path(root).toString + "/"), path)).otherwise(slow(path))
+  }
+
+  /**
+   * The deletion vector's uniqueId ("Deletion Vector Descriptor Schema", derived fields):
+   * storageType ++ pathOrInlineDv, plus "@" ++ offset when an offset is present; null without
+   * a deletion vector.
+   */
+  def dvId(dv: Column): Column =
+    when(dv.isNull, lit(null).cast("string")).otherwise(
+      concat(dv("storageType"), dv("pathOrInlineDv"),
+        when(dv("offset").isNull, lit("")).otherwise(concat(lit("@"), dv("offset").cast("string")))))
+}

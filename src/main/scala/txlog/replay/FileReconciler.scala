@@ -1,0 +1,51 @@
+package txlog.replay
+
+import org.apache.spark.sql.{Column, DataFrame}
+import org.apache.spark.sql.expressions.Window
+import org.apache.spark.sql.functions._
+
+/**
+ * Reconciles file actions into one row per logical file ("Action Reconciliation": keep the
+ * newest reference to each (path, deletionVector.uniqueId)).
+ *
+ * A checkpoint is already reconciled, so it is never shuffled: only the tail (the commits
+ * after it) is reconciled with a window, and checkpoint rows whose key the tail touches are
+ * dropped with an anti-join, broadcast when the tail is small.
+ */
+private[txlog] object FileReconciler {
+  import FileKeys.{DvKey, PathKey}
+
+  /**
+   * Reconciles the `tail` actions onto `base`, an already reconciled file state (a keyed
+   * checkpoint, or a previous snapshot's files). Output columns: pathKey, dvId, add, remove,
+   * with exactly one of add and remove set.
+   */
+  def reconcile(base: Option[DataFrame], tail: DataFrame, root: String,
+      broadcastTail: Boolean): DataFrame = {
+    val tailFiles = keyed(tail, root)
+    val newest = Window.partitionBy(col(PathKey), col(DvKey))
+      .orderBy(col("version").desc, col("idx").desc)
+    val winners = tailFiles
+      .withColumn("_rank", row_number().over(newest))
+      .where(col("_rank") === 1)
+      .select(PathKey, DvKey, "add", "remove")
+    base.fold(winners) { cp =>
+      val touched = tailFiles.select(PathKey, DvKey)
+      val survivors = cp
+        .join(if (broadcastTail) broadcast(touched) else touched, Seq(PathKey, DvKey),
+          "left_anti")
+        .select(PathKey, DvKey, "add", "remove")
+      survivors.unionByName(winners)
+    }
+  }
+
+  /** File actions of `actions` with their key columns; an absent DV keys as "". */
+  def keyed(actions: DataFrame, root: String): DataFrame = {
+    val path = coalesce(col("add.path"), col("remove.path"))
+    val dv = coalesce(col("add.deletionVector"), col("remove.deletionVector"))
+    actions
+      .where(col("add").isNotNull || col("remove").isNotNull)
+      .select(col("version"), col("idx"), col("add"), col("remove"),
+        FileKeys.pathKey(path, root).as(PathKey), coalesce(FileKeys.dvId(dv), lit("")).as(DvKey))
+  }
+}

@@ -1,0 +1,62 @@
+package txlog.replay
+
+import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+import org.apache.spark.sql.functions._
+import org.apache.spark.sql.types.{LongType, StringType, StructType}
+
+import txlog.actions.ActionSchemas
+import txlog.log.{CheckpointInstance, CheckpointNaming, FileInfo, LogFile, TablePath}
+
+/**
+ * The actions of a log segment as DataFrames: the checkpoint's rows and the tail's parsed
+ * lines. Every row carries `version` and `idx` (its order within the version), so that "the
+ * latest action seen wins" can be decided by ordering on (version, idx).
+ */
+private[txlog] object LogActions {
+  val CorruptColumn = "_corrupt_record"
+
+  /**
+   * Parses JSON log lines against `schema`. A line that is not valid JSON, or whose fields have
+   * the wrong types, keeps its text in `_corrupt_record` so replay can name the file.
+   */
+  def parseLines(lines: DataFrame, schema: StructType): DataFrame = {
+    val withCorrupt = schema.add(CorruptColumn, StringType)
+    val options = Map("mode" -> "PERMISSIVE", "columnNameOfCorruptRecord" -> CorruptColumn)
+    lines
+      .select(col("version"), col("idx"), col("file"),
+        from_json(col("line"), withCorrupt, options).as("a"))
+      .select(col("version") +: col("idx") +: col("file") +:
+        withCorrupt.fieldNames.toSeq.map(f => col(s"a.$f").as(f)): _*)
+  }
+
+  /** Commits and log compactions after the checkpoint, parsed, ordered by (version, idx). */
+  def tail(spark: SparkSession, table: TablePath, deltas: Seq[LogFile]): DataFrame =
+    parseLines(LogLineReader.read(spark, table, deltas.map(d => d.version -> d.file)),
+      ActionSchemas.commitLine)
+
+  /**
+   * The rows of a checkpoint's top-level files (all parts of a multi-part one), with `version`
+   * set to the checkpoint version and `idx` to -1: a checkpoint is already reconciled, so no
+   * ordering among its rows is needed. Sidecars are read by [[sidecars]].
+   */
+  def checkpoint(spark: SparkSession, table: TablePath, cp: CheckpointInstance): DataFrame = {
+    val rows = if (cp.isJson) {
+      parseLines(LogLineReader.read(spark, table, cp.files.map(f => cp.version -> f.file)),
+        ActionSchemas.checkpointRow).drop("idx", "file")
+    } else {
+      spark.read.schema(ActionSchemas.checkpointRow).parquet(cp.files.map(_.file.path): _*)
+        .withColumn(CorruptColumn, lit(null).cast(StringType))
+    }
+    rows.select(lit(cp.version).as("version") +: lit(-1L).as("idx") +:
+      lit(cp.files.head.file.path).as("file") +:
+      (ActionSchemas.checkpointRow.fieldNames.toSeq :+ CorruptColumn).map(col): _*)
+  }
+
+  /** The add and remove actions held in V2 checkpoint sidecars, as checkpoint rows. */
+  def sidecars(spark: SparkSession, version: Long, files: Seq[String]): DataFrame = {
+    val fileActions = new StructType()
+      .add("add", ActionSchemas.add).add("remove", ActionSchemas.remove)
+    spark.read.schema(fileActions).parquet(files: _*)
+      .select(lit(version).as("version"), lit(-1L).as("idx"), col("add"), col("remove"))
+  }
+}

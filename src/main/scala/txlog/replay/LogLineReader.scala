@@ -1,0 +1,76 @@
+package txlog.replay
+
+import java.io.{BufferedReader, InputStreamReader}
+import java.nio.charset.StandardCharsets.UTF_8
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.types.{LongType, StringType, StructType}
+
+import txlog.log.{FileInfo, TablePath}
+import txlog.util.SerializableConf
+
+/**
+ * Reads newline-delimited JSON log files (commits, log compactions, JSON checkpoints) as rows
+ * of (version, idx, file, line). `idx` is the line's position in its file, so that later
+ * actions of one commit win over earlier ones.
+ *
+ * Spark's file sources pay a per-file cost that dominates on logs of many small commits, so
+ * the files are read here: a small tail on the driver as a local relation (no job), a large
+ * one by tasks that each read a batch of files through the Hadoop FileSystem API.
+ */
+private[txlog] object LogLineReader {
+  val schema: StructType = new StructType()
+    .add("version", LongType, nullable = false)
+    .add("idx", LongType, nullable = false)
+    .add("file", StringType, nullable = false)
+    .add("line", StringType, nullable = false)
+
+  /** Tails up to this many bytes are read on the driver. */
+  val LocalReadMaxBytesConf = "spark.txlog.replay.localReadMaxBytes"
+  private val DefaultLocalReadMaxBytes = 8L * 1024 * 1024
+  /** Bytes of log one read task takes on. */
+  private val BytesPerTask = 16L * 1024 * 1024
+
+  def read(spark: SparkSession, table: TablePath, files: Seq[(Long, FileInfo)]): DataFrame = {
+    val bytes = files.map(_._2.size).sum
+    val localMax = spark.conf.getOption(LocalReadMaxBytesConf).map(_.toLong)
+      .getOrElse(DefaultLocalReadMaxBytes)
+    if (files.isEmpty) spark.createDataFrame(java.util.List.of[Row](), schema)
+    else if (bytes <= localMax) {
+      val conf = table.hadoopConf
+      val rows = files.flatMap { case (v, f) => lines(conf, v, f.path) }
+      spark.createDataFrame(rows.asJava, schema)
+    } else {
+      val conf = new SerializableConf(table.hadoopConf)
+      val slices = math.max(
+        math.min(files.size.toLong, spark.sparkContext.defaultParallelism.toLong * 2),
+        bytes / BytesPerTask + 1).min(files.size.toLong).toInt
+      val work = files.map { case (v, f) => (v, f.path) }
+      val rdd = spark.sparkContext.parallelize(work, slices).mapPartitions { it =>
+        it.flatMap { case (v, p) => lines(conf.value, v, p) }
+      }
+      rdd.setName(s"txlog: read ${files.size} log files")
+      spark.createDataFrame(rdd, schema)
+    }
+  }
+
+  private def lines(conf: org.apache.hadoop.conf.Configuration, version: Long,
+      file: String): Iterator[Row] = {
+    val path = new Path(file)
+    val in = new BufferedReader(new InputStreamReader(path.getFileSystem(conf).open(path), UTF_8))
+    try {
+      val out = Vector.newBuilder[Row]
+      var idx = 0L
+      var line = in.readLine()
+      while (line != null) {
+        if (line.trim.nonEmpty) out += Row(version, idx, file, line)
+        idx += 1
+        line = in.readLine()
+      }
+      out.result().iterator
+    } finally in.close()
+  }
+}

@@ -1,0 +1,68 @@
+package txlog.scan
+
+import org.apache.spark.sql.Column
+import org.apache.spark.sql.functions._
+import org.apache.spark.sql.types._
+
+import txlog.Metadata
+
+/**
+ * Typed views of an add action's string-encoded fields: partition values cast to the
+ * partition columns' types ("Partition Value Serialization") and the JSON stats parsed into a
+ * struct ("Per-file Statistics"). Under column mapping both are keyed by physical names in the
+ * log; the typed columns carry the logical names.
+ */
+private[txlog] object FileColumns {
+  private val PhysicalNameKey = "delta.columnMapping.physicalName"
+
+  private def physicalName(f: StructField): String =
+    if (f.metadata.contains(PhysicalNameKey)) f.metadata.getString(PhysicalNameKey) else f.name
+
+  /** `partitionValues_parsed`: one typed field per partition column; null when unpartitioned. */
+  def partitionValuesParsed(partitionValues: Column, md: Metadata): Column = {
+    val fields = md.partitionColumns.flatMap { name =>
+      md.schema.fields.find(_.name.equalsIgnoreCase(name)).map { f =>
+        partitionValues(physicalName(f)).try_cast(f.dataType).as(f.name)
+      }
+    }
+    if (fields.isEmpty) lit(null).cast(new StructType()) else struct(fields: _*)
+  }
+
+  /** `stats_parsed`: numRecords, minValues, maxValues, nullCount and tightBounds. */
+  def statsParsed(stats: Column, md: Metadata): Column = {
+    val dataFields = md.schema.fields.toSeq.filterNot(f =>
+      md.partitionColumns.exists(_.equalsIgnoreCase(f.name)))
+    val (physMinMax, logMinMax) = (minMax(dataFields, physical = true),
+      minMax(dataFields, physical = false))
+    val (physNulls, logNulls) = (nullCounts(dataFields, physical = true),
+      nullCounts(dataFields, physical = false))
+    def schema(mm: StructType, nulls: StructType) = new StructType()
+      .add("numRecords", LongType)
+      .add("minValues", mm)
+      .add("maxValues", mm)
+      .add("nullCount", nulls)
+      .add("tightBounds", BooleanType)
+    from_json(stats, schema(physMinMax, physNulls), Map("mode" -> "PERMISSIVE"))
+      .cast(schema(logMinMax, logNulls))
+  }
+
+  private def minMax(fields: Seq[StructField], physical: Boolean): StructType =
+    StructType(fields.flatMap { f =>
+      val name = if (physical) physicalName(f) else f.name
+      f.dataType match {
+        case s: StructType => Some(StructField(name, minMax(s.fields.toSeq, physical)))
+        case _: ArrayType | _: MapType | BinaryType | BooleanType => None
+        case t if t.typeName == "variant" => None
+        case t => Some(StructField(name, t))
+      }
+    })
+
+  private def nullCounts(fields: Seq[StructField], physical: Boolean): StructType =
+    StructType(fields.map { f =>
+      val name = if (physical) physicalName(f) else f.name
+      f.dataType match {
+        case s: StructType => StructField(name, nullCounts(s.fields.toSeq, physical))
+        case _ => StructField(name, LongType)
+      }
+    })
+}
