@@ -43,6 +43,7 @@ final case class Metadata(
 
   /** The table schema as a Spark StructType. Example: `md.schema.fieldNames`. */
   lazy val schema: org.apache.spark.sql.types.StructType =
-    org.apache.spark.sql.types.DataType.fromJson(schemaString)
-      .asInstanceOf[org.apache.spark.sql.types.StructType]
+    Option(schemaString).map(org.apache.spark.sql.types.DataType.fromJson(_)
+      .asInstanceOf[org.apache.spark.sql.types.StructType])
+      .getOrElse(new org.apache.spark.sql.types.StructType())
 }

@@ -73,8 +73,21 @@ final class Snapshot private[txlog] (
       FileColumns.statsParsed(col("add.stats"), md).as("stats_parsed"))
   }
 
-  /** The tombstones: remove actions of files no longer in the table. Example: `snap.tombstones.count()`. */
-  def tombstones: DataFrame = reconciledFiles.where(col("remove").isNotNull).select("remove.*")
+  /**
+   * The tombstones: remove actions of files no longer in the table, that are not yet expired
+   * (deleted less than `delta.deletedFileRetentionDuration` ago; VACUUM must keep those files).
+   *
+   * {{{
+   * snap.tombstones.select("path", "deletionTimestamp").show()
+   * }}}
+   */
+  def tombstones: DataFrame = reconciledFiles.where(col("remove").isNotNull &&
+    coalesce(col("remove.deletionTimestamp"), lit(0L)) > lit(tombstoneCutoff))
+    .select("remove.*")
+
+  /** Remove actions deleted at or before this time (ms) are expired. */
+  private[txlog] def tombstoneCutoff: Long =
+    System.currentTimeMillis() - TableProperties.deletedFileRetentionMillis(metadata.configuration)
 
   /** The number of live files. Example: `snap.numFiles`. */
   def numFiles: Long = stats._1
@@ -82,7 +95,7 @@ final class Snapshot private[txlog] (
   /** The total size of live files in bytes. Example: `snap.sizeInBytes`. */
   def sizeInBytes: Long = stats._2
 
-  /** The number of tombstones. Example: `snap.numTombstones`. */
+  /** The number of unexpired tombstones (see [[tombstones]]). Example: `snap.numTombstones`. */
   def numTombstones: Long = stats._3
 
   @volatile private var statsCache: Option[(Long, Long, Long)] = None
@@ -90,7 +103,8 @@ final class Snapshot private[txlog] (
   private def stats: (Long, Long, Long) = statsCache.getOrElse {
     val row = Jobs.named(spark, s"count files of $tablePath v$version") {
       reconciledFiles.agg(
-        count(col("add")), coalesce(sum(col("add.size")), lit(0L)), count(col("remove")))
+        count(col("add")), coalesce(sum(col("add.size")), lit(0L)),
+        count(when(coalesce(col("remove.deletionTimestamp"), lit(0L)) > tombstoneCutoff, 1)))
         .head()
     }
     val s = (row.getLong(0), row.getLong(1), row.getLong(2))

@@ -9,8 +9,27 @@ import org.apache.hadoop.fs.{FileSystem, Path}
  */
 private[txlog] final case class TablePath(root: String, hadoopConf: Configuration) {
   @transient lazy val rootPath: Path = new Path(root)
-  @transient lazy val fs: FileSystem = rootPath.getFileSystem(hadoopConf)
+  /** The file system of the table, configured for reading the log (see [[readOptions]]). */
+  @transient lazy val fs: FileSystem = rootPath.getFileSystem(readConf)
   def logDir: Path = new Path(rootPath, "_delta_log")
+
+  /**
+   * Hadoop settings for reading log files. On local disks, Hadoop's own `.name.crc` side files
+   * are not part of the Delta protocol and go stale when tables are copied by other tools, so
+   * local files are read without them (as other Delta readers do).
+   */
+  def readOptions: Map[String, String] =
+    if (rootPath.toUri.getScheme == "file") {
+      Map("fs.file.impl" -> "org.apache.hadoop.fs.RawLocalFileSystem",
+        "fs.file.impl.disable.cache" -> "true")
+    } else Map.empty
+
+  /** The Hadoop configuration with [[readOptions]] applied. */
+  @transient lazy val readConf: Configuration = {
+    val c = new Configuration(hadoopConf)
+    readOptions.foreach { case (k, v) => c.set(k, v) }
+    c
+  }
   def sidecarDir: Path = new Path(logDir, FileNames.SidecarDir)
 }
 

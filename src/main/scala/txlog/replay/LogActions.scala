@@ -44,7 +44,8 @@ private[txlog] object LogActions {
       parseLines(LogLineReader.read(spark, table, cp.files.map(f => cp.version -> f.file)),
         ActionSchemas.checkpointRow).drop("idx", "file")
     } else {
-      spark.read.schema(ActionSchemas.checkpointRow).parquet(cp.files.map(_.file.path): _*)
+      spark.read.options(table.readOptions).schema(ActionSchemas.checkpointRow)
+        .parquet(cp.files.map(_.file.path): _*)
         .withColumn(CorruptColumn, lit(null).cast(StringType))
     }
     rows.select(lit(cp.version).as("version") +: lit(-1L).as("idx") +:
@@ -53,10 +54,11 @@ private[txlog] object LogActions {
   }
 
   /** The add and remove actions held in V2 checkpoint sidecars, as checkpoint rows. */
-  def sidecars(spark: SparkSession, version: Long, files: Seq[String]): DataFrame = {
+  def sidecars(spark: SparkSession, table: TablePath, version: Long, files: Seq[String])
+      : DataFrame = {
     val fileActions = new StructType()
       .add("add", ActionSchemas.add).add("remove", ActionSchemas.remove)
-    spark.read.schema(fileActions).parquet(files: _*)
+    spark.read.options(table.readOptions).schema(fileActions).parquet(files: _*)
       .select(lit(version).as("version"), lit(-1L).as("idx"), col("add"), col("remove"))
   }
 }

@@ -40,11 +40,11 @@ private[txlog] object LogLineReader {
       .getOrElse(DefaultLocalReadMaxBytes)
     if (files.isEmpty) spark.createDataFrame(java.util.List.of[Row](), schema)
     else if (bytes <= localMax) {
-      val conf = table.hadoopConf
+      val conf = table.readConf
       val rows = files.flatMap { case (v, f) => lines(conf, v, f.path) }
       spark.createDataFrame(rows.asJava, schema)
     } else {
-      val conf = new SerializableConf(table.hadoopConf)
+      val conf = new SerializableConf(table.readConf)
       val slices = math.max(
         math.min(files.size.toLong, spark.sparkContext.defaultParallelism.toLong * 2),
         bytes / BytesPerTask + 1).min(files.size.toLong).toInt

@@ -29,7 +29,7 @@ private[txlog] object SnapshotLoader {
     val checkpointFiles = checkpoint.map { cp =>
       val inline = cp.select("version", "idx", "add", "remove")
       if (state.sidecars.isEmpty) inline
-      else inline.unionByName(LogActions.sidecars(spark, segment.checkpointVersion,
+      else inline.unionByName(LogActions.sidecars(spark, table, segment.checkpointVersion,
         state.sidecars.map(sidecarPath(segment, _))))
     }
     val files = FileReconciler.reconcile(

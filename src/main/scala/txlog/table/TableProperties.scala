@@ -1,5 +1,10 @@
 package txlog.table
 
+import org.apache.spark.sql.catalyst.util.IntervalUtils
+import org.apache.spark.unsafe.types.UTF8String
+
+import txlog.TxlogErrors
+
 /**
  * Table properties (metaData.configuration) with the defaults the spec and the reference
  * implementation give them, so callers need not know which keys were written.
@@ -20,6 +25,26 @@ private[txlog] object TableProperties {
     "delta.checkpointPolicy" -> "classic",
     "delta.dataSkippingNumIndexedCols" -> "32",
     "delta.isolationLevel" -> "Serializable")
+
+  /** `delta.deletedFileRetentionDuration` in milliseconds: how long tombstones are kept. */
+  def deletedFileRetentionMillis(configuration: Map[String, String]): Long =
+    durationMillis(withDefaults(configuration)("delta.deletedFileRetentionDuration"))
+
+  /** `delta.logRetentionDuration` in milliseconds: how long log entries are kept. */
+  def logRetentionMillis(configuration: Map[String, String]): Long =
+    durationMillis(withDefaults(configuration)("delta.logRetentionDuration"))
+
+  /** Milliseconds of an interval property such as `interval 1 week`; months are refused. */
+  def durationMillis(text: String): Long = {
+    val t = text.trim
+    val i = IntervalUtils.safeStringToInterval(
+      UTF8String.fromString(if (t.toLowerCase.startsWith("interval")) t else s"interval $t"))
+    if (i == null || i.months != 0) {
+      throw TxlogErrors.invalidArgument("table property", s"'$text' is not a duration in " +
+        "weeks, days, hours, minutes or seconds")
+    }
+    i.days * 86400000L + i.microseconds / 1000
+  }
 
   /** The configuration over the defaults. */
   def withDefaults(configuration: Map[String, String]): Map[String, String] =

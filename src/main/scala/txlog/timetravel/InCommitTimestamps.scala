@@ -32,7 +32,7 @@ private[txlog] object InCommitTimestamps {
   def read(table: TablePath, commit: CommitFile): Long = {
     val path = new Path(commit.file.path)
     val first = try {
-      val in = new BufferedReader(new InputStreamReader(table.fs.open(path), UTF_8))
+      val in = new BufferedReader(new InputStreamReader(path.getFileSystem(table.readConf).open(path), UTF_8))
       try Option(in.readLine()).getOrElse("") finally in.close()
     } catch {
       case NonFatal(e) => throw TxlogErrors.malformedLogFile(commit.file.path, commit.version,

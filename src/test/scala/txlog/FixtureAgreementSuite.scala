@@ -1,0 +1,48 @@
+package txlog
+
+import scala.util.{Failure, Success}
+
+/**
+ * Every fixture table must yield the same snapshot through txlog as through delta-spark
+ * (version, protocol, metadata, live files, tombstones), or both must refuse it.
+ */
+class FixtureAgreementSuite extends SparkSuite {
+  private var agree, bothRefuse = 0
+
+  if (!Fixtures.available) {
+    test("fixture agreement with delta-spark")(cancel(Fixtures.skipMessage))
+  }
+
+  Fixtures.tables.foreach { name =>
+    test(s"latest snapshot agrees with delta-spark: $name") {
+      Oracle.both(spark, Fixtures.path(name)) match {
+        case (Success(ours), Success(ref)) =>
+          assert(ours.version === ref.version)
+          assert(ours.protocol === ref.protocol)
+          assert(ours.metadata === ref.metadata)
+          assert(ours.live.size === ref.live.size)
+          assert(ours.live === ref.live)
+          assert(ours.tombstones === ref.tombstones)
+          agree += 1
+        case (Failure(ours: TxlogException), Failure(_)) =>
+          info(s"both refuse; txlog says ${ours.errorClass}")
+          bothRefuse += 1
+        case (Failure(ours), Failure(ref)) =>
+          fail(s"both refuse, but txlog's error is not typed: $ours (delta-spark: $ref)")
+        case (Failure(ours), Success(ref)) =>
+          fail(s"txlog refuses a table delta-spark reads at v${ref.version}: $ours", ours)
+        case (Success(ours), Failure(ref)) =>
+          fail(s"txlog reads v${ours.version} of a table delta-spark refuses: $ref")
+      }
+    }
+  }
+
+  override def afterAll(): Unit = {
+    try {
+      if (Fixtures.available) {
+        info(s"fixture agreement: $agree agree, $bothRefuse both refuse, of " +
+          s"${Fixtures.tables.size} tables")
+      }
+    } finally super.afterAll()
+  }
+}

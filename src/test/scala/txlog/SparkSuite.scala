@@ -1,0 +1,68 @@
+package txlog
+
+import java.nio.file.{Files, Path, Paths}
+
+import org.apache.spark.sql.SparkSession
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+/** One local[2] SparkSession per suite, with delta-spark loaded as the test oracle. */
+trait SparkSuite extends AnyFunSuite with BeforeAndAfterAll {
+  @transient private var session: SparkSession = _
+
+  def spark: SparkSession = {
+    if (session == null) {
+      session = SparkSession.builder()
+        .master("local[2]")
+        .appName(getClass.getSimpleName)
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+        .config("spark.sql.catalog.spark_catalog",
+          "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+        .config("spark.databricks.delta.snapshotPartitions", "2")
+        .getOrCreate()
+      session.sparkContext.setLogLevel("ERROR")
+    }
+    session
+  }
+
+  override def afterAll(): Unit = {
+    try super.afterAll()
+    finally if (session != null) { session.stop(); session = null }
+  }
+
+  /** A new empty temporary directory, removed when the JVM exits. */
+  def tempDir(prefix: String = "txlog"): Path = {
+    val d = Files.createTempDirectory(prefix)
+    d.toFile.deleteOnExit()
+    d
+  }
+}
+
+/** The shared Delta fixtures (../shared/fixtures), read in place; absent in users' clones. */
+object Fixtures {
+  val root: Path = Paths.get("..", "shared", "fixtures").toAbsolutePath.normalize()
+  def available: Boolean = Files.isDirectory(root)
+  val skipMessage = s"shared fixtures not found at $root (they exist only beside the project)"
+
+  /** Every directory under the fixtures holding a `_delta_log`, relative names sorted. */
+  lazy val tables: Seq[String] = if (!available) Seq.empty else {
+    import scala.jdk.CollectionConverters._
+    val s = Files.walk(root)
+    try s.iterator().asScala
+      .filter(p => p.getFileName.toString == "_delta_log" && Files.isDirectory(p))
+      .map(p => root.relativize(p.getParent).toString).toSeq.sorted
+    finally s.close()
+  }
+
+  def path(name: String): String = root.resolve(name).toString
+
+  /** Copies a fixture to a fresh temp dir, so a test may change it. */
+  def copy(name: String, to: Path): Path = {
+    import org.apache.commons.io.FileUtils
+    val dest = to.resolve(Paths.get(name).getFileName)
+    FileUtils.copyDirectory(root.resolve(name).toFile, dest.toFile)
+    dest
+  }
+}
