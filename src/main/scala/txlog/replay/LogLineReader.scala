@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.hadoop.fs.Path
+import org.apache.hadoop.fs.{FileSystem, Path}
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
@@ -40,8 +40,8 @@ private[txlog] object LogLineReader {
       .getOrElse(DefaultLocalReadMaxBytes)
     if (files.isEmpty) spark.createDataFrame(java.util.List.of[Row](), schema)
     else if (bytes <= localMax) {
-      val conf = table.readConf
-      val rows = files.flatMap { case (v, f) => lines(conf, v, f.path) }
+      val fs = table.fs
+      val rows = files.flatMap { case (v, f) => lines(fs, v, f.path) }
       spark.createDataFrame(rows.asJava, schema)
     } else {
       val conf = new SerializableConf(table.readConf)
@@ -49,18 +49,19 @@ private[txlog] object LogLineReader {
         math.min(files.size.toLong, spark.sparkContext.defaultParallelism.toLong * 2),
         bytes / BytesPerTask + 1).min(files.size.toLong).toInt
       val work = files.map { case (v, f) => (v, f.path) }
+      val root = table.root
       val rdd = spark.sparkContext.parallelize(work, slices).mapPartitions { it =>
-        it.flatMap { case (v, p) => lines(conf.value, v, p) }
+        // One file system per task: with the local-file read options it is not cached.
+        lazy val fs = new Path(root).getFileSystem(conf.value)
+        it.flatMap { case (v, p) => lines(fs, v, p) }
       }
       rdd.setName(s"txlog: read ${files.size} log files")
       spark.createDataFrame(rdd, schema)
     }
   }
 
-  private def lines(conf: org.apache.hadoop.conf.Configuration, version: Long,
-      file: String): Iterator[Row] = {
-    val path = new Path(file)
-    val in = new BufferedReader(new InputStreamReader(path.getFileSystem(conf).open(path), UTF_8))
+  private def lines(fs: FileSystem, version: Long, file: String): Iterator[Row] = {
+    val in = new BufferedReader(new InputStreamReader(fs.open(new Path(file)), UTF_8))
     try {
       val out = Vector.newBuilder[Row]
       var idx = 0L
