@@ -29,7 +29,8 @@ final class Snapshot private[txlog] (
     private[txlog] val state: NonFileState,
     /** The commit timestamp of this version, in milliseconds since the epoch. */
     val timestamp: Long,
-    private[txlog] val reconciledFiles: DataFrame) {
+    private[txlog] val reconciledFiles: DataFrame,
+    leanFiles: DataFrame) {
 
   /** The table version. Example: `snap.version`. */
   def version: Long = segment.version
@@ -101,8 +102,9 @@ final class Snapshot private[txlog] (
   @volatile private var statsCache: Option[(Long, Long, Long)] = None
 
   private def stats: (Long, Long, Long) = statsCache.getOrElse {
+    val files = if (isCached) reconciledFiles else leanFiles
     val row = Jobs.named(spark, s"count files of $tablePath v$version") {
-      reconciledFiles.agg(
+      files.agg(
         count(col("add")), coalesce(sum(col("add.size")), lit(0L)),
         count(when(coalesce(col("remove.deletionTimestamp"), lit(0L)) > tombstoneCutoff, 1)))
         .head()

@@ -97,6 +97,23 @@ private[txlog] object ActionSchemas {
     .add("modificationTime", LongType)
     .add("tags", stringMap)
 
+  /**
+   * add and remove with only what file counts, sizes and reconciliation need: reading these
+   * instead of the full actions skips the stats, tags and partition values of every file.
+   */
+  val leanFileActions: StructType = {
+    val dv = new StructType().add("storageType", StringType).add("pathOrInlineDv", StringType)
+      .add("offset", IntegerType)
+    new StructType()
+      .add("add", new StructType().add("path", StringType).add("size", LongType)
+        .add("deletionVector", dv))
+      .add("remove", new StructType().add("path", StringType).add("deletionTimestamp", LongType)
+        .add("deletionVector", dv))
+  }
+
+  /** add and remove in full. */
+  val fileActions: StructType = new StructType().add("add", add).add("remove", remove)
+
   /** Actions that define table state other than files; small enough for the driver. */
   val nonFileActions: StructType = new StructType()
     .add("protocol", protocol)
@@ -116,10 +133,8 @@ private[txlog] object ActionSchemas {
     .add("checkpointMetadata", checkpointMetadata)
     .add("sidecar", sidecar)
 
-  /** A row of a checkpoint (V1 or V2, parquet or json) or of a sidecar. */
-  val checkpointRow: StructType = new StructType()
-    .add("add", add)
-    .add("remove", remove)
+  /** The non-file rows of a checkpoint (V1 or V2, parquet or json). */
+  val checkpointNonFileRow: StructType = new StructType()
     .add("protocol", protocol)
     .add("metaData", metaData)
     .add("txn", txn)

@@ -44,7 +44,7 @@ private[txlog] object FileReconciler {
     val path = coalesce(col("add.path"), col("remove.path"))
     val dv = coalesce(col("add.deletionVector"), col("remove.deletionVector"))
     actions
-      .where(col("add").isNotNull || col("remove").isNotNull)
+      .where(col("add.path").isNotNull || col("remove.path").isNotNull)
       .select(col("version"), col("idx"), col("add"), col("remove"),
         FileKeys.pathKey(path, root).as(PathKey), coalesce(FileKeys.dvId(dv), lit("")).as(DvKey))
   }

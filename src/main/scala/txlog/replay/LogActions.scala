@@ -29,36 +29,35 @@ private[txlog] object LogActions {
         withCorrupt.fieldNames.toSeq.map(f => col(s"a.$f").as(f)): _*)
   }
 
-  /** Commits and log compactions after the checkpoint, parsed, ordered by (version, idx). */
-  def tail(spark: SparkSession, table: TablePath, deltas: Seq[LogFile]): DataFrame =
-    parseLines(LogLineReader.read(spark, table, deltas.map(d => d.version -> d.file)),
-      ActionSchemas.commitLine)
+  /** Commits and log compactions after the checkpoint, parsed against `schema`. */
+  def tail(spark: SparkSession, table: TablePath, deltas: Seq[LogFile],
+      schema: StructType = ActionSchemas.commitLine): DataFrame =
+    parseLines(LogLineReader.read(spark, table, deltas.map(d => d.version -> d.file)), schema)
 
   /**
    * The rows of a checkpoint's top-level files (all parts of a multi-part one), with `version`
    * set to the checkpoint version and `idx` to -1: a checkpoint is already reconciled, so no
-   * ordering among its rows is needed. Sidecars are read by [[sidecars]].
+   * ordering among its rows is needed. Only the columns of `schema` are read; sidecars are
+   * read by [[sidecars]].
    */
-  def checkpoint(spark: SparkSession, table: TablePath, cp: CheckpointInstance): DataFrame = {
+  def checkpoint(spark: SparkSession, table: TablePath, cp: CheckpointInstance,
+      schema: StructType): DataFrame = {
     val rows = if (cp.isJson) {
       parseLines(LogLineReader.read(spark, table, cp.files.map(f => cp.version -> f.file)),
-        ActionSchemas.checkpointRow).drop("idx", "file")
+        schema).drop("idx", "file")
     } else {
-      spark.read.options(table.readOptions).schema(ActionSchemas.checkpointRow)
+      spark.read.options(table.readOptions).schema(schema)
         .parquet(cp.files.map(_.file.path): _*)
         .withColumn(CorruptColumn, lit(null).cast(StringType))
     }
     rows.select(lit(cp.version).as("version") +: lit(-1L).as("idx") +:
       lit(cp.files.head.file.path).as("file") +:
-      (ActionSchemas.checkpointRow.fieldNames.toSeq :+ CorruptColumn).map(col): _*)
+      (schema.fieldNames.toSeq :+ CorruptColumn).map(col): _*)
   }
 
-  /** The add and remove actions held in V2 checkpoint sidecars, as checkpoint rows. */
-  def sidecars(spark: SparkSession, table: TablePath, version: Long, files: Seq[String])
-      : DataFrame = {
-    val fileActions = new StructType()
-      .add("add", ActionSchemas.add).add("remove", ActionSchemas.remove)
-    spark.read.options(table.readOptions).schema(fileActions).parquet(files: _*)
+  /** The add and remove actions (as `schema`) held in V2 checkpoint sidecars. */
+  def sidecars(spark: SparkSession, table: TablePath, version: Long, files: Seq[String],
+      schema: StructType): DataFrame =
+    spark.read.options(table.readOptions).schema(schema).parquet(files: _*)
       .select(lit(version).as("version"), lit(-1L).as("idx"), col("add"), col("remove"))
-  }
 }
