@@ -1,0 +1,48 @@
+# txlog developer tasks. `make test` builds the jar, then runs the Scala and Python suites.
+
+PYTHON ?= python3.11
+VENV := .venv
+VENV_PY := $(VENV)/bin/python
+SBT := ./build/sbt
+VERSION := $(shell sed -n 's/^ThisBuild \/ version := "\(.*\)"/\1/p' build.sbt)
+JAR := target/scala-2.13/txlog_2.13-$(VERSION).jar
+PY_JARS := python/txlog/jars
+
+.PHONY: venv jar test-scala test-python test demo bench bench-smoke
+
+# Creates .venv when absent; (re)installs the pinned tools and the txlog package (editable)
+# when python/pyproject.toml changes.
+venv: $(VENV)/.txlog-installed
+
+$(VENV)/.txlog-installed: python/pyproject.toml
+	test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
+	$(VENV_PY) -m pip install pyspark==4.2.0 deltalake==1.6.6 chispa==0.12.0 pytest
+	$(VENV_PY) -m pip install -e python
+	touch $@
+
+# Builds the jar and ships a copy inside the Python package (python/txlog/jars/).
+jar:
+	$(SBT) package </dev/null
+	mkdir -p $(PY_JARS)
+	rm -f $(PY_JARS)/txlog_2.13-*.jar
+	cp $(JAR) $(PY_JARS)/
+
+test-scala:
+	$(SBT) test </dev/null
+
+test-python: venv
+	$(VENV_PY) -m pytest tests -q
+
+test: jar test-scala test-python
+
+# Replays the demo table in examples/tables/demo through PySpark: snapshot summary, history
+# and a time-travelled version.
+demo: jar venv
+	$(VENV_PY) examples/demo.py
+
+# Benchmarks against delta-spark and delta-rs (bench/README.md); results in bench/RESULTS.md.
+bench: jar venv
+	$(VENV_PY) bench/run.py
+
+bench-smoke: jar venv
+	$(VENV_PY) bench/run.py --smoke

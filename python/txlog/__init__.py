@@ -1,0 +1,26 @@
+"""txlog: a Spark-native reader of the Delta Lake transaction log, for PySpark.
+
+>>> from pyspark.sql import SparkSession
+>>> import txlog
+>>> spark = txlog.configure_spark(SparkSession.builder.master("local[2]")).getOrCreate()
+>>> snap = txlog.DeltaLog.for_table(spark, "/data/events").snapshot()
+>>> snap.version, snap.num_files
+"""
+
+from __future__ import annotations
+
+from . import errors
+from ._spark import configure_spark
+from ._version import __version__
+from .delta_log import DeltaLog
+from .snapshot import Metadata, Protocol, Snapshot
+
+__all__ = [
+    "configure_spark",
+    "DeltaLog",
+    "Snapshot",
+    "Protocol",
+    "Metadata",
+    "errors",
+    "__version__",
+]

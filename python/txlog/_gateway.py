@@ -1,0 +1,108 @@
+"""The py4j boundary: every call into the JVM goes through :func:`call`, which turns a
+``txlog.TxlogException`` anywhere in the Java cause chain into the mapped Python exception.
+
+>>> facade = jvm_facade(spark)
+>>> jlog = call(facade.forTable, spark._jsparkSession, "/data/t")
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, TypeVar
+
+from py4j.java_gateway import JavaClass  # type: ignore[import-untyped]
+from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped]
+from pyspark.errors.exceptions.captured import CapturedException
+from pyspark.sql import SparkSession
+
+from ._version import __version__
+from .errors import JarVersionMismatchError, SparkNotConfiguredError, error_for
+
+__all__ = ["call", "jvm_facade", "java_session", "TXLOG_EXCEPTION"]
+
+T = TypeVar("T")
+
+#: The JVM class whose instances carry an error class.
+TXLOG_EXCEPTION = "txlog.TxlogException"
+_FACADE = "txlog.python.PythonFacade"
+# Guards against cyclic cause chains.
+_MAX_CAUSE_DEPTH = 64
+
+_checked_lock = threading.Lock()
+# Gateways (one per JVM) whose PythonFacade version was checked, kept alive so ids stay unique.
+_checked_gateways: dict[int, Any] = {}
+
+
+def _find_txlog_exception(jexc: Any) -> Any | None:
+    """The first ``txlog.TxlogException`` in a Java exception's cause chain, or None."""
+    seen = 0
+    while jexc is not None and seen < _MAX_CAUSE_DEPTH:
+        if jexc.getClass().getName() == TXLOG_EXCEPTION:
+            return jexc
+        jexc = jexc.getCause()
+        seen += 1
+    return None
+
+
+def call(method: Callable[..., T], *args: Any) -> T:
+    """Calls a py4j method; a ``txlog.TxlogException`` in the Java cause chain is raised as
+    the mapped :class:`txlog.errors.TxlogError` subclass (``from None``); any other error
+    propagates unchanged.
+    """
+    try:
+        return method(*args)
+    except Py4JJavaError as e:
+        jexc = _find_txlog_exception(e.java_exception)
+        if jexc is None:
+            raise
+        err = error_for(jexc.getErrorClass(), jexc.getMessage())
+    except CapturedException as e:
+        # PySpark's installed py4j handler converts some JVM exceptions before we see them;
+        # it keeps the Java exception as `_origin`.
+        origin = getattr(e, "_origin", None)
+        jexc = _find_txlog_exception(origin) if origin is not None else None
+        if jexc is None:
+            raise
+        err = error_for(jexc.getErrorClass(), jexc.getMessage())
+    raise err from None
+
+
+def java_session(spark: SparkSession) -> Any:
+    """The JVM SparkSession behind a classic PySpark session (TypeError for anything else,
+    including Spark Connect sessions, which have no JVM to call)."""
+    jspark = getattr(spark, "_jsparkSession", None)
+    if jspark is None or getattr(spark, "_jvm", None) is None:
+        raise TypeError(
+            "spark must be a classic pyspark.sql.SparkSession (Spark Connect sessions are not "
+            f"supported), got {type(spark).__module__}.{type(spark).__qualname__}"
+        )
+    return jspark
+
+
+def jvm_facade(spark: SparkSession) -> Any:
+    """``txlog.python.PythonFacade`` in the session's JVM. The first call per JVM checks that
+    the class exists and that its version equals the package's."""
+    java_session(spark)
+    jvm: Any = spark._jvm
+    gateway = spark.sparkContext._gateway
+    facade = jvm.txlog.python.PythonFacade
+    if not isinstance(facade, JavaClass):
+        raise SparkNotConfiguredError(
+            f"The class {_FACADE} is not on the Spark driver's classpath: the SparkSession was "
+            "not configured with txlog.configure_spark. Build the session with "
+            "`txlog.configure_spark(SparkSession.builder).getOrCreate()`, stopping any session "
+            "that was started before (spark.jars only applies when the JVM starts)."
+        )
+    with _checked_lock:
+        if id(gateway) not in _checked_gateways:
+            jar_version = call(facade.version)
+            if jar_version != __version__:
+                raise JarVersionMismatchError(
+                    f"The txlog jar loaded in the Spark JVM has version {jar_version}, but the "
+                    f"txlog Python package has version {__version__}. Rebuild the jar (make "
+                    "jar) or install matching versions, and restart the Spark session.",
+                    python_version=__version__,
+                    jar_version=str(jar_version),
+                )
+            _checked_gateways[id(gateway)] = gateway
+    return facade

@@ -1,0 +1,144 @@
+"""The transaction log of one Delta table.
+
+>>> log = txlog.DeltaLog.for_table(spark, "/data/events")
+>>> log.snapshot().version
+3
+>>> log.snapshot(version=1).num_files
+2
+>>> log.snapshot(timestamp="2024-06-01 12:00:00")
+>>> log.history().select("version", "operation").show()
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+from datetime import date, datetime, timezone
+from typing import Any
+
+from pyspark.sql import DataFrame, SparkSession
+
+from ._gateway import call, java_session, jvm_facade
+from .snapshot import Snapshot
+
+__all__ = ["DeltaLog"]
+
+
+def _path_text(path: str | os.PathLike[str]) -> str:
+    if isinstance(path, (str, os.PathLike)):
+        text = os.fspath(path)
+        if isinstance(text, str):
+            if not text.strip():
+                raise ValueError("path must be a non-empty table path")
+            return text
+    raise TypeError(f"path must be a str or os.PathLike[str], got {type(path).__name__}")
+
+
+def _version_text(version: Any) -> str:
+    if isinstance(version, bool):
+        raise TypeError("version must be an int, got bool")
+    try:
+        v = operator.index(version)
+    except TypeError:
+        raise TypeError(f"version must be an int, got {type(version).__name__}") from None
+    if v < 0:
+        raise ValueError(f"version must be a non-negative int, got {v}")
+    return str(v)
+
+
+def _timestamp_text(timestamp: Any) -> str:
+    """Text the JVM parses (see ``txlog.DeltaLog.snapshotAsOf(String)``).
+
+    Naive datetimes are sent as ``yyyy-MM-dd HH:mm:ss.ffffff``, which the JVM reads in its
+    local time zone; aware datetimes are converted to UTC and sent as ISO-8601 ``...Z``; dates
+    mean midnight in the JVM's time zone; strings are passed through unchanged.
+    """
+    if isinstance(timestamp, datetime):
+        if timestamp.tzinfo is not None and timestamp.utcoffset() is not None:
+            u = timestamp.astimezone(timezone.utc)
+            return (f"{u.year:04d}-{u.month:02d}-{u.day:02d}T{u.hour:02d}:{u.minute:02d}:"
+                    f"{u.second:02d}.{u.microsecond:06d}Z")
+        t = timestamp
+        return (f"{t.year:04d}-{t.month:02d}-{t.day:02d} {t.hour:02d}:{t.minute:02d}:"
+                f"{t.second:02d}.{t.microsecond:06d}")
+    if isinstance(timestamp, date):
+        return f"{timestamp.year:04d}-{timestamp.month:02d}-{timestamp.day:02d}"
+    if isinstance(timestamp, str):
+        if not timestamp.strip():
+            raise ValueError("timestamp must be a non-empty timestamp string")
+        return timestamp
+    raise TypeError(
+        f"timestamp must be a str, datetime or date, got {type(timestamp).__name__}"
+    )
+
+
+class DeltaLog:
+    """The transaction log of a Delta table: snapshots, time travel and history.
+
+    Create it with :meth:`for_table`; nothing is read until a snapshot is asked for.
+    """
+
+    def __init__(self, jlog: Any, spark: SparkSession, facade: Any) -> None:
+        self._jlog: Any = jlog
+        self._spark: SparkSession = spark
+        self._facade: Any = facade
+
+    @classmethod
+    def for_table(cls, spark: SparkSession, path: str | os.PathLike[str]) -> DeltaLog:
+        """The log of the table at ``path`` (a local path or any Hadoop file system URI).
+
+        The session must have been built with :func:`txlog.configure_spark`.
+
+        >>> log = DeltaLog.for_table(spark, "s3a://bucket/events")
+        """
+        text = _path_text(path)
+        jspark = java_session(spark)
+        facade = jvm_facade(spark)
+        return cls(call(facade.forTable, jspark, text), spark, facade)
+
+    @property
+    def table_path(self) -> str:
+        """The table's qualified root path, e.g. ``file:/data/events``."""
+        return str(call(self._jlog.tablePath))
+
+    def snapshot(
+        self,
+        version: int | None = None,
+        timestamp: str | datetime | date | None = None,
+    ) -> Snapshot:
+        """The latest snapshot, or the one at ``version``, or the latest one committed at or
+        before ``timestamp`` (give at most one of them).
+
+        A ``str`` timestamp is ``yyyy-MM-dd[ HH:mm:ss[.fff]]`` in the JVM's time zone or an
+        ISO-8601 instant (``2024-06-01T00:00:00Z``).
+
+        >>> log.snapshot()                                   # latest
+        >>> log.snapshot(version=3)
+        >>> log.snapshot(timestamp="2024-06-01 00:00:00")
+        >>> log.snapshot(timestamp=datetime(2024, 6, 1, tzinfo=timezone.utc))
+        """
+        if version is not None and timestamp is not None:
+            raise ValueError("give either version or timestamp, not both")
+        options: dict[str, str] = {}
+        if version is not None:
+            options["version"] = _version_text(version)
+        if timestamp is not None:
+            options["timestamp"] = _timestamp_text(timestamp)
+        # py4j (auto_convert, as PySpark sets it up) passes the dict as a java.util.Map.
+        return self._wrap(call(self._facade.snapshot, self._jlog, options))
+
+    def update(self) -> Snapshot:
+        """The latest snapshot, reading only the commits added since the last snapshot this
+        log returned (and reusing its cached files when it was cached)."""
+        return self._wrap(call(self._facade.update, self._jlog))
+
+    def history(self) -> DataFrame:
+        """The commit history, newest first: version, timestamp, operation,
+        operationParameters and the other commitInfo fields."""
+        return DataFrame(call(self._facade.history, self._jlog), self._spark)
+
+    def _wrap(self, jsnapshot: Any) -> Snapshot:
+        return Snapshot(jsnapshot, self._spark, self._facade)
+
+    def __repr__(self) -> str:
+        return f"DeltaLog({self.table_path!r})"

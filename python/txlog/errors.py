@@ -1,0 +1,119 @@
+"""Exceptions raised by txlog.
+
+Errors raised by the JVM carry a stable error class (``txlog.TxlogException.getErrorClass()``);
+they are mapped to the Python classes below by that class, never by message text.
+
+>>> try:
+...     log.snapshot(version=99)
+... except VersionNotFoundError as e:
+...     print(e.error_class)  # VERSION_NOT_FOUND
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "TxlogError",
+    "TableNotFoundError",
+    "VersionNotFoundError",
+    "TimestampOutOfRangeError",
+    "CorruptLogError",
+    "UnsupportedFeatureError",
+    "InvalidArgumentError",
+    "JarNotFoundError",
+    "JarVersionMismatchError",
+    "SparkNotConfiguredError",
+    "ERROR_CLASSES",
+    "error_for",
+]
+
+
+class TxlogError(Exception):
+    """Base class of every txlog error.
+
+    ``error_class`` is the JVM's stable error class (for example ``VERSION_NOT_FOUND``), or a
+    Python-side class for errors raised before reaching the JVM; ``message`` is the full text.
+    """
+
+    def __init__(self, message: str, error_class: str | None = None) -> None:
+        super().__init__(message)
+        self.message: str = message
+        self.error_class: str | None = error_class
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class TableNotFoundError(TxlogError):
+    """The path is not a Delta table (``DELTA_TABLE_NOT_FOUND``)."""
+
+
+class VersionNotFoundError(TxlogError):
+    """The asked version cannot be reconstructed from the log (``VERSION_NOT_FOUND``)."""
+
+
+class TimestampOutOfRangeError(VersionNotFoundError):
+    """No version is at or before the asked timestamp, or it is after the latest commit
+    (``TIMESTAMP_OUT_OF_RANGE``)."""
+
+
+class CorruptLogError(TxlogError):
+    """The log breaks the protocol; ``error_class`` tells how (``LOG_VERSION_GAP``,
+    ``MISSING_LOG_FILES``, ``MALFORMED_LOG_FILE``, ``MISSING_PROTOCOL``, ``MISSING_METADATA``,
+    ``INVALID_PROTOCOL``)."""
+
+
+class UnsupportedFeatureError(TxlogError):
+    """The table needs a reader version or reader features txlog does not implement
+    (``UNSUPPORTED_READER_VERSION``, ``UNSUPPORTED_READER_FEATURES``)."""
+
+
+class InvalidArgumentError(TxlogError, ValueError):
+    """An argument was rejected by the JVM (``INVALID_ARGUMENT``)."""
+
+
+class JarNotFoundError(TxlogError, FileNotFoundError):
+    """The txlog jar could not be found (``JAR_NOT_FOUND``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "JAR_NOT_FOUND")
+
+
+class JarVersionMismatchError(TxlogError):
+    """The txlog jar's version differs from the Python package's (``JAR_VERSION_MISMATCH``)."""
+
+    def __init__(self, message: str, python_version: str, jar_version: str) -> None:
+        super().__init__(message, "JAR_VERSION_MISMATCH")
+        self.python_version: str = python_version
+        self.jar_version: str = jar_version
+
+
+class SparkNotConfiguredError(TxlogError):
+    """The Spark session has no txlog classes: it was not built with
+    :func:`txlog.configure_spark` (``SPARK_NOT_CONFIGURED``)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "SPARK_NOT_CONFIGURED")
+
+
+#: JVM error class -> Python exception class. Unknown classes map to :class:`TxlogError`.
+ERROR_CLASSES: dict[str, type[TxlogError]] = {
+    "DELTA_TABLE_NOT_FOUND": TableNotFoundError,
+    "VERSION_NOT_FOUND": VersionNotFoundError,
+    "TIMESTAMP_OUT_OF_RANGE": TimestampOutOfRangeError,
+    "LOG_VERSION_GAP": CorruptLogError,
+    "MISSING_LOG_FILES": CorruptLogError,
+    "MALFORMED_LOG_FILE": CorruptLogError,
+    "MISSING_PROTOCOL": CorruptLogError,
+    "MISSING_METADATA": CorruptLogError,
+    "INVALID_PROTOCOL": CorruptLogError,
+    "UNSUPPORTED_READER_VERSION": UnsupportedFeatureError,
+    "UNSUPPORTED_READER_FEATURES": UnsupportedFeatureError,
+    "INVALID_ARGUMENT": InvalidArgumentError,
+}
+
+
+def error_for(error_class: str | None, message: str) -> TxlogError:
+    """The Python exception for a JVM error class. Example:
+    ``error_for("LOG_VERSION_GAP", "...")`` is a :class:`CorruptLogError`."""
+    cls = ERROR_CLASSES.get(error_class or "", TxlogError)
+    return cls(message, error_class)
