@@ -23,6 +23,8 @@ class FixtureAgreementSuite extends SparkSuite {
           assert(ours.live.size === ref.live.size)
           assert(ours.live === ref.live)
           assert(ours.tombstones === ref.tombstones)
+          assert(ours.txns === ref.txns)
+          assert(ours.domains === ref.domains)
           agree += 1
         case (Failure(ours: TxlogException), Failure(_)) =>
           info(s"both refuse; txlog says ${ours.errorClass}")

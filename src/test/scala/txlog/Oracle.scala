@@ -17,7 +17,9 @@ final case class SnapshotView(
     protocol: (Int, Int, Set[String], Set[String]),
     metadata: (String, String, Seq[String], Map[String, String]),
     live: Set[(String, String, Long, Map[String, String])],
-    tombstones: Set[(String, String)])
+    tombstones: Set[(String, String)],
+    txns: Map[String, Long],
+    domains: Map[String, String])
 
 object Oracle {
   private def canon(root: String, p: String) = FileKeys.canonicalize(root, p)
@@ -40,7 +42,9 @@ object Oracle {
         Option(a.deletionVector).map(_.uniqueId).getOrElse(""), a.size,
         a.partitionValues)).toSet,
       s.tombstones.collect().map(r => (canon(root, r.path),
-        Option(r.deletionVector).map(_.uniqueId).getOrElse(""))).toSet)
+        Option(r.deletionVector).map(_.uniqueId).getOrElse(""))).toSet,
+      s.setTransactions.map(t => t.appId -> t.version).toMap,
+      s.domainMetadata.filterNot(_.removed).map(d => d.domain -> d.configuration).toMap)
   }
 
   def txlog(spark: SparkSession, path: String, version: Option[Long]): SnapshotView = {
@@ -61,7 +65,9 @@ object Oracle {
         .map(r => (canon(s.tablePath, r.getString(0)), dvId(r), r.getLong(2),
           r.getMap[String, String](3).toMap)).toSet,
       s.tombstones.select("path", "deletionVector").collect()
-        .map(r => (canon(s.tablePath, r.getString(0)), dvId(r))).toSet)
+        .map(r => (canon(s.tablePath, r.getString(0)), dvId(r))).toSet,
+      s.setTransactions,
+      s.domainMetadata)
   }
 
   /** Both results, or the error each raised. */
