@@ -37,8 +37,9 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
    * val snap = log.snapshot(); snap.numFiles
    * }}}
    */
-  def snapshot(): Snapshot = {
-    val l = listing()
+  def snapshot(): Snapshot = snapshot(listing())
+
+  private def snapshot(l: LogListing): Snapshot = {
     val s = SnapshotLoader.load(spark, l, LogSegment.build(l, None))
     current = Some(s)
     s
@@ -66,7 +67,7 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
    */
   def snapshotAsOf(timestamp: Timestamp): Snapshot = {
     val l = listing()
-    val latest = SnapshotLoader.load(spark, l, LogSegment.build(l, None))
+    val latest = latestOf(l)
     val v = TimestampResolver.resolve(l, latest.protocol, latest.metadata, timestamp.getTime)
     if (v == latest.version) latest else SnapshotLoader.load(spark, l, LogSegment.build(l, Some(v)))
   }
@@ -112,10 +113,13 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
    */
   def history(): DataFrame = {
     val l = listing()
-    val latest = current.filter(_.version == l.latestVersion)
-      .getOrElse(SnapshotLoader.load(spark, l, LogSegment.build(l, None)))
+    val latest = latestOf(l)
     History.of(spark, l, latest.protocol, latest.metadata)
   }
+
+  /** The latest snapshot of a listing: the remembered one when it is still the latest. */
+  private def latestOf(l: LogListing): Snapshot =
+    current.filter(_.version == l.latestVersion).getOrElse(snapshot(l))
 }
 
 object DeltaLog {

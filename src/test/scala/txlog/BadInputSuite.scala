@@ -43,7 +43,7 @@ class BadInputSuite extends SparkSuite {
       "{\"futureAction\":{\"x\":1}}\n{\"txn\":{\"appId\":\"a\",\"version\":3,\"future\":[1]}}\n")
     val after = DeltaLog.forTable(spark, t.toString).snapshot()
     assert(after.setTransactions === Map("a" -> 3L))
-    assert(view(t) === before)
+    assert(view(t).copy(txns = Map.empty) === before)
   }
 
   test("a truncated checkpoint parquet names the checkpoint and version") {

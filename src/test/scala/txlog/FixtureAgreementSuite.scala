@@ -48,3 +48,12 @@ class FixtureAgreementSuite extends SparkSuite {
     } finally super.afterAll()
   }
 }
+
+/**
+ * The same agreement with every commit read and reconciled by tasks (a window function and
+ * an anti-join), as for tails too large for the driver.
+ */
+class DistributedReplayAgreementSuite extends FixtureAgreementSuite {
+  override def extraConf: Map[String, String] =
+    Map(txlog.replay.LogLineReader.LocalReadMaxBytesConf -> "0")
+}

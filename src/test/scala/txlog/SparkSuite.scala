@@ -10,9 +10,13 @@ import org.scalatest.funsuite.AnyFunSuite
 trait SparkSuite extends AnyFunSuite with BeforeAndAfterAll {
   @transient private var session: SparkSession = _
 
+  /** Extra session settings a suite needs. */
+  def extraConf: Map[String, String] = Map.empty
+
   def spark: SparkSession = {
     if (session == null) {
       session = SparkSession.builder()
+        .config(extraConf)
         .master("local[2]")
         .appName(getClass.getSimpleName)
         .config("spark.sql.shuffle.partitions", "4")

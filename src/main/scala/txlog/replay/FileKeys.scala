@@ -31,8 +31,27 @@ private[txlog] object FileKeys {
     } else p.toString
   }
 
+  /** Whether `path` is a plain relative path, canonical once prefixed by the root. */
+  private def isPlain(p: String): Boolean =
+    !p.contains(":") && !p.contains("%") && !p.startsWith("/") && !p.startsWith(".") &&
+      !p.contains("/.") && !p.contains("//")
+
+  /** The key [[pathKey]] computes, for one path on the driver. */
+  def pathKeyValue(root: String, path: String): String =
+    if (isPlain(path)) new Path(root).toString + "/" + path else canonicalize(root, path)
+
+  /** The key [[dvId]] computes (with "" for no deletion vector), for one action's DV. */
+  def dvIdValue(dv: org.apache.spark.sql.Row): String =
+    if (dv == null) ""
+    else {
+      val offset = dv.getAs[Any]("offset")
+      dv.getAs[String]("storageType") + dv.getAs[String]("pathOrInlineDv") +
+        (if (offset == null) "" else "@" + offset)
+    }
+
   /** Column expression of the canonical path of `path` for a table at `root`. */
   def pathKey(path: Column, root: String): Column = {
+    // The same test as isPlain, as an expression.
     val plain = !path.contains(":") && !path.contains("%") && !path.startsWith("/") &&
       !path.startsWith(".") && !path.contains("/.") && !path.contains("//")
     val slow = udf((p: String) => if (p == null) null else canonicalize(root, p))

@@ -8,7 +8,7 @@ import org.apache.spark.sql.functions.{col, struct, when}
 import org.apache.spark.sql.types.StructType
 
 import txlog.actions.ActionSchemas
-import txlog.log.{LogFile, LogSegment}
+import txlog.log.LogSegment
 
 /**
  * The reconciled file actions of a segment, as a lazy DataFrame of (pathKey, dvId, add,
@@ -24,7 +24,7 @@ private[txlog] object FileState {
     if (lean) ActionSchemas.leanFileActions else ActionSchemas.fileActions
 
   /** The file state of `segment`, whose V2 checkpoint (if any) names `sidecars`. */
-  def of(spark: SparkSession, segment: LogSegment, sidecars: Seq[String],
+  def of(spark: SparkSession, segment: LogSegment, sidecars: Seq[String], tail: TailActions,
       lean: Boolean): DataFrame = {
     val table = segment.table
     val base = segment.checkpoint.map { cp =>
@@ -34,15 +34,18 @@ private[txlog] object FileState {
         spark, table, cp.version, sidecars.map(sidecarPath(segment, _)), schema(lean)))
       FileReconciler.keyed(all, table.root)
     }
-    onto(spark, segment, base, segment.deltas, lean)
+    onto(spark, segment, base, tail, lean)
   }
 
-  /** `deltas` reconciled onto `base`, an already reconciled file state (or nothing). */
+  /** The `tail` reconciled onto `base`, an already reconciled file state (or nothing). */
   def onto(spark: SparkSession, segment: LogSegment, base: Option[DataFrame],
-      deltas: Seq[LogFile], lean: Boolean): DataFrame = {
-    val tail = LogActions.tail(spark, segment.table, deltas, schema(lean))
-    FileReconciler.reconcile(base, tail, segment.table.root,
-      deltas.map(_.file.size).sum <= BroadcastTailBytes)
+      tail: TailActions, lean: Boolean): DataFrame = tail match {
+    case LocalTail(rows, _, _) =>
+      FileReconciler.reconcileLocal(spark, base, rows, segment.table.root, lean)
+    case DistributedTail(_, deltas) =>
+      // Parsed again against the narrower schema: cheaper than keeping the full parse.
+      FileReconciler.reconcile(base, LogActions.tail(spark, segment.table, deltas, schema(lean)),
+        segment.table.root, deltas.map(_.file.size).sum <= BroadcastTailBytes)
   }
 
   /** A full file state narrowed to the lean shape (for counting a cached full state). */

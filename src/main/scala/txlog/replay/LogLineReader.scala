@@ -34,12 +34,15 @@ private[txlog] object LogLineReader {
   /** Bytes of log one read task takes on. */
   private val BytesPerTask = 16L * 1024 * 1024
 
+  /** Whether files of this many bytes are read on the driver. */
+  def isLocal(spark: SparkSession, bytes: Long): Boolean =
+    bytes <= spark.conf.getOption(LocalReadMaxBytesConf).map(_.toLong)
+      .getOrElse(DefaultLocalReadMaxBytes)
+
   def read(spark: SparkSession, table: TablePath, files: Seq[(Long, FileInfo)]): DataFrame = {
     val bytes = files.map(_._2.size).sum
-    val localMax = spark.conf.getOption(LocalReadMaxBytesConf).map(_.toLong)
-      .getOrElse(DefaultLocalReadMaxBytes)
     if (files.isEmpty) spark.createDataFrame(java.util.List.of[Row](), schema)
-    else if (bytes <= localMax) {
+    else if (isLocal(spark, bytes)) {
       val fs = table.fs
       val rows = files.flatMap { case (v, f) => lines(fs, v, f.path) }
       spark.createDataFrame(rows.asJava, schema)

@@ -17,13 +17,13 @@ import txlog.util.Jobs
 private[txlog] object SnapshotLoader {
   def load(spark: SparkSession, listing: LogListing, segment: LogSegment): Snapshot = {
     val table = segment.table
-    val tail = LogActions.tail(spark, table, segment.deltas)
+    val tail = TailActions.read(spark, table, segment.deltas)
     val checkpoint = segment.checkpoint.map(
       LogActions.checkpoint(spark, table, _, ActionSchemas.checkpointNonFileRow))
-    val state = collectState(spark, segment, checkpoint, tail, NonFileState.empty)
+    val state = collectState(spark, segment, checkpoint, tail.df, NonFileState.empty)
     new Snapshot(spark, segment, state, timestamp(listing, segment, state),
-      FileState.of(spark, segment, state.sidecars, lean = false),
-      FileState.of(spark, segment, state.sidecars, lean = true))
+      FileState.of(spark, segment, state.sidecars, tail, lean = false),
+      FileState.of(spark, segment, state.sidecars, tail, lean = true))
   }
 
   /**
@@ -40,13 +40,13 @@ private[txlog] object SnapshotLoader {
     if (!extendsPrevious || !previous.isCached) return load(spark, listing, segment)
 
     val newDeltas = segment.deltas.drop(old.deltas.length)
-    val newTail = LogActions.tail(spark, segment.table, newDeltas)
-    val state = collectState(spark, segment, None, newTail,
+    val newTail = TailActions.read(spark, segment.table, newDeltas)
+    val state = collectState(spark, segment, None, newTail.df,
       previous.state.copy(inCommitTimestamp = None))
     val base = previous.reconciledFiles
     new Snapshot(spark, segment, state, timestamp(listing, segment, state),
-      FileState.onto(spark, segment, Some(base), newDeltas, lean = false),
-      FileState.onto(spark, segment, Some(FileState.narrow(base)), newDeltas, lean = true))
+      FileState.onto(spark, segment, Some(base), newTail, lean = false),
+      FileState.onto(spark, segment, Some(FileState.narrow(base)), newTail, lean = true))
       .cache()
   }
 
