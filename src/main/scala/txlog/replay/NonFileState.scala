@@ -47,7 +47,10 @@ private[txlog] object NonFileState {
         when(col("version") === version, col("commitInfo.inCommitTimestamp")).as("ict"),
         col(LogActions.CorruptColumn)): _*)
     checkpoint.fold(fromTail) { cp =>
-      cp.where((wanted :+ col("sidecar").isNotNull).reduce(_ || _))
+      // Required leaf fields rather than whole structs: parquet can skip row groups on them.
+      val present = Seq("protocol.minReaderVersion", "metaData.id", "txn.appId",
+        "domainMetadata.domain", "sidecar.path", LogActions.CorruptColumn)
+      cp.where(present.map(c => col(c).isNotNull).reduce(_ || _))
         .select(Seq(col("version"), col("idx"), col("file")) ++ nonFile.map(col) ++ Seq(
           col("sidecar.path").as("sidecarPath"),
           lit(null).cast("long").as("ict"),
