@@ -41,8 +41,12 @@ demo: jar venv
 	$(VENV_PY) examples/demo.py
 
 # Benchmarks against delta-spark and delta-rs (bench/README.md); results in bench/RESULTS.md.
+BENCH_DEPS := matplotlib numpy pyarrow
+
 bench: jar venv
+	$(VENV_PY) -m pip install -q $(BENCH_DEPS)
 	$(VENV_PY) bench/run.py
 
 bench-smoke: jar venv
+	$(VENV_PY) -m pip install -q $(BENCH_DEPS)
 	$(VENV_PY) bench/run.py --smoke

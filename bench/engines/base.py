@@ -1,0 +1,68 @@
+"""What every runner provides, and the counts each operation returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Counts:
+    """The snapshot an operation produced: its version and its live files' count and size."""
+
+    version: int
+    num_files: int
+    size_in_bytes: int
+
+
+class Unavailable(Exception):
+    """The engine, or one operation of it, does not exist here. Recorded, not a failure."""
+
+
+def peak_rss_mb(pid: int | str = "self") -> float:
+    """Peak resident set size (VmHWM) of a live process, in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmHWM for process {pid}")
+
+
+class Engine:
+    """A runner. Each operation builds what it reports from scratch unless stated, and forces
+    the file list to be produced (count and total size of the live files)."""
+
+    name: str
+
+    def start(self, driver_memory: str) -> None:
+        """Creates the session (timed separately as start-up)."""
+
+    def load(self, path: str) -> Counts:
+        """Loads the latest snapshot, not reusing any earlier load of the table."""
+        raise NotImplementedError
+
+    def open(self, path: str) -> object:
+        """Loads and keeps the latest snapshot (untimed set-up for update)."""
+        raise NotImplementedError
+
+    def update(self, handle: object) -> Counts:
+        """Brings an opened snapshot up to date after new commits."""
+        raise NotImplementedError
+
+    def release(self, handle: object) -> None:
+        """Drops what open() kept."""
+
+    def checkpoint(self, path: str) -> None:
+        """Writes a checkpoint of the latest version."""
+        raise NotImplementedError
+
+    def time_travel(self, path: str, timestamp: str) -> Counts:
+        """Loads the snapshot in force at an ISO-8601 timestamp."""
+        raise NotImplementedError
+
+    def reset_heap_peak(self) -> None:
+        """Starts a new heap-peak measurement (JVM engines)."""
+
+    def memory(self) -> dict[str, float | None]:
+        """Peak memory so far: process RSS, and for JVM engines the JVM's RSS and the heap
+        peak since reset_heap_peak()."""
+        return {"python_rss_mb": peak_rss_mb(), "jvm_rss_mb": None, "jvm_heap_mb": None}

@@ -1,0 +1,73 @@
+"""delta-spark (the reference implementation), driven through py4j in a local[2] session."""
+
+from __future__ import annotations
+
+from engines.base import Counts
+from engines.spark import SHUFFLE_PARTITIONS, SparkEngine, builder
+
+DELTA_SPARK_PACKAGE = "io.delta:delta-spark_4.2_2.13:4.4.0"
+
+
+def _counts(snapshot) -> Counts:
+    # numOfFiles and sizeInBytes come from one aggregate job over the reconciled state.
+    return Counts(snapshot.version(), snapshot.numOfFiles(), snapshot.sizeInBytes())
+
+
+class DeltaSpark(SparkEngine):
+    name = "delta-spark"
+
+    def session(self, driver_memory: str):
+        return (
+            builder("bench-delta-spark", driver_memory)
+            .config("spark.jars.packages", DELTA_SPARK_PACKAGE)
+            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+            .config(
+                "spark.sql.catalog.spark_catalog",
+                "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+            )
+            # State reconstruction shuffles into snapshotPartitions (default 50), not
+            # spark.sql.shuffle.partitions: give it the same small count on 2 cores.
+            .config("spark.databricks.delta.snapshotPartitions", str(SHUFFLE_PARTITIONS))
+            # The synthetic commits are dated 2024, beyond the default 7-day
+            # deletedFileRetentionDuration within which delta-spark allows time travel.
+            .config(
+                "spark.databricks.delta.vacuum.enforceTimeTravelWithinDeletedFileRetentionDuration",
+                "false",
+            )
+        )
+
+    @property
+    def _delta_log(self):
+        return self.spark._jvm.org.apache.spark.sql.delta.DeltaLog
+
+    def _fresh_log(self, path: str):
+        self._delta_log.clearCache()  # drop cached DeltaLogs (and their cached states)
+        return self._delta_log.forTable(self.spark._jsparkSession, path)
+
+    def _latest(self, log):
+        none = self.spark._jvm.scala.Option.empty()
+        return log.update(False, none, none)
+
+    def load(self, path: str) -> Counts:
+        return _counts(self._latest(self._fresh_log(path)))
+
+    def open(self, path: str):
+        log = self._fresh_log(path)
+        _counts(self._latest(log))
+        return log
+
+    def update(self, handle) -> Counts:
+        return _counts(self._latest(handle))
+
+    def release(self, handle) -> None:
+        self._delta_log.clearCache()
+
+    def checkpoint(self, path: str) -> None:
+        self._fresh_log(path).checkpoint()
+
+    def time_travel(self, path: str, timestamp: str) -> Counts:
+        self._delta_log.clearCache()
+        df = self.spark.read.format("delta").option("timestampAsOf", timestamp).load(path)
+        # The relation's file index holds the time-travelled snapshot.
+        index = df._jdf.queryExecution().analyzed().relation().location()
+        return _counts(index.getSnapshot())

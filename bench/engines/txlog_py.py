@@ -1,0 +1,65 @@
+"""txlog through its Python API (python/txlog). Unavailable until the package and its jar
+exist; operations the API does not offer yet are recorded as unavailable too."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from engines.base import Counts, Unavailable
+from engines.spark import SparkEngine, builder
+
+# The working tree's package, used when txlog is not installed in the environment.
+REPO_PYTHON = Path(__file__).resolve().parents[2] / "python"
+
+
+def _counts(snapshot) -> Counts:
+    return Counts(snapshot.version, snapshot.num_files, snapshot.size_in_bytes)
+
+
+class Txlog(SparkEngine):
+    name = "txlog"
+
+    def session(self, driver_memory: str):
+        sys.path.append(str(REPO_PYTHON))
+        try:
+            import txlog
+
+            self.txlog = txlog
+            return txlog.configure_spark(builder("bench-txlog", driver_memory))
+        except Exception as e:  # not built yet, jar missing, API incomplete: all "unavailable"
+            raise Unavailable(f"txlog: {type(e).__name__}: {e}") from e
+
+    def _log(self, path: str):
+        return self.txlog.DeltaLog.for_table(self.spark, path)
+
+    def load(self, path: str) -> Counts:
+        return _counts(self._log(path).snapshot())
+
+    def open(self, path: str):
+        log = self._log(path)
+        snapshot = log.snapshot().cache()  # update() then builds on the cached files
+        _counts(snapshot)
+        return log, [snapshot]
+
+    def update(self, handle) -> Counts:
+        log, snapshots = handle
+        snapshots.append(log.update())
+        return _counts(snapshots[-1])
+
+    def release(self, handle) -> None:
+        for snapshot in handle[1]:
+            snapshot.unpersist()
+
+    def checkpoint(self, path: str) -> None:
+        log = self._log(path)
+        if not hasattr(log, "checkpoint"):
+            raise Unavailable("txlog.DeltaLog.checkpoint does not exist yet")
+        try:
+            log.checkpoint()
+        except NotImplementedError as e:
+            raise Unavailable(f"txlog.DeltaLog.checkpoint: {e}") from e
+
+    def time_travel(self, path: str, timestamp: str) -> Counts:
+        return _counts(self._log(path).snapshot(timestamp=datetime.fromisoformat(timestamp)))

@@ -1,0 +1,203 @@
+"""Synthetic Delta logs (log only, no data files) for the benchmark workloads, cached.
+
+Two shapes:
+  w1 -- N live files in one classic checkpoint at version 1000, then 100 JSON commits of
+        100 adds / 50 removes each (W1; W4 is this shape at 5M and 20M files).
+  w2 -- a chain of JSON commits of 10 adds each from version 0, no checkpoint (W2, W6).
+
+Each table is written once under bench/out/tables/<shape>-<scale>/ and reused. Its
+manifest.json holds the expected final state (file count, total size), the W6 time-travel
+target and the W5 commit to append. Generation is deterministic: the same shape and scale
+always give byte-identical logs.
+
+    .venv/bin/python bench/gen_logs.py w1 1000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import checkpoint_file
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import synth
+
+GENERATOR_VERSION = 2
+SEED = 20240101
+OUT = Path(__file__).resolve().parent / "out" / "tables"
+
+CHECKPOINT_VERSION = 1000
+TAIL_COMMITS = 100
+TAIL_ADDS = 100
+TAIL_REMOVES = 50
+CHAIN_ADDS = 10
+BATCH_ROWS = 1 << 19
+COMMITS_START_MS = synth.BASE_MS + 86_400_000  # a day after the first file was written
+W1_COMMIT_GAP_MS = 60_000
+W2_COMMIT_GAP_MS = 1_000
+
+
+@dataclass(frozen=True)
+class Table:
+    path: Path
+    manifest: dict
+
+
+def w1(n_files: int) -> Table:
+    """N files in a checkpoint at version 1000 plus a 100-commit tail (W1, W4, W5)."""
+    return _cached(OUT / f"w1-{n_files}", lambda log: _write_w1(log, n_files))
+
+
+def w2(n_commits: int) -> Table:
+    """A chain of JSON commits of 10 adds each, no checkpoint (W2, W6)."""
+    return _cached(OUT / f"w2-{n_commits}", lambda log: _write_w2(log, n_commits))
+
+
+def manifest(table_path: Path) -> dict:
+    """The manifest of a generated table, given the table's path."""
+    return json.loads((Path(table_path).parent / "manifest.json").read_text())
+
+
+def append_commit(table_path: Path, manifest: dict) -> dict:
+    """Appends the commit planned in the manifest (100 adds, 50 removes of live files) to the
+    table at table_path (normally a copy of a w1 table); returns the expected new state."""
+    plan = manifest["append"]
+    adds = np.arange(plan["first_add"], plan["first_add"] + TAIL_ADDS)
+    _write_commit(
+        table_path / "_delta_log", plan["version"], adds, np.array(plan["removes"]), plan["ts"]
+    )
+    return plan["expected"]
+
+
+def _cached(directory: Path, build: Callable[[Path], dict]) -> Table:
+    manifest_file = directory / "manifest.json"
+    if manifest_file.exists():
+        manifest = json.loads(manifest_file.read_text())
+        if manifest.get("generator") == GENERATOR_VERSION:
+            return Table(directory / "table", manifest)
+    shutil.rmtree(directory, ignore_errors=True)
+    log = directory / "table" / "_delta_log"
+    log.mkdir(parents=True)
+    started = time.perf_counter()
+    manifest = {"generator": GENERATOR_VERSION, **build(log)}
+    manifest["generate_s"] = round(time.perf_counter() - started, 2)
+    manifest_file.write_text(json.dumps(manifest, indent=1))
+    return Table(directory / "table", manifest)
+
+
+def _write_json(file: Path, actions: list[dict], ts_ms: int) -> None:
+    file.write_text("".join(json.dumps(a, separators=(",", ":")) + "\n" for a in actions))
+    os.utime(file, (ts_ms / 1000, ts_ms / 1000))
+
+
+def _write_commit(
+    log: Path, version: int, adds: np.ndarray, removes: np.ndarray, ts_ms: int
+) -> None:
+    actions = [synth.commit_info(ts_ms)]
+    actions += synth.add_actions(adds, SEED) + synth.remove_actions(removes, SEED, ts_ms)
+    _write_json(log / f"{version:020d}.json", actions, ts_ms)
+
+
+def _pick_live(alive: np.ndarray, below: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    chosen: dict[int, None] = {}
+    while len(chosen) < count:
+        i = int(rng.integers(0, below))
+        if alive[i]:
+            chosen[i] = None
+    return np.fromiter(chosen, dtype=np.int64, count=count)
+
+
+def _size(indices: np.ndarray) -> int:
+    return synth.total_size(indices, SEED)
+
+
+def _checkpoint_batches(n_files: int, sizes: list[int]) -> Iterator[pa.RecordBatch]:
+    yield checkpoint_file.table_state_batch(synth.protocol(), synth.metadata(SEED))
+    for start in range(0, n_files, BATCH_ROWS):
+        columns = synth.file_columns(np.arange(start, min(start + BATCH_ROWS, n_files)), SEED)
+        sizes.append(pc.sum(columns["size"]).as_py())
+        yield checkpoint_file.add_batch(columns)
+
+
+def _write_w1(log: Path, n_files: int) -> dict:
+    c = CHECKPOINT_VERSION
+    sizes: list[int] = []
+    checkpoint = log / f"{c:020d}.checkpoint.parquet"
+    rows = checkpoint_file.write(checkpoint, _checkpoint_batches(n_files, sizes))
+    os.utime(checkpoint, (COMMITS_START_MS / 1000,) * 2)
+    last_checkpoint = {
+        "version": c,
+        "size": rows,
+        "sizeInBytes": checkpoint.stat().st_size,
+        "numOfAddFiles": n_files,
+    }
+    (log / "_last_checkpoint").write_text(json.dumps(last_checkpoint) + "\n")
+
+    alive = np.zeros(n_files + (TAIL_COMMITS + 1) * TAIL_ADDS, dtype=bool)
+    alive[:n_files] = True
+    state = {"version": c, "num_files": n_files, "size_in_bytes": sum(sizes)}
+
+    def next_commit(version: int) -> tuple[np.ndarray, np.ndarray, int]:
+        first_add = n_files + (version - c - 1) * TAIL_ADDS
+        adds = np.arange(first_add, first_add + TAIL_ADDS)
+        removes = _pick_live(alive, first_add, TAIL_REMOVES, np.random.default_rng([SEED, version]))
+        alive[removes], alive[adds] = False, True
+        state["version"] = version
+        state["num_files"] += TAIL_ADDS - TAIL_REMOVES
+        state["size_in_bytes"] += _size(adds) - _size(removes)
+        return adds, removes, COMMITS_START_MS + (version - c) * W1_COMMIT_GAP_MS
+
+    for version in range(c + 1, c + TAIL_COMMITS + 1):
+        _write_commit(log, version, *next_commit(version))
+    final = dict(state)
+    adds, removes, ts = next_commit(c + TAIL_COMMITS + 1)  # planned for W5, see append_commit
+    append = {"version": state["version"], "first_add": int(adds[0]), "removes": removes.tolist()}
+    return {**final, "append": {**append, "ts": ts, "expected": state}}
+
+
+def _write_w2(log: Path, n_commits: int) -> dict:
+    adds = synth.add_actions(np.arange(n_commits * CHAIN_ADDS), SEED)
+    for version in range(n_commits):
+        ts = COMMITS_START_MS + version * W2_COMMIT_GAP_MS
+        head = [synth.commit_info(ts)]
+        if version == 0:
+            head += [{"protocol": synth.protocol()}, {"metaData": synth.metadata(SEED)}]
+        body = adds[version * CHAIN_ADDS : (version + 1) * CHAIN_ADDS]
+        _write_json(log / f"{version:020d}.json", head + body, ts)
+    middle = n_commits // 2
+    # Half a second after the middle commit: resolves to exactly that version.
+    at_ms = COMMITS_START_MS + middle * W2_COMMIT_GAP_MS + 500
+    middle_files = (middle + 1) * CHAIN_ADDS
+    return {
+        "version": n_commits - 1,
+        "num_files": n_commits * CHAIN_ADDS,
+        "size_in_bytes": _size(np.arange(n_commits * CHAIN_ADDS)),
+        "time_travel": {
+            "timestamp": datetime.fromtimestamp(at_ms / 1000, UTC).isoformat(),
+            "version": middle,
+            "num_files": middle_files,
+            "size_in_bytes": _size(np.arange(middle_files)),
+        },
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("shape", choices=["w1", "w2"])
+    parser.add_argument("scale", type=int, help="w1: live files in the checkpoint; w2: commits")
+    args = parser.parse_args()
+    table = {"w1": w1, "w2": w2}[args.shape](args.scale)
+    print(table.path, json.dumps({k: v for k, v in table.manifest.items() if k != "append"}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""The workloads (W1-W6) at full or smoke scale, as jobs over generated tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import gen_logs
+
+
+@dataclass(frozen=True)
+class Scale:
+    w1_files: int  # W1, W3, W5: live files in the checkpoint
+    w2_commits: int  # W2, W6: JSON commits of 10 adds
+    w4_files: tuple[int, ...]  # W4: the W1 shape, larger
+
+
+FULL = Scale(w1_files=1_000_000, w2_commits=10_000, w4_files=(5_000_000, 20_000_000))
+SMOKE = Scale(w1_files=20_000, w2_commits=300, w4_files=(50_000, 100_000))
+
+
+@dataclass(frozen=True)
+class Job:
+    id: str
+    task: str  # a worker.py task
+    table: gen_logs.Table
+    description: str
+
+    @property
+    def files(self) -> int:
+        """Live files in the snapshot the job produces."""
+        m = self.table.manifest
+        if self.task == "update":
+            return m["append"]["expected"]["num_files"]
+        if self.task == "time_travel":
+            return m["time_travel"]["num_files"]
+        return m["num_files"]
+
+
+def human(n: int) -> str:
+    for unit, size in (("M", 1_000_000), ("k", 1_000)):
+        if n >= size and n % (size // 10) == 0:
+            return f"{n / size:g}{unit}"
+    return str(n)
+
+
+def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
+    """The jobs in running order (those in `only`, if given), generating or reusing just the
+    tables they need."""
+    n1, c2 = human(scale.w1_files), human(scale.w2_commits)
+    specs = [
+        ("W1", "load", "w1", scale.w1_files, f"load: {n1} files in a checkpoint + 100 commits"),
+        ("W2", "load", "w2", scale.w2_commits, f"load: {c2} JSON commits, no checkpoint"),
+        ("W3", "checkpoint", "w1", scale.w1_files, f"write a checkpoint of the W1 table ({n1})"),
+        *(
+            (f"W4-{human(n)}", "load", "w1", n, f"load: W1 shape, {human(n)} files")
+            for n in scale.w4_files
+        ),
+        ("W5", "update", "w1", scale.w1_files, "update a cached W1 snapshot after one more commit"),
+        ("W6", "time_travel", "w2", scale.w2_commits, "timestamp time travel to the middle of W2"),
+    ]
+    shapes = {"w1": gen_logs.w1, "w2": gen_logs.w2}
+    return [
+        Job(job_id, task, shapes[shape](size), description)
+        for job_id, task, shape, size, description in specs
+        if not only or job_id in only
+    ]

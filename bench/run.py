@@ -1,0 +1,238 @@
+"""Runs the benchmark: generates the tables, checks that delta-rs and delta-spark load them,
+times every workload on every engine, and writes bench/out/results.json, bench/RESULTS.md
+and bench/time_vs_files.png.
+
+    .venv/bin/python bench/run.py --smoke     # every workload at small scale, a few minutes
+    .venv/bin/python bench/run.py             # full scale (W4 at 20M files: hours)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import gen_logs
+import jobs
+import machine
+import report
+from engines import txlog_scala
+
+BENCH = Path(__file__).resolve().parent
+OUT = BENCH / "out"
+WORKER = BENCH / "worker.py"
+PEERS = ["delta-rs", "delta-spark"]
+ENGINES = ["txlog", "txlog-scala", *PEERS]
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+class Runner:
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.logs = OUT / "logs"
+        self.logs.mkdir(parents=True, exist_ok=True)
+        self.count = 0
+
+    def process(self, engine: str, work: list[tuple[str, Path]], runs: int, memory: str) -> dict:
+        """One fresh process (worker.py, or sbt for the Scala runner) running each (task,
+        table) job `runs` times in one session; returns its result (see worker.py)."""
+        self.count += 1
+        name = f"{self.count:03d}-{engine}"
+        out = self.logs / f"{name}.json"
+        out.unlink(missing_ok=True)
+        if engine == "txlog-scala":
+            if not txlog_scala.available():
+                return {"status": "unavailable", "reason": f"no {txlog_scala.MAIN_CLASS} in src/"}
+            argv = txlog_scala.command(work, runs, memory, out)
+        else:
+            argv = [sys.executable, str(WORKER), "--engine", engine, "--runs", str(runs)]
+            argv += [a for task, table in work for a in ("--job", task, str(table))]
+            argv += ["--driver-memory", memory, "--out", str(out)]
+        with open(self.logs / f"{name}.log", "w") as sink:
+            proc = subprocess.Popen(
+                argv, stdout=sink, stderr=subprocess.STDOUT, cwd=BENCH.parent,
+                start_new_session=True,  # its own process group, JVM included
+            )  # fmt: skip
+            try:
+                proc.wait(timeout=self.args.timeout)
+            except subprocess.TimeoutExpired:
+                return {"status": "failed", "error": f"timed out after {self.args.timeout} s"}
+            finally:  # also on Ctrl-C or SIGTERM: leave no worker or JVM behind
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+        if not out.exists():
+            return {"status": "failed", "error": f"exit code {proc.returncode}, see {name}.log"}
+        return json.loads(out.read_text())
+
+    def memory_for(self, engine: str, job: jobs.Job) -> str:
+        if engine.startswith("txlog") and job.id.startswith("W4"):
+            return self.args.txlog_w4_driver_memory
+        return self.args.driver_memory
+
+    def verify(self, engine: str, tables: list[gen_logs.Table]) -> dict[str, str]:
+        """Loads every table once (and time-travels where the manifest says how), checking
+        the file count, size and version; returns a verdict per table."""
+        work = [("load", t.path) for t in tables]
+        work += [("time_travel", t.path) for t in tables if "time_travel" in t.manifest]
+        result = self.process(engine, work, 1, self.args.driver_memory)
+        verdicts = {str(t.path): "ok" for t in tables}
+        for task, table in work:
+            job = job_result(result, task, table)
+            if job["status"] != "ok" and verdicts[str(table)] == "ok":
+                verdicts[str(table)] = f"{task}: {job.get('error') or job.get('reason')}"
+        return {str(Path(t).relative_to(BENCH)): v for t, v in verdicts.items()}
+
+    def measure(self, engine: str, selected: list[jobs.Job]) -> dict[str, dict]:
+        """Figures per job: a series of fresh processes per job, or with --shared-session
+        one process running all the jobs in turn."""
+        if self.args.shared_session:
+            return self.shared(engine, selected) if selected else {}
+        figures: dict[str, dict] = {}
+        for j in selected:
+            log(f"{engine} {j.id} ({j.task}, {jobs.human(j.files)} files)")
+            figure = figures[j.id] = self.series(engine, j)
+            log(f"  {figure}")
+            if figure["status"] == "unavailable" and "startup_s" not in figure:  # no engine
+                for rest in selected:
+                    figures.setdefault(rest.id, figure)
+                break
+        return figures
+
+    def series(self, engine: str, j: jobs.Job) -> dict:
+        """`cold` fresh processes: the first runs the job 1 + warm times (its first run is
+        cold, then the warm-up for the others), the rest run it once."""
+        memory = self.memory_for(engine, j)
+        work = [(j.task, j.table.path)]
+        results = [job_result(self.process(engine, work, 1 + self.args.warm, memory), *work[0])]
+        while len(results) < self.args.cold and results[-1]["status"] == "ok":
+            results.append(job_result(self.process(engine, work, 1, memory), *work[0]))
+        return summarise(results, memory)
+
+    def shared(self, engine: str, selected: list[jobs.Job]) -> dict[str, dict]:
+        w4 = [j for j in selected if j.id.startswith("W4")]  # its heap applies to all jobs
+        memory = self.memory_for(engine, w4[0] if w4 else selected[0])
+        log(f"{engine}: {len(selected)} jobs in one session")
+        work = [(j.task, j.table.path) for j in selected]
+        result = self.process(engine, work, 1 + self.args.warm, memory)
+        figures = {}
+        for j, (task, table) in zip(selected, work, strict=True):
+            figures[j.id] = summarise([job_result(result, task, table)], memory)
+            log(f"  {j.id}: {figures[j.id]}")
+        return figures
+
+
+def job_result(result: dict, task: str, table: Path) -> dict:
+    """One job's result from a process result, carrying the process-level fields."""
+    process = {k: result[k] for k in ("startup_s", "memory") if k in result}
+    if result["status"] != "ok":
+        return {**process, **{k: result[k] for k in ("status", "reason", "error") if k in result}}
+    job = next(j for j in result["jobs"] if j["task"] == task and j["table"] == str(table))
+    return {**process, **job}
+
+
+def summarise(results: list[dict], driver_memory: str) -> dict:
+    """Figures from the job results of one or more processes (the first with warm runs)."""
+    bad = next((r for r in results if r["status"] != "ok"), None)
+    if bad is not None:
+        return {k: bad[k] for k in ("status", "reason", "error", "startup_s") if k in bad}
+    warm = [run["seconds"] for run in results[0]["runs"][1:]]
+    cold = [r["runs"][0]["seconds"] for r in results]
+    heaps = [run["jvm_heap_mb"] for r in results for run in r["runs"] if run["jvm_heap_mb"]]
+    rss = [r["memory"]["python_rss_mb"] + (r["memory"]["jvm_rss_mb"] or 0) for r in results]
+    return {
+        "status": "ok",
+        "warm_s": statistics.median(warm) if warm else None,
+        "cold_s": statistics.median(cold),
+        "warm_runs_s": warm,
+        "cold_runs_s": cold,
+        "startup_s": statistics.median(r["startup_s"] for r in results),
+        "peak_rss_mb": max(rss),
+        "jvm_heap_peak_mb": max(heaps) if heaps else None,
+        "driver_memory": driver_memory if results[0]["memory"]["jvm_rss_mb"] else None,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--smoke", action="store_true", help="small scale, shared sessions")
+    parser.add_argument(
+        "--shared-session", action="store_true",
+        help="one process per engine runs every job (default with --smoke): cold figures are "
+        "then first runs in a shared session, not in fresh processes",
+    )  # fmt: skip
+    parser.add_argument("--warm", type=int, help="warm runs after the warm-up (default 5; smoke 1)")
+    parser.add_argument("--cold", type=int, help="fresh processes per figure (default 3)")
+    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=ENGINES)
+    parser.add_argument("--only", nargs="+", metavar="JOB", help="job ids, e.g. W1 W4-5M")
+    parser.add_argument("--driver-memory", default="4g", help="Spark driver heap (peers)")
+    parser.add_argument("--txlog-w4-driver-memory", default="2g")
+    parser.add_argument(
+        "--timeout", type=int, help="seconds per process (default 3 h; smoke 15 min)"
+    )
+    args = parser.parse_args()
+    args.warm = args.warm if args.warm is not None else (1 if args.smoke else 5)
+    args.cold = args.cold if args.cold is not None else (1 if args.smoke else 3)
+    args.timeout = args.timeout or (900 if args.smoke else 3 * 3600)
+    args.shared_session = args.shared_session or args.smoke
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # runs the workers' clean-up
+    started = time.perf_counter()
+
+    log("generating tables")
+    selected = jobs.build(jobs.SMOKE if args.smoke else jobs.FULL, args.only)
+    if not selected:
+        parser.error(f"no job among {args.only}")
+    tables = list({j.table.path: j.table for j in selected}.values())
+    results: dict = {
+        "mode": "smoke" if args.smoke else "full",
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine.describe(),
+        "settings": {k: getattr(args, k) for k in ("warm", "cold", "shared_session",
+                                                   "driver_memory", "txlog_w4_driver_memory")},
+        "tables": {str(t.path.relative_to(BENCH)): t.manifest for t in tables},
+        "jobs": {j.id: {"task": j.task, "files": j.files, "description": j.description,
+                        "table": str(j.table.path.relative_to(BENCH))} for j in selected},
+        "verification": {},
+        "figures": {},
+    }  # fmt: skip
+    runner = Runner(args)
+
+    for engine in [e for e in PEERS if e in args.engines]:
+        log(f"verifying that {engine} loads {len(tables)} table(s)")
+        results["verification"][engine] = runner.verify(engine, tables)
+        log(f"  {results['verification'][engine]}")
+
+    for engine in args.engines:
+        verdicts = results["verification"].get(engine, {})
+        figures = results["figures"][engine] = {}
+        runnable = []
+        for j in selected:
+            verdict = verdicts.get(results["jobs"][j.id]["table"], "ok")
+            if verdict == "ok":
+                runnable.append(j)
+            else:
+                figures[j.id] = {"status": "failed", "error": f"not verified: {verdict}"}
+        figures.update(runner.measure(engine, runnable))
+        save(results, started)  # after each engine, so a long run keeps what it measured
+    log(f"done in {results['total_s']} s: bench/out/results.json, bench/RESULTS.md")
+
+
+def save(results: dict, started: float) -> None:
+    results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    results["total_s"] = round(time.perf_counter() - started, 1)
+    (OUT / "results.json").write_text(json.dumps(results, indent=1))
+    report.write(results, BENCH / "RESULTS.md", BENCH / "time_vs_files.png")
+
+
+if __name__ == "__main__":
+    main()

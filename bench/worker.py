@@ -1,0 +1,166 @@
+"""One benchmark process: one engine, one session, jobs run in turn. Writes a JSON result.
+
+run.py starts a fresh process per measurement series (one job), so the first run in it is
+a cold run; a smoke run shares one process among all jobs of an engine. Every run's result
+is checked against the table's manifest: a mismatch fails the job instead of reporting a
+time for the wrong work.
+
+    .venv/bin/python bench/worker.py --engine delta-rs --runs 3 --out /tmp/r.json \
+        --job load bench/out/tables/w1-20000/table --job update bench/out/tables/w1-20000/table
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import shutil
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from contextlib import contextmanager
+from pathlib import Path
+
+import gen_logs
+from engines.base import Counts, Engine, Unavailable
+
+ENGINES = {
+    "delta-rs": ("engines.delta_rs", "DeltaRs"),
+    "delta-spark": ("engines.delta_spark", "DeltaSpark"),
+    "txlog": ("engines.txlog_py", "Txlog"),
+}
+SCRATCH = gen_logs.OUT.parent / "scratch"
+
+
+def make_engine(name: str) -> Engine:
+    module, cls = ENGINES[name]
+    return getattr(importlib.import_module(module), cls)()
+
+
+class Mismatch(Exception):
+    pass
+
+
+def check(got: Counts, expected: dict) -> None:
+    want = Counts(expected["version"], expected["num_files"], expected["size_in_bytes"])
+    if got != want:
+        raise Mismatch(f"expected {want}, got {got}")
+
+
+@contextmanager
+def scratch_copy(table: Path):
+    """A private copy of the table for operations that write to it."""
+    SCRATCH.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(dir=SCRATCH))
+    try:
+        copy = root / "table"
+        shutil.copytree(table, copy)  # keeps the commits' modification times
+        yield copy
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def timed(engine: Engine, op: Callable[[], object]) -> tuple[object, dict]:
+    engine.reset_heap_peak()
+    start = time.perf_counter()
+    out = op()
+    seconds = time.perf_counter() - start
+    return out, {"seconds": seconds, "jvm_heap_mb": engine.memory()["jvm_heap_mb"]}
+
+
+def run_load(engine: Engine, table: Path, manifest: dict) -> dict:
+    counts, run = timed(engine, lambda: engine.load(str(table)))
+    check(counts, manifest)
+    return run
+
+
+def run_checkpoint(engine: Engine, table: Path, manifest: dict) -> dict:
+    with scratch_copy(table) as copy:
+        _, run = timed(engine, lambda: engine.checkpoint(str(copy)))
+        written = copy / "_delta_log" / f"{manifest['version']:020d}.checkpoint.parquet"
+        if not written.is_file():
+            raise Mismatch(f"no checkpoint written at version {manifest['version']}")
+    return run
+
+
+def run_update(engine: Engine, table: Path, manifest: dict) -> dict:
+    with scratch_copy(table) as copy:
+        handle = engine.open(str(copy))
+        try:
+            expected = gen_logs.append_commit(copy, manifest)
+            counts, run = timed(engine, lambda: engine.update(handle))
+        finally:
+            engine.release(handle)
+    check(counts, expected)
+    return run
+
+
+def run_time_travel(engine: Engine, table: Path, manifest: dict) -> dict:
+    target = manifest["time_travel"]
+    counts, run = timed(engine, lambda: engine.time_travel(str(table), target["timestamp"]))
+    check(counts, target)
+    return run
+
+
+TASKS = {
+    "load": run_load,
+    "checkpoint": run_checkpoint,
+    "update": run_update,
+    "time_travel": run_time_travel,
+}
+
+
+def describe(e: BaseException) -> str:
+    lines = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {lines[0] if lines else ''}"[:500]
+
+
+def run_job(engine: Engine, task: str, table: Path, runs: int) -> dict:
+    job: dict = {"task": task, "table": str(table), "status": "ok", "runs": []}
+    try:
+        manifest = gen_logs.manifest(table)
+        for _ in range(runs):
+            job["runs"].append(TASKS[task](engine, table, manifest))
+    except Unavailable as e:
+        job.update(status="unavailable", reason=str(e))
+    except Exception as e:
+        traceback.print_exc()
+        job.update(status="failed", error=describe(e))
+    return job
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--engine", choices=sorted(ENGINES), required=True)
+    parser.add_argument(
+        "--job", nargs=2, action="append", required=True, metavar=("TASK", "TABLE"),
+        help=f"one of {', '.join(TASKS)} and a generated table's path; repeatable",
+    )  # fmt: skip
+    parser.add_argument("--runs", type=int, default=1, help="runs of each job")
+    parser.add_argument("--driver-memory", default="4g")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    for task, _ in args.job:
+        if task not in TASKS:
+            parser.error(f"unknown task {task}")
+
+    result: dict = {"engine": args.engine, "status": "ok", "jobs": []}
+    try:
+        engine = make_engine(args.engine)
+        start = time.perf_counter()
+        engine.start(args.driver_memory)
+        result["startup_s"] = time.perf_counter() - start
+        for task, table in args.job:
+            result["jobs"].append(run_job(engine, task, Path(table), args.runs))
+        result["memory"] = engine.memory()
+    except Unavailable as e:
+        result.update(status="unavailable", reason=str(e))
+    except Exception as e:
+        traceback.print_exc()
+        result.update(status="failed", error=describe(e))
+    args.out.write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
