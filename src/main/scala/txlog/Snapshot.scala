@@ -29,8 +29,13 @@ final class Snapshot private[txlog] (
     private[txlog] val state: NonFileState,
     /** The commit timestamp of this version, in milliseconds since the epoch. */
     val timestamp: Long,
-    private[txlog] val reconciledFiles: DataFrame,
-    leanFiles: DataFrame) {
+    files: => DataFrame,
+    lean: => DataFrame) {
+
+  /** The reconciled file actions (pathKey, dvId, add, remove), planned on first use. */
+  private[txlog] lazy val reconciledFiles: DataFrame = files
+  private lazy val leanFiles: DataFrame = lean
+
 
   /** The table version. Example: `snap.version`. */
   def version: Long = segment.version

@@ -31,14 +31,24 @@ private[txlog] object FileKeys {
     } else p.toString
   }
 
-  /** Whether `path` is a plain relative path, canonical once prefixed by the root. */
+  /** Whether `path` is a plain relative path: its own key, with no decoding needed. */
   private def isPlain(p: String): Boolean =
     !p.contains(":") && !p.contains("%") && !p.startsWith("/") && !p.startsWith(".") &&
       !p.contains("/.") && !p.contains("//")
 
-  /** The key [[pathKey]] computes, for one path on the driver. */
+  /**
+   * The key of a path: its canonical form, written relative to the root when it lies under
+   * it. Plain relative paths (nearly all of them) are their own key, so computing keys costs
+   * a few string tests per action and no allocation; no absolute key can equal a relative
+   * one, as absolute keys carry a scheme (`file:`, `s3a:`) and plain paths have no colon.
+   */
   def pathKeyValue(root: String, path: String): String =
-    if (isPlain(path)) new Path(root).toString + "/" + path else canonicalize(root, path)
+    if (isPlain(path)) path
+    else {
+      val c = canonicalize(root, path)
+      val prefix = new Path(root).toString + "/"
+      if (c.startsWith(prefix)) c.substring(prefix.length) else c
+    }
 
   /** The key [[dvId]] computes (with "" for no deletion vector), for one action's DV. */
   def dvIdValue(dv: org.apache.spark.sql.Row): String =
@@ -49,13 +59,13 @@ private[txlog] object FileKeys {
         (if (offset == null) "" else "@" + offset)
     }
 
-  /** Column expression of the canonical path of `path` for a table at `root`. */
+  /** Column expression of [[pathKeyValue]]. */
   def pathKey(path: Column, root: String): Column = {
     // The same test as isPlain, as an expression.
     val plain = !path.contains(":") && !path.contains("%") && !path.startsWith("/") &&
       !path.startsWith(".") && !path.contains("/.") && !path.contains("//")
-    val slow = udf((p: String) => if (p == null) null else canonicalize(root, p))
-    when(plain, concat(lit(new Path(root).toString + "/"), path)).otherwise(slow(path))
+    val slow = udf((p: String) => if (p == null) null else pathKeyValue(root, p))
+    when(plain, path).otherwise(slow(path))
   }
 
   /**
