@@ -11,12 +11,15 @@ PY_JARS := python/txlog/jars
 .PHONY: venv jar test-scala test-python test demo bench bench-smoke
 
 # Creates .venv when absent; (re)installs the pinned tools and the txlog package (editable)
-# when python/pyproject.toml changes.
+# when python/pyproject.toml or this Makefile changes. pyarrow is what delta-rs hands its
+# results over in (the Python tests compare through it).
+PY_DEPS := pyspark==4.2.0 deltalake==1.6.6 chispa==0.12.0 pytest pyarrow==26.0.1
+
 venv: $(VENV)/.txlog-installed
 
-$(VENV)/.txlog-installed: python/pyproject.toml
+$(VENV)/.txlog-installed: python/pyproject.toml Makefile
 	test -x $(VENV_PY) || $(PYTHON) -m venv $(VENV)
-	$(VENV_PY) -m pip install pyspark==4.2.0 deltalake==1.6.6 chispa==0.12.0 pytest
+	$(VENV_PY) -m pip install $(PY_DEPS)
 	$(VENV_PY) -m pip install -e python
 	touch $@
 
