@@ -12,8 +12,8 @@ PY_JARS := python/txlog/jars
 
 # Creates .venv when absent; (re)installs the pinned tools and the txlog package (editable)
 # when python/pyproject.toml or this Makefile changes. pyarrow is what delta-rs hands its
-# results over in (the Python tests compare through it).
-PY_DEPS := pyspark==4.2.0 deltalake==1.6.6 chispa==0.12.0 pytest pyarrow==26.0.1
+# results over in (the Python tests compare through it); numpy integers are valid versions.
+PY_DEPS := pyspark==4.2.0 deltalake==1.6.6 chispa==0.12.0 pytest pyarrow==26.0.1 numpy==2.4.6
 
 venv: $(VENV)/.txlog-installed
 
