@@ -8,14 +8,12 @@ import txlog.TxlogErrors
  * files stand in for the commits they cover whenever that reads fewer files.
  *
  * @param deltas commits and compactions after the checkpoint, in version order
- * @param commits every commit after the checkpoint up to `version` (for timestamps)
  */
 private[txlog] final case class LogSegment(
     table: TablePath,
     version: Long,
     checkpoint: Option[CheckpointInstance],
-    deltas: IndexedSeq[LogFile],
-    commits: IndexedSeq[CommitFile]) {
+    deltas: IndexedSeq[LogFile]) {
 
   def checkpointVersion: Long = checkpoint.map(_.version).getOrElse(-1L)
 
@@ -50,7 +48,7 @@ private[txlog] object LogSegment {
     val commits = listing.commits.filter(c => c.version >= start && c.version <= version)
     checkContiguous(table, start, version, commits, checkpoint.isDefined)
     LogSegment(listing.table, version, checkpoint,
-      withCompactions(commits, listing.compactions), commits)
+      withCompactions(commits, listing.compactions))
   }
 
   private def checkContiguous(table: String, start: Long, version: Long,
