@@ -81,6 +81,36 @@ private[txlog] object TxlogErrors {
       "A reader must implement every feature in the protocol's readerFeatures.",
       "Use a Delta reader that supports these features.")
 
+  def unsupportedWriterVersion(table: String, writerVersion: Int, operation: String)
+      : TxlogException = new TxlogException(
+    "UNSUPPORTED_WRITER_VERSION",
+    s"Cannot $operation: $table needs writer version $writerVersion.",
+    "txlog writes the log of tables with minWriterVersion 1 to 7.",
+    "Use a Delta writer that supports this protocol version.")
+
+  def unsupportedWriterFeatures(table: String, features: Seq[String], operation: String)
+      : TxlogException = new TxlogException(
+    "UNSUPPORTED_WRITER_FEATURES",
+    s"Cannot $operation: $table uses writer features txlog does not support: " +
+      s"${features.mkString(", ")}.",
+    "A writer must implement every feature in the protocol's writerFeatures; txlog refuses " +
+      "rather than risk writing a log those features forbid.",
+    "Use a Delta writer that supports these features.")
+
+  def logFileExists(file: String): TxlogException = new TxlogException(
+    "LOG_FILE_EXISTS",
+    s"$file already exists.",
+    "Log files are never overwritten.",
+    "Nothing to do if it is the file you meant to write; otherwise delete it first.")
+
+  def writeFailed(file: String, detail: String, e: Throwable = null): TxlogException =
+    new TxlogException(
+      "LOG_WRITE_FAILED",
+      s"Could not write $file.",
+      detail,
+      "Nothing was published; check permissions and free space, then retry.",
+      e)
+
   def invalidArgument(name: String, detail: String): TxlogException = new TxlogException(
     "INVALID_ARGUMENT",
     s"Invalid argument '$name': $detail",

@@ -32,4 +32,10 @@ private[txlog] object FileNames {
   def commitName(version: Long): String = s"${padded(version)}.json"
   def classicCheckpointName(version: Long): String = s"${padded(version)}.checkpoint.parquet"
   def checksumName(version: Long): String = s"${padded(version)}.crc"
+  def multiPartCheckpointName(version: Long, part: Int, parts: Int): String =
+    f"${padded(version)}.checkpoint.$part%010d.$parts%010d.parquet"
+  def uuidCheckpointName(version: Long, uuid: String, format: String): String =
+    s"${padded(version)}.checkpoint.$uuid.$format"
+  def compactionName(start: Long, end: Long): String =
+    s"${padded(start)}.${padded(end)}.compacted.json"
 }
