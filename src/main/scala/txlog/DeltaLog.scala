@@ -4,6 +4,7 @@ import java.sql.Timestamp
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
+import txlog.checkpoint.CheckpointWriter
 import txlog.history.History
 import txlog.log.{LogListing, LogSegment, TablePath}
 import txlog.replay.SnapshotLoader
@@ -115,6 +116,31 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     val l = listing()
     val latest = latestOf(l)
     History.of(spark, l, latest.protocol, latest.metadata)
+  }
+
+  /**
+   * Writes a checkpoint of `version` (default: the latest) as Spark jobs, verifies it against
+   * the snapshot, publishes it and points `_last_checkpoint` at it.
+   *
+   * `kind` is `classic` (one parquet file), `multipart` (option `parts`, at least 2) or `v2`
+   * (UUID-named, options `format` = parquet|json and `sidecars` = true|false); by default the
+   * table's `delta.checkpointPolicy`. Multi-part is refused on tables with the v2Checkpoint
+   * feature, v2 on tables without it; any unsupported writer feature is refused.
+   *
+   * {{{
+   * log.checkpoint()                                        // latest, table's kind
+   * log.checkpoint(Some(42L), Some("multipart"), Map("parts" -> "4"))
+   * }}}
+   */
+  def checkpoint(version: Option[Long] = None, kind: Option[String] = None,
+      options: Map[String, String] = Map.empty): CheckpointResult = {
+    val l = listing()
+    val snap = version match {
+      case Some(v) if v != l.latestVersion => SnapshotLoader.load(spark, l,
+        LogSegment.build(l, Some(v)))
+      case _ => latestOf(l)
+    }
+    CheckpointWriter.write(spark, snap, kind, options)
   }
 
   /** The latest snapshot of a listing: the remembered one when it is still the latest. */

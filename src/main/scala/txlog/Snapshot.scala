@@ -34,7 +34,7 @@ final class Snapshot private[txlog] (
 
   /** The reconciled file actions (pathKey, dvId, add, remove), planned on first use. */
   private[txlog] lazy val reconciledFiles: DataFrame = files
-  private lazy val leanFiles: DataFrame = lean
+  private[txlog] lazy val leanFiles: DataFrame = lean
 
 
   /** The table version. Example: `snap.version`. */

@@ -111,6 +111,20 @@ private[txlog] object TxlogErrors {
       "Nothing was published; check permissions and free space, then retry.",
       e)
 
+  def checkpointKindNotAllowed(table: String, kind: String, why: String): TxlogException =
+    new TxlogException(
+      "CHECKPOINT_KIND_NOT_ALLOWED",
+      s"Cannot write a $kind checkpoint of $table.",
+      why,
+      "Choose another kind (classic, multipart or v2), or leave it out to use the table's.")
+
+  def checkpointVerificationFailed(table: String, version: Long, detail: String)
+      : TxlogException = new TxlogException(
+    "CHECKPOINT_VERIFICATION_FAILED",
+    s"The checkpoint written for version $version of $table does not match the snapshot.",
+    detail,
+    "Nothing was published; retry, and report the problem if it persists.")
+
   def invalidArgument(name: String, detail: String): TxlogException = new TxlogException(
     "INVALID_ARGUMENT",
     s"Invalid argument '$name': $detail",

@@ -39,6 +39,33 @@ private[txlog] object LastCheckpoint {
     }
   }
 
+  /**
+   * The document for `lc` with its spec "JSON checksum" (`lc.checksum` is ignored): the
+   * checksum is computed over the canonical form of the other fields.
+   */
+  def toJson(lc: LastCheckpoint): String = {
+    val node = JsonChecksum.mapper.createObjectNode()
+    node.put("version", lc.version)
+    node.put("size", lc.size)
+    lc.parts.foreach(p => node.put("parts", p))
+    lc.sizeInBytes.foreach(s => node.put("sizeInBytes", s))
+    lc.numOfAddFiles.foreach(n => node.put("numOfAddFiles", n))
+    node.put("checksum", JsonChecksum.checksum(JsonChecksum.mapper.writeValueAsString(node)))
+    JsonChecksum.mapper.writeValueAsString(node)
+  }
+
+  /**
+   * Points `_last_checkpoint` at `lc` unless it already names a newer checkpoint; replaced
+   * atomically, so readers see the old or the new hint, never a partial one. True if written.
+   */
+  def write(fs: FileSystem, logDir: Path, lc: LastCheckpoint): Boolean = {
+    if (read(fs, logDir).exists(_.version > lc.version)) false
+    else {
+      LogWrites.overwrite(fs, new Path(logDir, FileNames.LastCheckpoint), toJson(lc).getBytes(UTF_8))
+      true
+    }
+  }
+
   /** Parses and verifies a `_last_checkpoint` document; Left says why it cannot be used. */
   def parse(json: String): Either[String, LastCheckpoint] =
     try {

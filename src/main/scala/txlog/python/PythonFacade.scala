@@ -103,4 +103,21 @@ object PythonFacade {
       "domainMetadata" -> snapshot.domainMetadata.asJava)
     mapper.writeValueAsString(doc.asJava)
   }
+
+  /**
+   * Writes a checkpoint. Options: `version`, `kind` and the kind's own options (`parts`,
+   * `format`, `sidecars`); returns what was written as JSON.
+   * Example: `PythonFacade.checkpoint(log, {"kind": "multipart", "parts": "3"})`.
+   */
+  def checkpoint(log: DeltaLog, options: JMap[String, String]): String = {
+    val o = Option(options).map(_.asScala.toMap).getOrElse(Map.empty)
+    val version = o.get("version").map(v => v.toLongOption.filter(_ >= 0).getOrElse(
+      throw TxlogErrors.invalidArgument("version", s"'$v' is not a non-negative integer")))
+    val r = log.checkpoint(version, o.get("kind"), o -- Seq("version", "kind"))
+    mapper.writeValueAsString(Map[String, Any](
+      "version" -> r.version, "kind" -> r.kind, "files" -> r.files.asJava,
+      "sidecars" -> r.sidecars.asJava, "numActions" -> r.numActions,
+      "numAddFiles" -> r.numAddFiles, "numRemoveFiles" -> r.numRemoveFiles,
+      "sizeInBytes" -> r.sizeInBytes).asJava)
+  }
 }

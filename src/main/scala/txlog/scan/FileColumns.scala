@@ -18,14 +18,49 @@ private[txlog] object FileColumns {
   private def physicalName(f: StructField): String =
     if (f.metadata.contains(PhysicalNameKey)) f.metadata.getString(PhysicalNameKey) else f.name
 
-  /** `partitionValues_parsed`: one typed field per partition column; null when unpartitioned. */
-  def partitionValuesParsed(partitionValues: Column, md: Metadata): Column = {
-    val fields = md.partitionColumns.flatMap { name =>
-      md.schema.fields.find(_.name.equalsIgnoreCase(name)).map { f =>
-        partitionValues(physicalName(f)).try_cast(f.dataType).as(f.name)
-      }
+  /**
+   * `partitionValues_parsed`: one typed field per partition column; null when unpartitioned.
+   * Fields carry the logical names, or the physical ones with `physical` (as checkpoints do).
+   */
+  def partitionValuesParsed(partitionValues: Column, md: Metadata,
+      physical: Boolean = false): Column = {
+    val fields = partitionFields(md).map { f =>
+      partitionValues(physicalName(f)).try_cast(f.dataType)
+        .as(if (physical) physicalName(f) else f.name)
     }
     if (fields.isEmpty) lit(null).cast(new StructType()) else struct(fields: _*)
+  }
+
+  /** The schema fields of the partition columns (none when the schema does not name them). */
+  def partitionFields(md: Metadata): Seq[StructField] =
+    md.partitionColumns.flatMap(name => md.schema.fields.find(_.name.equalsIgnoreCase(name)))
+
+  /**
+   * `stats_parsed` keyed by physical names, as a checkpoint stores it ("Checkpoint Schema");
+   * struct fields that would be empty (no column has min/max stats) are left out, since
+   * parquet cannot store an empty struct.
+   */
+  def statsParsedPhysical(stats: Column, md: Metadata): Column = {
+    val dataFields = md.schema.fields.toSeq.filterNot(f =>
+      md.partitionColumns.exists(_.equalsIgnoreCase(f.name)))
+    val mm = nonEmpty(minMax(dataFields, physical = true))
+    val nulls = nonEmpty(nullCounts(dataFields, physical = true))
+    var schema = new StructType().add("numRecords", LongType)
+    mm.foreach(t => schema = schema.add("minValues", t).add("maxValues", t))
+    nulls.foreach(t => schema = schema.add("nullCount", t))
+    schema = schema.add("tightBounds", BooleanType)
+    from_json(stats, schema, Map("mode" -> "PERMISSIVE"))
+  }
+
+  /** `t` without empty nested structs, or None when nothing is left. */
+  private def nonEmpty(t: StructType): Option[StructType] = {
+    val kept = t.fields.toSeq.flatMap { f =>
+      f.dataType match {
+        case s: StructType => nonEmpty(s).map(n => f.copy(dataType = n))
+        case _ => Some(f)
+      }
+    }
+    if (kept.isEmpty) None else Some(StructType(kept))
   }
 
   /** `stats_parsed`: numRecords, minValues, maxValues, nullCount and tightBounds. */

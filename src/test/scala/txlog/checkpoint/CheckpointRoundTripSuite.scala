@@ -1,0 +1,120 @@
+package txlog.checkpoint
+
+import scala.util.{Failure, Success, Try}
+
+import txlog.{DeltaLog, Fixtures, Oracle, SnapshotView, SparkSuite, TxlogException}
+import txlog.log.{CheckpointNaming, LogListing, LogSegment}
+
+/**
+ * For every fixture, each checkpoint kind txlog can write yields, once written, the same
+ * snapshot through txlog and through delta-spark as the table had before, and both read it
+ * from the new checkpoint. Each kind is written on its own copy of the table.
+ *
+ * `TXLOG_FIXTURES` (a regex) narrows the fixtures, for local runs.
+ */
+class CheckpointRoundTripSuite extends SparkSuite {
+  private var written = Map.empty[String, Int].withDefaultValue(0)
+  private var refused = 0
+
+  private val only = sys.env.get("TXLOG_FIXTURES").map(_.r)
+  private val tables = Fixtures.tables.filter(t => only.forall(_.findFirstIn(t).isDefined))
+
+  if (!Fixtures.available) test("checkpoint round trips")(cancel(Fixtures.skipMessage))
+
+  /** The kinds to write on a table: the spec allows multi-part only without v2Checkpoint. */
+  private def kinds(v2Table: Boolean): Seq[(String, Map[String, String])] =
+    if (v2Table) {
+      Seq("classic" -> Map.empty, "v2" -> Map.empty,
+        "v2" -> Map("format" -> "json", "sidecars" -> "false"))
+    } else Seq("classic" -> Map.empty, "multipart" -> Map("parts" -> "3"))
+
+  private def label(kind: String, o: Map[String, String]) =
+    (kind +: o.toSeq.sorted.map { case (k, v) => s"$k=$v" }).mkString(" ")
+
+  tables.foreach { name =>
+    test(s"checkpoints read back the same through txlog and delta-spark: $name") {
+      Oracle.both(spark, Fixtures.path(name)) match {
+        case (Success(before), Success(_)) =>
+          val v2Table = before.protocol._4.contains("v2Checkpoint")
+          kinds(v2Table).foreach { case (kind, options) =>
+            roundTrip(name, kind, options, before)
+          }
+        case (Failure(ours: TxlogException), Failure(_)) =>
+          val dir = Fixtures.copy(name, tempDir())
+          val e = intercept[TxlogException](DeltaLog.forTable(spark, dir.toString).checkpoint())
+          assert(e.errorClass === ours.errorClass)
+          refused += 1
+        case other => fail(s"replay disagrees before any checkpoint is written: $other")
+      }
+    }
+  }
+
+  private def roundTrip(name: String, kind: String, options: Map[String, String],
+      before: SnapshotView): Unit = {
+    tableName = java.nio.file.Paths.get(name).getFileName.toString
+    val dir = Fixtures.copy(name, tempDir()).toString
+    // Checkpoints the fixture already has of this version would be read instead of ours.
+    val prefix = f"${before.version}%020d.checkpoint."
+    new java.io.File(dir, "_delta_log").listFiles().filter(_.getName.startsWith(prefix))
+      .foreach(f => assert(f.delete()))
+    val log = DeltaLog.forTable(spark, dir)
+    val result = Try(log.checkpoint(None, Some(kind), options)) match {
+      case Success(r) => r
+      case Failure(e: TxlogException) if e.errorClass == "UNSUPPORTED_WRITER_FEATURES" =>
+        info(s"${label(kind, options)}: refused (${e.problem})")
+        return
+      case Failure(e) => throw e
+    }
+    assert(result.version === before.version)
+    assert(result.numAddFiles === before.live.size)
+    assert(result.numRemoveFiles === before.tombstones.size)
+
+    val listing = LogListing.list(log.table)
+    val segment = LogSegment.build(listing, None)
+    assert(segment.checkpoint.map(_.version) === Some(before.version),
+      s"${label(kind, options)}: the new checkpoint is not used")
+    val naming = segment.checkpoint.get.naming
+    kind match {
+      case "classic" => assert(naming === CheckpointNaming.Classic)
+      case "multipart" => assert(naming === CheckpointNaming.MultiPart(1, 3))
+      case "v2" => assert(naming.isInstanceOf[CheckpointNaming.Uuid])
+    }
+    assert(listing.lastCheckpoint.map(_.version) === Some(before.version))
+
+    val (ours, ref) = Oracle.both(spark, dir)
+    same(s"txlog after a ${label(kind, options)} checkpoint", ours.get, before)
+    same(s"delta-spark after a ${label(kind, options)} checkpoint", ref.get, before)
+    if (kind == "multipart") assert(result.files.size === 3)
+    written = written.updated(kind, written(kind) + 1)
+  }
+
+  /** Field by field, so a failure says what differs. */
+  private def same(what: String, gotView: SnapshotView, wantView: SnapshotView): Unit = {
+    val (got, want) = (relative(gotView), relative(wantView))
+    assert(got.version === want.version, what)
+    assert(got.protocol === want.protocol, what)
+    assert(got.metadata === want.metadata, what)
+    assert(got.live === want.live, what)
+    assert(got.tombstones === want.tombstones, what)
+    assert(got.txns === want.txns, what)
+    assert(got.domains === want.domains, what)
+  }
+
+  /** The view with paths under the table root made relative (copies live elsewhere). */
+  private def relative(v: SnapshotView): SnapshotView = {
+    def rel(p: String): String = p.replaceFirst("^file:/.*?/" +
+      java.util.regex.Pattern.quote(tableName) + "/", "")
+    v.copy(live = v.live.map(f => f.copy(_1 = rel(f._1))),
+      tombstones = v.tombstones.map(t => t.copy(_1 = rel(t._1))))
+  }
+  @volatile private var tableName = ""
+
+  override def afterAll(): Unit = {
+    try {
+      if (Fixtures.available) {
+        info(s"checkpoints written and read back: ${written.toSeq.sorted.mkString(", ")}; " +
+          s"$refused tables refused by both replays were refused by the writer too")
+      }
+    } finally super.afterAll()
+  }
+}
