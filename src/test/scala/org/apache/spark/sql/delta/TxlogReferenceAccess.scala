@@ -1,0 +1,17 @@
+package org.apache.spark.sql.delta
+
+import org.apache.spark.sql.SparkSession
+
+/** Test-only access to delta-spark internals used as an oracle (never used at run time). */
+object TxlogReferenceAccess {
+
+  /** delta-spark's reading of `_last_checkpoint`: its version, if it accepts the file. */
+  def lastCheckpointVersion(spark: SparkSession, path: String): Option[Long] = {
+    DeltaLog.clearCache()
+    DeltaLog.forTable(spark, path).readLastCheckpointFile().map(_.version)
+  }
+
+  /** (stored, computed) checksums of a `_last_checkpoint` document, by delta-spark. */
+  def lastCheckpointChecksums(json: String): (Option[String], String) =
+    LastCheckpointInfo.getChecksums(json)
+}
