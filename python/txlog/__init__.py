@@ -12,12 +12,13 @@ from __future__ import annotations
 from . import errors
 from ._spark import configure_spark
 from ._version import __version__
-from .delta_log import DeltaLog
+from .delta_log import CheckpointResult, DeltaLog
 from .snapshot import Metadata, Protocol, Snapshot
 
 __all__ = [
     "configure_spark",
     "DeltaLog",
+    "CheckpointResult",
     "Snapshot",
     "Protocol",
     "Metadata",

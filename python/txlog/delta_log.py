@@ -11,8 +11,10 @@
 
 from __future__ import annotations
 
+import json
 import operator
 import os
+from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Any
 
@@ -21,7 +23,22 @@ from pyspark.sql import DataFrame, SparkSession
 from ._gateway import call, java_session, jvm_facade
 from .snapshot import Snapshot
 
-__all__ = ["DeltaLog"]
+__all__ = ["DeltaLog", "CheckpointResult"]
+
+
+@dataclass(frozen=True)
+class CheckpointResult:
+    """What :meth:`DeltaLog.checkpoint` wrote: the checkpoint's files in ``_delta_log`` (all
+    parts of a multi-part one), the sidecars of a V2 one, and its action counts."""
+
+    version: int
+    kind: str
+    files: list[str]
+    sidecars: list[str]
+    num_actions: int
+    num_add_files: int
+    num_remove_files: int
+    size_in_bytes: int
 
 
 def _path_text(path: str | os.PathLike[str]) -> str:
@@ -136,6 +153,60 @@ class DeltaLog:
         """The commit history, newest first: version, timestamp, operation,
         operationParameters and the other commitInfo fields."""
         return DataFrame(call(self._facade.history, self._jlog), self._spark)
+
+    def checkpoint(
+        self,
+        version: int | None = None,
+        kind: str | None = None,
+        parts: int | None = None,
+        format: str | None = None,
+        sidecars: bool | None = None,
+    ) -> CheckpointResult:
+        """Writes a checkpoint of ``version`` (default: the latest) with Spark jobs, verifies
+        it against the snapshot, publishes it and updates ``_last_checkpoint``.
+
+        ``kind`` is ``"classic"``, ``"multipart"`` (with ``parts`` >= 2) or ``"v2"`` (with
+        ``format`` ``"parquet"`` or ``"json"`` and ``sidecars``); by default the table's
+        ``delta.checkpointPolicy``.
+
+        >>> log.checkpoint()
+        >>> log.checkpoint(kind="multipart", parts=4)
+        >>> log.checkpoint(version=10, kind="v2", format="json", sidecars=False)
+        """
+        options: dict[str, str] = {}
+        if version is not None:
+            options["version"] = _version_text(version)
+        if kind is not None:
+            if not isinstance(kind, str):
+                raise TypeError(f"kind must be a str, got {type(kind).__name__}")
+            if kind not in ("classic", "multipart", "v2"):
+                raise ValueError(f"kind must be 'classic', 'multipart' or 'v2', got {kind!r}")
+            options["kind"] = kind
+        if parts is not None:
+            if isinstance(parts, bool) or not isinstance(parts, int):
+                raise TypeError(f"parts must be an int, got {type(parts).__name__}")
+            if parts < 2:
+                raise ValueError(f"parts must be at least 2, got {parts}")
+            options["parts"] = str(parts)
+        if format is not None:
+            if format not in ("parquet", "json"):
+                raise ValueError(f"format must be 'parquet' or 'json', got {format!r}")
+            options["format"] = format
+        if sidecars is not None:
+            if not isinstance(sidecars, bool):
+                raise TypeError(f"sidecars must be a bool, got {type(sidecars).__name__}")
+            options["sidecars"] = "true" if sidecars else "false"
+        doc = json.loads(call(self._facade.checkpoint, self._jlog, options))
+        return CheckpointResult(
+            version=int(doc["version"]),
+            kind=str(doc["kind"]),
+            files=[str(f) for f in doc["files"]],
+            sidecars=[str(f) for f in doc["sidecars"]],
+            num_actions=int(doc["numActions"]),
+            num_add_files=int(doc["numAddFiles"]),
+            num_remove_files=int(doc["numRemoveFiles"]),
+            size_in_bytes=int(doc["sizeInBytes"]),
+        )
 
     def _wrap(self, jsnapshot: Any) -> Snapshot:
         return Snapshot(jsnapshot, self._spark, self._facade)

@@ -63,8 +63,14 @@ class CorruptLogError(TxlogError):
 
 
 class UnsupportedFeatureError(TxlogError):
-    """The table needs a reader version or reader features txlog does not implement
-    (``UNSUPPORTED_READER_VERSION``, ``UNSUPPORTED_READER_FEATURES``)."""
+    """The table needs a reader or writer version, or features, txlog does not implement
+    (``UNSUPPORTED_READER_VERSION``, ``UNSUPPORTED_READER_FEATURES``,
+    ``UNSUPPORTED_WRITER_VERSION``, ``UNSUPPORTED_WRITER_FEATURES``)."""
+
+
+class LogWriteError(TxlogError):
+    """A log file could not be written, or already exists; nothing partial was published
+    (``LOG_FILE_EXISTS``, ``LOG_WRITE_FAILED``, ``CHECKPOINT_VERIFICATION_FAILED``)."""
 
 
 class InvalidArgumentError(TxlogError, ValueError):
@@ -108,6 +114,12 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "INVALID_PROTOCOL": CorruptLogError,
     "UNSUPPORTED_READER_VERSION": UnsupportedFeatureError,
     "UNSUPPORTED_READER_FEATURES": UnsupportedFeatureError,
+    "UNSUPPORTED_WRITER_VERSION": UnsupportedFeatureError,
+    "UNSUPPORTED_WRITER_FEATURES": UnsupportedFeatureError,
+    "CHECKPOINT_KIND_NOT_ALLOWED": InvalidArgumentError,
+    "LOG_FILE_EXISTS": LogWriteError,
+    "LOG_WRITE_FAILED": LogWriteError,
+    "CHECKPOINT_VERIFICATION_FAILED": LogWriteError,
     "INVALID_ARGUMENT": InvalidArgumentError,
 }
 

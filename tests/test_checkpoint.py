@@ -1,0 +1,107 @@
+"""Checkpoints written by txlog, read back by delta-rs (``deltalake``) and by txlog.
+
+For every fixture delta-rs reads, a copy is checkpointed by txlog at its latest version (the
+fixture's own checkpoints of that version removed first, so readers must use txlog's) and
+delta-rs must then see the same files as it saw in the original table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from chispa import assert_df_equality
+from pyspark.sql import SparkSession
+
+from test_delta_rs_agreement import MEANT_TO_FAIL, delta_rs_files, txlog_files
+from txlog import CheckpointResult, DeltaLog
+from txlog.errors import InvalidArgumentError, UnsupportedFeatureError
+from txlog_testing import FIXTURES_MISSING, FIXTURES_ROOT, copy_table, fixture_tables
+
+# Multi-part checkpoints are also written on these (any table without v2Checkpoint would do).
+MULTIPART_TABLES = {
+    "golden/basic-with-inserts-deletes-checkpoint",
+    "golden/dv-partitioned-with-checkpoint",
+    "golden/time-travel-partition-changes-b",
+    "golden/data-reader-partition-values",
+}
+
+
+def table_params() -> list[Any]:
+    tables = [t for t in fixture_tables() if t not in MEANT_TO_FAIL]
+    if not tables:
+        return [pytest.param(None, marks=pytest.mark.skip(reason=FIXTURES_MISSING), id="none")]
+    return [pytest.param(t, id=t) for t in tables]
+
+
+def delta_rs_table(root: Path) -> Any:
+    from deltalake import DeltaTable
+
+    dt = DeltaTable(str(root))
+    dt.get_add_actions(flatten=True)
+    return dt
+
+
+def checkpointed_copy(src: Path, dst: Path, version: int) -> Path:
+    copy = copy_table(src, dst)
+    prefix = f"{version:020d}.checkpoint."
+    for f in (copy / "_delta_log").iterdir():
+        if f.name.startswith(prefix):
+            f.unlink()
+    return copy
+
+
+@pytest.mark.parametrize("table", table_params())
+def test_delta_rs_reads_txlog_checkpoints(spark: SparkSession, tmp_path: Path,
+                                         table: str) -> None:
+    src = FIXTURES_ROOT / table
+    try:
+        original = delta_rs_table(src)
+    except Exception as e:  # noqa: BLE001 - a table delta-rs refuses says nothing here
+        pytest.skip(f"delta-rs refuses the original: {str(e).splitlines()[0][:120]}")
+    expected = delta_rs_files(spark, original, src)
+    v2_table = "v2Checkpoint" in (original.protocol().writer_features or [])
+    kinds = [{}] + ([{"kind": "multipart", "parts": 3}] if table in MULTIPART_TABLES else [])
+    if v2_table:
+        kinds.append({"kind": "classic"})
+    for i, kind in enumerate(kinds):
+        copy = checkpointed_copy(src, tmp_path / str(i), original.version())
+        try:
+            result = DeltaLog.for_table(spark, copy).checkpoint(**kind)
+        except UnsupportedFeatureError as e:
+            assert e.error_class == "UNSUPPORTED_WRITER_FEATURES"
+            pytest.skip(f"txlog refuses to write this table: {e}")
+        assert isinstance(result, CheckpointResult)
+        assert result.version == original.version()
+        assert result.num_add_files == len(expected.collect())
+        if kind.get("kind") == "multipart":
+            assert len(result.files) == 3
+        elif v2_table and not kind:
+            assert result.kind == "v2" and ".checkpoint." in result.files[0]
+        after = delta_rs_table(copy)
+        assert after.version() == original.version()
+        assert_df_equality(delta_rs_files(spark, after, copy), expected, ignore_row_order=True)
+        snap = DeltaLog.for_table(spark, copy).snapshot()
+        assert snap.checkpoint_version == original.version()
+        assert_df_equality(txlog_files(spark, snap, copy), expected, ignore_row_order=True)
+
+
+def test_checkpoint_argument_checks(spark: SparkSession, tmp_path: Path) -> None:
+    if not FIXTURES_ROOT.is_dir():
+        pytest.skip(FIXTURES_MISSING)
+    root = copy_table(FIXTURES_ROOT / "golden/checkpoint", tmp_path / "t")
+    before = sorted(f.name for f in (root / "_delta_log").iterdir())
+    log = DeltaLog.for_table(spark, root)
+    with pytest.raises(ValueError, match="kind"):
+        log.checkpoint(kind="zip")
+    with pytest.raises(TypeError, match="parts"):
+        log.checkpoint(kind="multipart", parts="3")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="parts"):
+        log.checkpoint(kind="multipart", parts=1)
+    with pytest.raises(TypeError, match="sidecars"):
+        log.checkpoint(kind="v2", sidecars="yes")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError) as e:
+        log.checkpoint(kind="v2")
+    assert e.value.error_class == "CHECKPOINT_KIND_NOT_ALLOWED"
+    assert sorted(f.name for f in (root / "_delta_log").iterdir()) == before
