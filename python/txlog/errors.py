@@ -22,6 +22,7 @@ __all__ = [
     "JarNotFoundError",
     "JarVersionMismatchError",
     "SparkNotConfiguredError",
+    "ChecksumNotFoundError",
     "ERROR_CLASSES",
     "error_for",
 ]
@@ -95,6 +96,11 @@ class SparkNotConfiguredError(TxlogError):
         super().__init__(message, "SPARK_NOT_CONFIGURED")
 
 
+class ChecksumNotFoundError(TxlogError):
+    """The version has no version checksum file ``_delta_log/<version>.crc``
+    (``CHECKSUM_NOT_FOUND``); writers may skip them, so this is not corruption."""
+
+
 #: JVM error class -> Python exception class. Unknown classes map to :class:`TxlogError`.
 ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "DELTA_TABLE_NOT_FOUND": TableNotFoundError,
@@ -109,6 +115,7 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "UNSUPPORTED_READER_VERSION": UnsupportedFeatureError,
     "UNSUPPORTED_READER_FEATURES": UnsupportedFeatureError,
     "INVALID_ARGUMENT": InvalidArgumentError,
+    "CHECKSUM_NOT_FOUND": ChecksumNotFoundError,
 }
 
 
