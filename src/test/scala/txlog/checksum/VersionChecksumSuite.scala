@@ -171,6 +171,54 @@ class VersionChecksumSuite extends SparkSuite {
     assert(bins === expected.toSeq)
   }
 
+  /** The commit-info fixture with in-commit timestamps enabled by an added commit 3. */
+  private def withInCommitTimestamps(ict: Long): Path = {
+    val table = copy("golden/commit-info-containing-arbitrary-operationParams-types")
+    val md = mapper.readTree(Files.readString(crcPath(table, 2))).get("metadata")
+      .asInstanceOf[ObjectNode]
+    md.get("configuration").asInstanceOf[ObjectNode]
+      .put("delta.enableInCommitTimestamps", "true")
+      .put("delta.inCommitTimestampEnablementVersion", "3")
+      .put("delta.inCommitTimestampEnablementTimestamp", ict.toString)
+    val lines = Seq(
+      s"""{"commitInfo":{"inCommitTimestamp":$ict,"timestamp":$ict,""" +
+        """"operation":"SET TBLPROPERTIES","operationParameters":{}}}""",
+      """{"protocol":{"minReaderVersion":1,"minWriterVersion":7,"writerFeatures":""" +
+        """["changeDataFeed","appendOnly","invariants","inCommitTimestamp"]}}""",
+      s"""{"metaData":${mapper.writeValueAsString(md)}}""")
+    Files.writeString(table.resolve("_delta_log").resolve(FileNames.commitName(3)),
+      lines.mkString("", "\n", "\n"))
+    deleteChecksums(table)
+    table
+  }
+
+  test("with in-commit timestamps the checksum records and validates the version's ICT") {
+    val ict = 1740185400123L
+    val table = withInCommitTimestamps(ict)
+    val log = DeltaLog.forTable(spark, table.toString)
+    log.writeChecksum(3L)
+    log.writeChecksum(2L)
+    val json = mapper.readTree(Files.readString(crcPath(table, 3)))
+    assert(json.get("inCommitTimestampOpt").asLong() === ict)
+    assert(!mapper.readTree(Files.readString(crcPath(table, 2))).has("inCommitTimestampOpt"))
+    assert(log.validateChecksum(3L).isValid)
+    RefLog.clearCache()
+    val s = RefLog.forTable(spark, table.toString).getSnapshotAt(3L, None, None, false)
+    assert(s.checksumOpt.flatMap(_.inCommitTimestampOpt) === Some(ict))
+    assert(s.validateChecksum(Map.empty))
+    tamper(table, 3)(_.put("inCommitTimestampOpt", ict + 1))
+    assert(log.validateChecksum(3L).mismatches ===
+      Seq(ChecksumMismatch(3, "inCommitTimestampOpt", (ict + 1).toString, ict.toString)))
+  }
+
+  test("writing is refused on tables with writer features txlog does not implement") {
+    val table = copy("golden/collations-table")
+    deleteChecksums(table)
+    val e = intercept[TxlogException](DeltaLog.forTable(spark, table.toString).writeChecksum())
+    assert(e.errorClass === "UNSUPPORTED_WRITER_FEATURES")
+    assert(crcVersions(table).isEmpty)
+  }
+
   // (c) never overwrite.
 
   test("writing refuses to overwrite a checksum file, whoever wrote it") {
