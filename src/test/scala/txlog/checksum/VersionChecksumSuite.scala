@@ -211,6 +211,43 @@ class VersionChecksumSuite extends SparkSuite {
       Seq(ChecksumMismatch(3, "inCommitTimestampOpt", (ict + 1).toString, ict.toString)))
   }
 
+  test("domain metadata: live domains are written, removed ones are not, delta-spark agrees") {
+    val table = copy("golden/commit-info-containing-arbitrary-operationParams-types")
+    deleteChecksums(table)
+    def commit(v: Long, lines: String*): Unit =
+      Files.writeString(table.resolve("_delta_log").resolve(FileNames.commitName(v)),
+        lines.mkString("", "\n", "\n"))
+    def domain(name: String, conf: String, removed: Boolean): String =
+      s"""{"domainMetadata":{"domain":"$name",""" +
+        s""""configuration":${mapper.writeValueAsString(conf)},"removed":$removed}}"""
+    commit(3,
+      """{"commitInfo":{"timestamp":1740185400000,"operation":"MANUAL UPDATE"}}""",
+      """{"protocol":{"minReaderVersion":1,"minWriterVersion":7,"writerFeatures":""" +
+        """["changeDataFeed","appendOnly","invariants","domainMetadata"]}}""",
+      domain("app.a", """{"k":1}""", removed = false),
+      domain("app.b", """{"k":2}""", removed = false),
+      """{"txn":{"appId":"stream-1","version":7,"lastUpdated":1740185400000}}""")
+    commit(4,
+      """{"commitInfo":{"timestamp":1740185401000,"operation":"MANUAL UPDATE"}}""",
+      domain("app.b", """{"k":2}""", removed = true))
+    val log = DeltaLog.forTable(spark, table.toString)
+    log.writeChecksum(4L)
+    val json = mapper.readTree(Files.readString(crcPath(table, 4)))
+    assert(mapper.writeValueAsString(json.get("domainMetadata")) ===
+      """[{"domain":"app.a","configuration":"{\"k\":1}","removed":false}]""")
+    assert(mapper.writeValueAsString(json.get("setTransactions")) ===
+      """[{"appId":"stream-1","version":7,"lastUpdated":1740185400000}]""")
+    assert(log.validateChecksum(4L).isValid)
+    RefLog.clearCache()
+    val s = RefLog.forTable(spark, table.toString).getSnapshotAt(4L, None, None, false)
+    assert(s.checksumOpt.flatMap(_.domainMetadata).map(_.map(_.domain)) === Some(Seq("app.a")))
+    assert(s.validateChecksum(Map.empty))
+    tamper(table, 4)(_.get("domainMetadata").get(0).asInstanceOf[ObjectNode]
+      .put("configuration", "{}"))
+    assert(log.validateChecksum(4L).mismatches === Seq(ChecksumMismatch(4, "domainMetadata",
+      """{"app.a":"{}"}""", """{"app.a":"{\"k\":1}"}""")))
+  }
+
   test("writing is refused on tables with writer features txlog does not implement") {
     val table = copy("golden/collations-table")
     deleteChecksums(table)
