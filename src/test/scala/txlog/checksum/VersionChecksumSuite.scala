@@ -147,6 +147,27 @@ class VersionChecksumSuite extends SparkSuite {
     }
   }
 
+  test("written files have the shape of delta-spark's") {
+    val name = "golden/commit-info-containing-arbitrary-operationParams-types"
+    val table = copy(name)
+    val versions = deleteChecksums(table)
+    val log = DeltaLog.forTable(spark, table.toString)
+    versions.foreach { v =>
+      log.writeChecksum(v)
+      val theirs = mapper.readTree(Files.readString(crcPath(Fixtures.root.resolve(name), v)))
+      val ours = mapper.readTree(Files.readString(crcPath(table, v)))
+      val extra = ours.fieldNames().asScala.toSet -- theirs.fieldNames().asScala.toSet
+      assert(extra === Set("fileSizeHistogram"))
+      Seq("tableSizeBytes", "numFiles", "numMetadata", "numProtocol", "setTransactions",
+        "domainMetadata", "metadata").foreach(f => assert(ours.get(f) === theirs.get(f), f))
+      def features(j: com.fasterxml.jackson.databind.JsonNode) = j.get("protocol")
+        .properties().asScala.map(e => e.getKey -> (if (e.getValue.isArray) {
+          e.getValue.elements().asScala.map(_.asText()).toSeq.sorted.mkString(",")
+        } else e.getValue.asText())).toMap
+      assert(features(ours) === features(theirs))
+    }
+  }
+
   test("the DV fields count deletion vectors and deleted rows per file") {
     val table = copy("spark/table-with-dv-small")
     deleteChecksums(table)
