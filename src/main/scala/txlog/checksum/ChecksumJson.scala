@@ -118,7 +118,9 @@ private[txlog] object ChecksumJson {
         else Right(node.asInstanceOf[ObjectNode])
       } finally parser.close()
     } catch {
-      case NonFatal(e) => Left(s"It is not valid JSON: ${e.getMessage.linesIterator.next()}")
+      case NonFatal(e) =>
+        val why = Option(e.getMessage).flatMap(_.linesIterator.nextOption()).getOrElse(e.toString)
+        Left(s"It is not valid JSON: $why")
     }
 
   /**

@@ -360,7 +360,9 @@ class VersionChecksumSuite extends SparkSuite {
     val table = copy("golden/commit-info-containing-arbitrary-operationParams-types")
     val log = DeltaLog.forTable(spark, table.toString)
     Seq(
+      "",
       "{not json",
+      "{} {}",
       "[1, 2]",
       """{"tableSizeBytes": 904, "numFiles": "two", "numMetadata": 1, "numProtocol": 1}""",
       """{"numFiles": 2, "numMetadata": 1, "numProtocol": 1}""",
