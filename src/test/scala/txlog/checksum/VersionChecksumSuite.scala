@@ -354,6 +354,24 @@ class VersionChecksumSuite extends SparkSuite {
     assert(hist.actual === counts)
   }
 
+  test("the histogram is recomputed over the bin boundaries in the file, under either name") {
+    val table = copy("golden/commit-info-containing-arbitrary-operationParams-types")
+    val log = DeltaLog.forTable(spark, table.toString)
+    def histogram(name: String, counts: String, bytes: String): Unit = tamper(table, 2) { j =>
+      Seq("fileSizeHistogram", "histogramOpt").foreach(j.remove)
+      j.set[com.fasterxml.jackson.databind.JsonNode](name, mapper.readTree(
+        s"""{"sortedBinBoundaries":[0,400,500],"fileCounts":$counts,"totalBytes":$bytes}"""))
+    }
+    // v2 has two live files of 452 bytes each.
+    histogram("histogramOpt", "[0,2,0]", "[0,904,0]")
+    assert(log.validateChecksum(2L).isValid)
+    histogram("fileSizeHistogram", "[0,2,0]", "[0,904,0]")
+    assert(log.validateChecksum(2L).isValid)
+    histogram("fileSizeHistogram", "[2,0,0]", "[0,904,0]")
+    assert(log.validateChecksum(2L).mismatches === Seq(ChecksumMismatch(2,
+      "fileSizeHistogram.fileCounts", "[2,0,0]", "[0,2,0]")))
+  }
+
   // (e) malformed and missing files.
 
   test("a malformed checksum file is MALFORMED_LOG_FILE naming the file and version") {
