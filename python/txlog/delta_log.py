@@ -213,3 +213,33 @@ class DeltaLog:
 
     def __repr__(self) -> str:
         return f"DeltaLog({self.table_path!r})"
+
+    # Version checksums.
+
+    def write_checksum(self, version: int | None = None) -> str:
+        """Writes the version checksum file ``_delta_log/<version>.crc`` of ``version`` (the
+        latest when None), computed by replaying the log, and returns its path.
+
+        Checksum files are never overwritten: an existing one raises a :class:`TxlogError`
+        with error class ``LOG_FILE_EXISTS``.
+
+        >>> log.write_checksum(3)
+        'file:/data/events/_delta_log/00000000000000000003.crc'
+        """
+        text = None if version is None else _version_text(version)
+        return str(call(self._facade.writeChecksum, self._jlog, text))
+
+    def validate_checksum(self, version: int | None = None) -> DataFrame:
+        """Validates the version checksum file of ``version`` (the latest when None) against
+        a replay of the log; returns the mismatches (version, field, expected, actual), an
+        empty DataFrame when the file is valid.
+
+        Raises :class:`ChecksumNotFoundError` when the version has no checksum file and
+        :class:`CorruptLogError` (``MALFORMED_LOG_FILE``) when it cannot be parsed.
+
+        >>> log.validate_checksum(3).count() == 0
+        True
+        """
+        text = None if version is None else _version_text(version)
+        jdf = call(self._facade.validateChecksum, java_session(self._spark), self._jlog, text)
+        return DataFrame(jdf, self._spark)

@@ -22,6 +22,7 @@ __all__ = [
     "JarNotFoundError",
     "JarVersionMismatchError",
     "SparkNotConfiguredError",
+    "ChecksumNotFoundError",
     "ERROR_CLASSES",
     "error_for",
 ]
@@ -101,6 +102,11 @@ class SparkNotConfiguredError(TxlogError):
         super().__init__(message, "SPARK_NOT_CONFIGURED")
 
 
+class ChecksumNotFoundError(TxlogError):
+    """The version has no version checksum file ``_delta_log/<version>.crc``
+    (``CHECKSUM_NOT_FOUND``); writers may skip them, so this is not corruption."""
+
+
 #: JVM error class -> Python exception class. Unknown classes map to :class:`TxlogError`.
 ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "DELTA_TABLE_NOT_FOUND": TableNotFoundError,
@@ -121,6 +127,7 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "LOG_WRITE_FAILED": LogWriteError,
     "CHECKPOINT_VERIFICATION_FAILED": LogWriteError,
     "INVALID_ARGUMENT": InvalidArgumentError,
+    "CHECKSUM_NOT_FOUND": ChecksumNotFoundError,
 }
 
 

@@ -5,6 +5,7 @@ import java.sql.Timestamp
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import txlog.checkpoint.CheckpointWriter
+import txlog.checksum.{ChecksumValidator, ChecksumWriter}
 import txlog.history.History
 import txlog.log.{LogListing, LogSegment, TablePath}
 import txlog.replay.SnapshotLoader
@@ -146,6 +147,51 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
   /** The latest snapshot of a listing: the remembered one when it is still the latest. */
   private def latestOf(l: LogListing): Snapshot =
     current.filter(_.version == l.latestVersion).getOrElse(snapshot(l))
+
+  // Version checksums: txlog.checksum does the work.
+
+  /**
+   * Writes the version checksum file `_delta_log/n.crc` of `version` (computed by one Spark
+   * aggregation over the replayed files) and returns its path. Checksums are never
+   * overwritten: LOG_FILE_EXISTS when the file exists. UNSUPPORTED_WRITER_FEATURES when the
+   * table uses writer features txlog does not implement.
+   *
+   * {{{
+   * val path = log.writeChecksum(3L) // .../_delta_log/00000000000000000003.crc
+   * }}}
+   */
+  def writeChecksum(version: Long): String = ChecksumWriter.write(snapshot(version))
+
+  /**
+   * Writes the version checksum file of the latest version; see `writeChecksum(version)`.
+   *
+   * {{{
+   * val path = log.writeChecksum()
+   * }}}
+   */
+  def writeChecksum(): String = ChecksumWriter.write(latestOf(listing()))
+
+  /**
+   * Validates the version checksum file of `version` against a replay of the log, field by
+   * field (the spec's "State Validation"). CHECKSUM_NOT_FOUND when the version has no `.crc`,
+   * MALFORMED_LOG_FILE when it is not a valid checksum file.
+   *
+   * {{{
+   * val v = log.validateChecksum(3L)
+   * if (!v.isValid) v.toDF(spark).show(truncate = false)
+   * }}}
+   */
+  def validateChecksum(version: Long): ChecksumValidation =
+    ChecksumValidator.validate(snapshot(version))
+
+  /**
+   * Validates the version checksum file of the latest version; see `validateChecksum(version)`.
+   *
+   * {{{
+   * assert(log.validateChecksum().isValid)
+   * }}}
+   */
+  def validateChecksum(): ChecksumValidation = ChecksumValidator.validate(latestOf(listing()))
 }
 
 object DeltaLog {

@@ -130,4 +130,13 @@ private[txlog] object TxlogErrors {
     s"Invalid argument '$name': $detail",
     "",
     "")
+
+  // Version checksums (txlog.checksum).
+
+  def checksumNotFound(table: String, version: Long, file: String): TxlogException =
+    new TxlogException(
+      "CHECKSUM_NOT_FOUND",
+      s"Version $version of $table has no version checksum file.",
+      s"$file does not exist; writers may skip checksums, so this is not corruption.",
+      "Write one with DeltaLog.writeChecksum(version), or validate a version that has one.")
 }

@@ -120,4 +120,27 @@ object PythonFacade {
       "numAddFiles" -> r.numAddFiles, "numRemoveFiles" -> r.numRemoveFiles,
       "sizeInBytes" -> r.sizeInBytes).asJava)
   }
+
+  // Version checksums.
+
+  /**
+   * Writes the version checksum of `version` (a whole number), or of the latest version when
+   * it is null, and returns the file's path. Example: `PythonFacade.writeChecksum(log, "3")`.
+   */
+  def writeChecksum(log: DeltaLog, version: String): String =
+    Option(version).fold(log.writeChecksum())(v => log.writeChecksum(checksumVersion(v)))
+
+  /**
+   * The mismatches (version, field, expected, actual) between the version checksum of
+   * `version` (latest when null) and a replay; empty when valid.
+   * Example: `PythonFacade.validateChecksum(jspark, log, "3").count()`.
+   */
+  def validateChecksum(spark: SparkSession, log: DeltaLog, version: String): DataFrame = {
+    val result = Option(version).fold(log.validateChecksum())(v =>
+      log.validateChecksum(checksumVersion(v)))
+    result.toDF(spark)
+  }
+
+  private def checksumVersion(v: String): Long = v.toLongOption.filter(_ >= 0).getOrElse(
+    throw TxlogErrors.invalidArgument("version", s"'$v' is not a non-negative integer"))
 }
