@@ -47,7 +47,7 @@ private[txlog] object LogWrites {
   def publish(fs: FileSystem, tmp: Path, target: Path, overwrite: Boolean): Boolean = {
     try {
       val moved =
-        if (fs.getScheme == "file") publishLocal(tmp, target, overwrite)
+        if (fs.getUri.getScheme == "file") publishLocal(tmp, target, overwrite)
         else if (overwrite) {
           fs.delete(target, false)
           fs.rename(tmp, target)
