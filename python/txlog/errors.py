@@ -117,3 +117,26 @@ def error_for(error_class: str | None, message: str) -> TxlogError:
     ``error_for("LOG_VERSION_GAP", "...")`` is a :class:`CorruptLogError`."""
     cls = ERROR_CLASSES.get(error_class or "", TxlogError)
     return cls(message, error_class)
+
+
+# ---- Log hygiene: errors of log-writing operations (compaction, cleanup) ----
+
+
+class LogFileExistsError(TxlogError, FileExistsError):
+    """A log file to be written already exists with other content (``LOG_FILE_EXISTS``)."""
+
+
+class LogWriteError(TxlogError, OSError):
+    """A log file could not be written; nothing was published (``LOG_WRITE_FAILED``)."""
+
+
+__all__ += ["LogFileExistsError", "LogWriteError"]
+
+ERROR_CLASSES.update(
+    {
+        "UNSUPPORTED_WRITER_VERSION": UnsupportedFeatureError,
+        "UNSUPPORTED_WRITER_FEATURES": UnsupportedFeatureError,
+        "LOG_FILE_EXISTS": LogFileExistsError,
+        "LOG_WRITE_FAILED": LogWriteError,
+    }
+)
