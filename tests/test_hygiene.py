@@ -60,11 +60,14 @@ def test_compact_argument_checks(spark: SparkSession, fixtures: Path, tmp_path: 
 
 
 def test_compact_malformed_commit(spark: SparkSession, fixtures: Path, tmp_path: Path) -> None:
-    table = copy_of(fixtures, tmp_path, TABLE)
-    with open(table / "_delta_log" / "00000000000000000002.json", "a") as f:
+    # Checkpoint 10 keeps the latest snapshot from reading the corrupt commit 5.
+    table = copy_of(fixtures, tmp_path, "golden/checkpoint")
+    with open(table / "_delta_log" / "00000000000000000005.json", "a") as f:
         f.write('{"add": {\n')
+    log = DeltaLog.for_table(spark, table)
+    assert log.snapshot().version == 14
     with pytest.raises(CorruptLogError) as info:
-        DeltaLog.for_table(spark, table).compact(1, 3)
+        log.compact(4, 6)
     assert info.value.error_class == "MALFORMED_LOG_FILE"
     assert not list((table / "_delta_log").glob("*.compacted.json"))
 

@@ -112,13 +112,17 @@ class LogCompactionSuite extends SparkSuite {
 
   test("a malformed commit in the range is MALFORMED_LOG_FILE and nothing is written") {
     assume(Fixtures.available, Fixtures.skipMessage)
-    val t = Fixtures.copy("golden/snapshot-data2-deleted", tempDir())
-    val bad = t.resolve("_delta_log").resolve(FileNames.commitName(2))
+    // Checkpoint 10 keeps the latest snapshot from reading the corrupt commit 5: only the
+    // compaction reads it.
+    val t = Fixtures.copy("golden/checkpoint", tempDir())
+    val bad = t.resolve("_delta_log").resolve(FileNames.commitName(5))
     Files.write(bad, "{\"add\": {\"path\": \n".getBytes(UTF_8), StandardOpenOption.APPEND)
+    val log = DeltaLog.forTable(spark, t.toString)
+    assert(log.snapshot().version === 14)
     val before = logFiles(t)
-    val e = error(DeltaLog.forTable(spark, t.toString).compact(1, 3))
+    val e = error(log.compact(4, 6))
     assert(e.errorClass === "MALFORMED_LOG_FILE")
-    assert(e.getMessage.contains(FileNames.commitName(2)))
+    assert(e.getMessage.contains(FileNames.commitName(5)))
     assert(logFiles(t) === before)
   }
 
