@@ -2,7 +2,7 @@ package txlog.cleanup
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.hadoop.fs.Path
+import org.apache.hadoop.fs.{FileSystem, Path}
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 
 import txlog.{Protocol, TxlogErrors}
@@ -35,13 +35,26 @@ private[txlog] object MetadataCleanup {
           s"cutoff commit ${plan.cutoffCommit.get}"
         plan.candidates.map { c =>
           // Oldest first: a failure part-way leaves the log without holes before kept files.
-          val deleted = !dryRun && fs.delete(new Path(c.path), false)
+          val deleted = !dryRun && delete(fs, new Path(c.path))
           Row(c.path, c.kind, c.version, c.sizeInBytes, c.modificationTime, deleted,
             if (c.kind == CleanupCandidate.Sidecar) "not referenced by a kept checkpoint"
             else reason)
         }
     }
     spark.createDataFrame(rows.asJava, CleanupCandidate.schema)
+  }
+
+  /**
+   * Deletes one file; on local disks also Hadoop's `.name.crc` side file (not a Delta file,
+   * but left behind it would be clutter, as txlog reads local files without checksums).
+   */
+  private def delete(fs: FileSystem, file: Path): Boolean = {
+    val deleted = fs.delete(file, false)
+    if (deleted && fs.getUri.getScheme == "file") {
+      val side = new Path(file.getParent, s".${file.getName}.crc")
+      if (fs.exists(side)) fs.delete(side, false)
+    }
+    deleted
   }
 
   /** Milliseconds of a retention such as "30 days" or "interval 2 days". */

@@ -84,6 +84,8 @@ class MetadataCleanupSuite extends SparkSuite {
     assert(paths(done) === paths(dry))
     assert(done.forall(_.getAs[Boolean]("deleted")))
     assert(files(logDir(t)) === all -- expected)
+    assert(expected.forall(n => !Files.exists(logDir(t).resolve(s".$n.crc"))),
+      "Hadoop checksum side files of deleted files are left behind")
     assert(files(logDir(t)).contains(FileNames.LastCheckpoint))
     (4L to 7L).foreach { v =>
       Oracle.both(spark, path, Some(v)) match {
