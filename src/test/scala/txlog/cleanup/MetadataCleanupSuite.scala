@@ -1,6 +1,5 @@
 package txlog.cleanup
 
-import java.io.File
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Path}
 

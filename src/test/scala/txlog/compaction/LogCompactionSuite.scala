@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Path, StandardOpenOption}
 
 import scala.jdk.CollectionConverters._
-import scala.util.{Failure, Success}
+import scala.util.Success
 
 import txlog.{DeltaLog, Fixtures, Oracle, SnapshotView, SparkSuite, TxlogException}
 import txlog.log.{CompactionFile, FileNames, LogListing, LogSegment}
