@@ -12,7 +12,9 @@ import pytest
 from pyspark.sql import SparkSession
 
 from txlog import DeltaLog
-from txlog.errors import CorruptLogError, InvalidArgumentError, LogFileExistsError
+from txlog.errors import (
+    CorruptLogError, InvalidArgumentError, LogFileExistsError, UnsupportedFeatureError,
+)
 
 TABLE = "golden/snapshot-data2-deleted"
 DAY = 24 * 3600
@@ -39,7 +41,8 @@ def test_compact_writes_a_used_compaction(
     assert (table / "_delta_log" / path.rsplit("/", 1)[1]).is_file()
     assert log.compact(1, 3) == path  # identical: a no-op
     assert sorted(r.path for r in log.snapshot().all_files().collect()) == before
-    (table / "_delta_log" / path.rsplit("/", 1)[1]).write_text('{"txn":{"appId":"a","version":1}}\n')
+    other = '{"txn":{"appId":"a","version":1}}\n'
+    (table / "_delta_log" / path.rsplit("/", 1)[1]).write_text(other)
     with pytest.raises(LogFileExistsError) as info:
         log.compact(1, 3)
     assert info.value.error_class == "LOG_FILE_EXISTS"
@@ -106,3 +109,16 @@ def test_cleanup_argument_checks(spark: SparkSession, fixtures: Path, tmp_path: 
         log.cleanup("whenever")
     rows = log.cleanup("30 days").collect()
     assert [r.kind for r in rows] == ["none"] and rows[0].reason
+
+
+def test_unsupported_writer_feature(spark: SparkSession, fixtures: Path, tmp_path: Path) -> None:
+    table = copy_of(fixtures, tmp_path, TABLE)
+    (table / "_delta_log" / "00000000000000000005.json").write_text(
+        '{"protocol":{"minReaderVersion":1,"minWriterVersion":7,'
+        '"writerFeatures":["someFutureFeature"]}}\n'
+    )
+    log = DeltaLog.for_table(spark, table)
+    for attempt in (lambda: log.compact(0, 2), lambda: log.cleanup("1 day", dry_run=False)):
+        with pytest.raises(UnsupportedFeatureError) as info:
+            attempt()
+        assert info.value.error_class == "UNSUPPORTED_WRITER_FEATURES"
