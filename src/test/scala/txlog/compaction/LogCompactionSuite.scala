@@ -152,3 +152,9 @@ class LogCompactionSuite extends SparkSuite {
     assert(!logFiles(t).exists(_.endsWith(".compacted.json")))
   }
 }
+
+/** The same, with every commit read by tasks, as for ranges too large for the driver. */
+class DistributedLogCompactionSuite extends LogCompactionSuite {
+  override def extraConf: Map[String, String] =
+    Map(txlog.replay.LogLineReader.LocalReadMaxBytesConf -> "0")
+}
