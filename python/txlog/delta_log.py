@@ -243,3 +243,59 @@ class DeltaLog:
         text = None if version is None else _version_text(version)
         jdf = call(self._facade.validateChecksum, java_session(self._spark), self._jlog, text)
         return DataFrame(jdf, self._spark)
+
+    # ---- Log hygiene: log compaction and metadata cleanup ----
+
+    def compact(self, start: int, end: int) -> str:
+        """Writes the log compaction file of commits ``start`` to ``end`` (the reconciled
+        actions of those commits, which readers then use instead of them) and returns its
+        path. Nothing changes if the same compaction exists already.
+
+        Raises :class:`~txlog.errors.InvalidArgumentError` unless ``start <= end <=`` the
+        latest version and every commit in between exists, and
+        :class:`~txlog.errors.LogFileExistsError` if a different file of that name exists.
+
+        >>> log.compact(0, 9)
+        'file:/data/events/_delta_log/00000000000000000000.00000000000000000009.compacted.json'
+        """
+        start_text = DeltaLog._whole_number("start", start)
+        end_text = DeltaLog._whole_number("end", end)
+        if int(start_text) > int(end_text):
+            raise ValueError(f"start ({start_text}) must not be after end ({end_text})")
+        return str(call(self._facade.compact, self._jlog, start_text, end_text))
+
+    def cleanup(self, retention: str | None = None, dry_run: bool = True) -> DataFrame:
+        """Metadata cleanup: finds (and unless ``dry_run``, deletes) the log files no version
+        from the newest commit older than midnight UTC of (now - ``retention``) on needs.
+
+        ``retention`` is a duration such as ``"30 days"`` or ``"interval 2 days"`` (default:
+        the table's ``delta.logRetentionDuration``, 30 days unless set). Returns one row per
+        candidate file (path, kind, version, sizeInBytes, modificationTime, deleted,
+        reason), or a single row of kind ``"none"`` whose reason says why nothing may go.
+
+        >>> log.cleanup("7 days").show()                 # dry run: what would be deleted
+        >>> log.cleanup("7 days", dry_run=False)         # delete it
+        """
+        options: dict[str, str] = {}
+        if retention is not None:
+            if not isinstance(retention, str):
+                raise TypeError(f"retention must be a str, got {type(retention).__name__}")
+            if not retention.strip():
+                raise ValueError("retention must be a non-empty duration such as '30 days'")
+            options["retention"] = retention
+        if not isinstance(dry_run, bool):
+            raise TypeError(f"dry_run must be a bool, got {type(dry_run).__name__}")
+        options["dryRun"] = "true" if dry_run else "false"
+        return DataFrame(call(self._facade.cleanup, self._jlog, options), self._spark)
+
+    @staticmethod
+    def _whole_number(name: str, value: Any) -> str:
+        if isinstance(value, bool):
+            raise TypeError(f"{name} must be an int, got bool")
+        try:
+            v = operator.index(value)
+        except TypeError:
+            raise TypeError(f"{name} must be an int, got {type(value).__name__}") from None
+        if v < 0:
+            raise ValueError(f"{name} must be a non-negative int, got {v}")
+        return str(v)

@@ -23,6 +23,8 @@ __all__ = [
     "JarVersionMismatchError",
     "SparkNotConfiguredError",
     "ChecksumNotFoundError",
+    "LogWriteError",
+    "LogFileExistsError",
     "ERROR_CLASSES",
     "error_for",
 ]
@@ -69,9 +71,14 @@ class UnsupportedFeatureError(TxlogError):
     ``UNSUPPORTED_WRITER_VERSION``, ``UNSUPPORTED_WRITER_FEATURES``)."""
 
 
-class LogWriteError(TxlogError):
-    """A log file could not be written, or already exists; nothing partial was published
-    (``LOG_FILE_EXISTS``, ``LOG_WRITE_FAILED``, ``CHECKPOINT_VERIFICATION_FAILED``)."""
+class LogWriteError(TxlogError, OSError):
+    """A log file could not be written or failed verification; nothing partial was
+    published (``LOG_WRITE_FAILED``, ``CHECKPOINT_VERIFICATION_FAILED``)."""
+
+
+class LogFileExistsError(LogWriteError, FileExistsError):
+    """A log file to be written already exists, and log files are never overwritten
+    (``LOG_FILE_EXISTS``)."""
 
 
 class InvalidArgumentError(TxlogError, ValueError):
@@ -123,7 +130,7 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "UNSUPPORTED_WRITER_VERSION": UnsupportedFeatureError,
     "UNSUPPORTED_WRITER_FEATURES": UnsupportedFeatureError,
     "CHECKPOINT_KIND_NOT_ALLOWED": InvalidArgumentError,
-    "LOG_FILE_EXISTS": LogWriteError,
+    "LOG_FILE_EXISTS": LogFileExistsError,
     "LOG_WRITE_FAILED": LogWriteError,
     "CHECKPOINT_VERIFICATION_FAILED": LogWriteError,
     "INVALID_ARGUMENT": InvalidArgumentError,

@@ -192,6 +192,53 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
    * }}}
    */
   def validateChecksum(): ChecksumValidation = ChecksumValidator.validate(latestOf(listing()))
+
+  // ---- Log hygiene: log compaction and metadata cleanup ----
+
+  /**
+   * Writes the log compaction file `<start>.<end>.compacted.json`: the reconciled actions of
+   * commits `start` to `end` ("Log Compaction Files"), which readers then use instead of those
+   * commits. Nothing changes when the same compaction already exists; LOG_FILE_EXISTS when
+   * a different one does. INVALID_ARGUMENT unless start <= end <= the latest version and all
+   * those commits exist; MALFORMED_LOG_FILE (and nothing written) when one is corrupt;
+   * UNSUPPORTED_WRITER_FEATURES when the table uses writer features txlog does not know.
+   * Returns the compaction file's path.
+   *
+   * {{{
+   * val file = log.compact(0L, 9L) // .../_delta_log/000...000.000...009.compacted.json
+   * }}}
+   */
+  def compact(start: Long, end: Long): String = {
+    val l = listing()
+    txlog.compaction.LogCompactor.compact(spark, l, latestOf(l).protocol, start, end)
+  }
+
+  /**
+   * Metadata cleanup ("Metadata Cleanup"): deletes the commits, checkpoints and checksums
+   * older than the newest checkpoint that is at or below the newest commit older than
+   * midnight UTC of (now - `retention`), log compactions starting at or below that
+   * checkpoint, and unreferenced sidecars older than a day; every version from that commit
+   * on stays readable. `retention` is a duration such as "30 days" (default: the table's
+   * delta.logRetentionDuration, 30 days unless set). With `dryRun` (the default) nothing is
+   * deleted.
+   *
+   * Returns one row per candidate file, oldest first: path, kind (commit, checkpoint,
+   * checksum, compaction, sidecar), version (a compaction's start version; -1 for sidecars),
+   * sizeInBytes, modificationTime, deleted and reason. When nothing may be deleted (no commit
+   * is old enough, or no checkpoint covers the cutoff) it is a single row of kind "none"
+   * whose reason says why.
+   *
+   * {{{
+   * log.cleanup(Some("7 days")).show()                // what would be deleted
+   * log.cleanup(Some("7 days"), dryRun = false)       // delete it
+   * }}}
+   */
+  def cleanup(retention: Option[String] = None, dryRun: Boolean = true): DataFrame = {
+    val l = listing()
+    val latest = latestOf(l)
+    txlog.cleanup.MetadataCleanup.run(spark, l, latest.protocol, latest.metadata.configuration,
+      retention, dryRun)
+  }
 }
 
 object DeltaLog {

@@ -143,4 +143,32 @@ object PythonFacade {
 
   private def checksumVersion(v: String): Long = v.toLongOption.filter(_ >= 0).getOrElse(
     throw TxlogErrors.invalidArgument("version", s"'$v' is not a non-negative integer"))
+
+  // ---- Log hygiene: log compaction and metadata cleanup ----
+
+  /**
+   * Writes the log compaction of commits `start` to `end` (whole numbers as text) and returns
+   * its path; see `DeltaLog.compact`. Example: `PythonFacade.compact(log, "0", "9")`.
+   */
+  def compact(log: DeltaLog, start: String, end: String): String =
+    log.compact(wholeNumber("start", start), wholeNumber("end", end))
+
+  /**
+   * Metadata cleanup by options: `retention` (a duration such as "30 days"; default the
+   * table's delta.logRetentionDuration) and `dryRun` ("true", the default, or "false"); see
+   * `DeltaLog.cleanup`. Example: `PythonFacade.cleanup(log, {"retention": "7 days"})`.
+   */
+  def cleanup(log: DeltaLog, options: JMap[String, String]): DataFrame = {
+    val o = Option(options).map(_.asScala.toMap).getOrElse(Map.empty)
+    val dryRun = o.getOrElse("dryRun", "true").toLowerCase match {
+      case "true" => true
+      case "false" => false
+      case other => throw TxlogErrors.invalidArgument("dryRun", s"'$other' is not true or false")
+    }
+    log.cleanup(o.get("retention"), dryRun)
+  }
+
+  private def wholeNumber(name: String, text: String): Long =
+    Option(text).flatMap(_.toLongOption).filter(_ >= 0).getOrElse(
+      throw TxlogErrors.invalidArgument(name, s"'$text' is not a non-negative integer"))
 }

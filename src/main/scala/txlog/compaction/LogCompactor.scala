@@ -1,0 +1,34 @@
+package txlog.compaction
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+
+import txlog.Protocol
+import txlog.log.{FileNames, LogListing, LogSegment}
+import txlog.replay.{LogActions, ReadErrors}
+import txlog.table.WriterGate
+
+/** Writes `<start>.<end>.compacted.json` for a range of commits ("Log Compaction Files"). */
+private[txlog] object LogCompactor {
+
+  /**
+   * Compacts commits `start` to `end` of the listed log; `protocol` is the table's latest,
+   * checked by [[WriterGate]] first. Returns the published file's path; when an identical
+   * compaction already exists nothing is written.
+   */
+  def compact(spark: SparkSession, listing: LogListing, protocol: Protocol, start: Long,
+      end: Long): String = {
+    val table = listing.table
+    WriterGate.check(table.root, listing.latestVersion, protocol, "write a log compaction")
+    val commits = CompactionRange.commits(listing, start, end)
+    val target = new Path(table.logDir, FileNames.compactionName(start, end))
+    // A segment of just the range, so read failures name the commit file.
+    val range = LogSegment(table, end, None, commits)
+    ReadErrors.translate(range) {
+      val tail = LogActions.tail(spark, table, commits)
+      val lines = CompactionActions.of(spark, tail, table.root)
+      CompactionWriter.write(table.fs, lines, target)
+    }
+    target.toString
+  }
+}

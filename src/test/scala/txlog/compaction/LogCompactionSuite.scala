@@ -1,0 +1,160 @@
+package txlog.compaction
+
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.{Files, Path, StandardOpenOption}
+
+import scala.jdk.CollectionConverters._
+import scala.util.Success
+
+import txlog.{DeltaLog, Fixtures, Oracle, SnapshotView, SparkSuite, TxlogException}
+import txlog.log.{CompactionFile, FileNames, LogListing, LogSegment}
+
+/** DeltaLog.compact: written compactions are used by readers and change no snapshot. */
+class LogCompactionSuite extends SparkSuite {
+
+  private def segment(path: String, version: Long): LogSegment =
+    LogSegment.build(LogListing.list(DeltaLog.forTable(spark, path).table), Some(version))
+
+  private def compactions(segment: LogSegment): Seq[(Long, Long)] =
+    segment.deltas.collect { case c: CompactionFile => (c.start, c.version) }
+
+  private def logFiles(t: Path): Set[String] =
+    Files.list(t.resolve("_delta_log")).iterator().asScala.map(_.getFileName.toString).toSet
+
+  private def removeCompactions(t: Path): Unit =
+    logFiles(t).filter(_.endsWith(".compacted.json"))
+      .foreach(n => Files.delete(t.resolve("_delta_log").resolve(n)))
+
+  private def error(body: => Any): TxlogException =
+    intercept[TxlogException](body)
+
+  /** (fixture, its latest version, ranges to compact). */
+  private val cases = Seq(
+    ("golden/snapshot-data2-deleted", Seq((0L, 4L), (1L, 3L), (2L, 4L), (0L, 1L))),
+    ("golden/log-replay-dv-key-cases", Seq((0L, 3L), (1L, 2L), (1L, 3L))),
+    ("golden/delete-re-add-same-file-different-transactions", Seq((0L, 3L), (1L, 2L))),
+    ("golden/log-replay-latest-metadata-protocol", Seq((0L, 2L), (1L, 2L))),
+    ("golden/basic-with-inserts-deletes-checkpoint", Seq((11L, 13L), (3L, 12L), (0L, 9L))))
+
+  cases.foreach { case (name, ranges) =>
+    test(s"compactions agree with delta-spark and are used by txlog: $name") {
+      assume(Fixtures.available, Fixtures.skipMessage)
+      val t = Fixtures.copy(name, tempDir())
+      val path = t.toString
+      val log = DeltaLog.forTable(spark, path)
+      val latest = log.snapshot().version
+      val before: Map[Long, SnapshotView] =
+        (0L to latest).map(v => v -> Oracle.txlog(spark, path, Some(v))).toMap
+      ranges.foreach { case (start, end) =>
+        removeCompactions(t)
+        val file = log.compact(start, end)
+        assert(file.endsWith(FileNames.compactionName(start, end)))
+        assert(logFiles(t).contains(FileNames.compactionName(start, end)))
+        assert(!logFiles(t).exists(n => n.startsWith(".") && n.contains("staging")))
+        (end to latest).foreach { v =>
+          val s = segment(path, v)
+          if (s.checkpointVersion < start) {
+            assert(compactions(s) === Seq(start -> end), s"range $start-$end at v$v")
+          }
+          Oracle.both(spark, path, Some(v)) match {
+            case (Success(ours), Success(ref)) =>
+              assert(ours === before(v), s"txlog at v$v after compacting $start-$end")
+              assert(ours === ref, s"delta-spark at v$v after compacting $start-$end")
+            case other => fail(s"v$v after compacting $start-$end: $other")
+          }
+        }
+        (start until end).foreach { v =>
+          assert(compactions(segment(path, v)).isEmpty, s"range $start-$end at v$v")
+          assert(Oracle.txlog(spark, path, Some(v)) === before(v))
+        }
+      }
+    }
+  }
+
+  test("compacting again is a no-op; a different file of that name is LOG_FILE_EXISTS") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val t = Fixtures.copy("golden/snapshot-data2-deleted", tempDir())
+    val log = DeltaLog.forTable(spark, t.toString)
+    val file = t.resolve("_delta_log").resolve(FileNames.compactionName(1, 3))
+    log.compact(1, 3)
+    val bytes = Files.readAllBytes(file)
+    assert(new String(bytes, UTF_8).linesIterator.forall(l =>
+      !l.contains("\"commitInfo\"") && l.startsWith("{")))
+    log.compact(1, 3)
+    assert(Files.readAllBytes(file) === bytes)
+    Files.write(file, "{\"txn\":{\"appId\":\"x\",\"version\":1}}\n".getBytes(UTF_8))
+    assert(error(log.compact(1, 3)).errorClass === "LOG_FILE_EXISTS")
+  }
+
+  test("a removed domainMetadata is kept so it still cancels the older one") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val t = Fixtures.copy("golden/snapshot-data2-deleted", tempDir())
+    val logDir = t.resolve("_delta_log")
+    def commit(v: Int, lines: String*): Unit =
+      Files.write(logDir.resolve(FileNames.commitName(v)), lines.asJava, UTF_8)
+    commit(5, """{"domainMetadata":{"domain":"a","configuration":"1","removed":false}}""",
+      """{"domainMetadata":{"domain":"b","configuration":"2","removed":false}}""")
+    commit(6, """{"domainMetadata":{"domain":"a","configuration":"1","removed":true}}""",
+      """{"txn":{"appId":"app","version":3}}""")
+    commit(7, """{"txn":{"appId":"app","version":4}}""")
+    val log = DeltaLog.forTable(spark, t.toString)
+    log.compact(6, 7)
+    val lines = Files.readAllLines(logDir.resolve(FileNames.compactionName(6, 7))).asScala
+    assert(lines.count(_.contains("\"domainMetadata\"")) === 1)
+    assert(lines.exists(l => l.contains("\"removed\":true")))
+    assert(lines.filter(_.contains("\"txn\"")) === Seq(
+      """{"txn":{"appId":"app","version":4}}"""))
+    val s = log.snapshot()
+    assert(compactions(s.segment) === Seq(6L -> 7L))
+    assert(s.domainMetadata === Map("b" -> "2"))
+    assert(s.setTransactions === Map("app" -> 4L))
+  }
+
+  test("a malformed commit in the range is MALFORMED_LOG_FILE and nothing is written") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    // Checkpoint 10 keeps the latest snapshot from reading the corrupt commit 5: only the
+    // compaction reads it.
+    val t = Fixtures.copy("golden/checkpoint", tempDir())
+    val bad = t.resolve("_delta_log").resolve(FileNames.commitName(5))
+    Files.write(bad, "{\"add\": {\"path\": \n".getBytes(UTF_8), StandardOpenOption.APPEND)
+    val log = DeltaLog.forTable(spark, t.toString)
+    assert(log.snapshot().version === 14)
+    val before = logFiles(t)
+    val e = error(log.compact(4, 6))
+    assert(e.errorClass === "MALFORMED_LOG_FILE")
+    assert(e.getMessage.contains(FileNames.commitName(5)))
+    assert(logFiles(t) === before)
+  }
+
+  test("invalid ranges are INVALID_ARGUMENT naming the versions") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val t = Fixtures.copy("golden/checkpoint", tempDir())
+    val log = DeltaLog.forTable(spark, t.toString)
+    val reversed = error(log.compact(5, 3))
+    assert(reversed.errorClass === "INVALID_ARGUMENT" && reversed.getMessage.contains("5"))
+    val late = error(log.compact(12, 20))
+    assert(late.errorClass === "INVALID_ARGUMENT" && late.getMessage.contains("20"))
+    assert(error(log.compact(-1, 2)).errorClass === "INVALID_ARGUMENT")
+    Files.delete(t.resolve("_delta_log").resolve(FileNames.commitName(12)))
+    val gap = error(log.compact(11, 13))
+    assert(gap.errorClass === "INVALID_ARGUMENT" && gap.getMessage.contains("12"))
+    assert(!logFiles(t).exists(_.endsWith(".compacted.json")))
+  }
+
+  test("a table with a writer feature txlog does not know is refused") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val t = Fixtures.copy("golden/snapshot-data2-deleted", tempDir())
+    Files.write(t.resolve("_delta_log").resolve(FileNames.commitName(5)), Seq(
+      """{"protocol":{"minReaderVersion":1,"minWriterVersion":7,""" +
+        """"writerFeatures":["someFutureFeature"]}}""").asJava, UTF_8)
+    val e = error(DeltaLog.forTable(spark, t.toString).compact(0, 2))
+    assert(e.errorClass === "UNSUPPORTED_WRITER_FEATURES")
+    assert(!logFiles(t).exists(_.endsWith(".compacted.json")))
+  }
+}
+
+/** The same, with every commit read by tasks, as for ranges too large for the driver. */
+class DistributedLogCompactionSuite extends LogCompactionSuite {
+  override def extraConf: Map[String, String] =
+    Map(txlog.replay.LogLineReader.LocalReadMaxBytesConf -> "0")
+}
