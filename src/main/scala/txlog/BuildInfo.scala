@@ -7,7 +7,9 @@ object BuildInfo {
   private lazy val props: Properties = {
     val p = new Properties()
     val in = getClass.getResourceAsStream("/txlog/version.properties")
-    if (in != null) try p.load(in) finally in.close()
+    if (in != null)
+      try p.load(in)
+      finally in.close()
     p
   }
 

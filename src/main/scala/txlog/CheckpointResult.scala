@@ -1,22 +1,29 @@
 package txlog
 
-/**
- * What [[DeltaLog.checkpoint]] wrote.
- *
- * {{{
- * val r = log.checkpoint()
- * println(s"${r.kind} checkpoint of v${r.version}: ${r.files.mkString(", ")}")
- * }}}
- *
- * @param version the checkpointed table version
- * @param kind classic, multipart or v2
- * @param files the checkpoint's files in `_delta_log` (all parts of a multi-part one)
- * @param sidecars the sidecar files a V2 checkpoint references (empty otherwise)
- * @param numActions the number of actions in the checkpoint, sidecars included
- * @param numAddFiles live files (add actions)
- * @param numRemoveFiles unexpired tombstones (remove actions)
- * @param sizeInBytes the size of all files written, sidecars included
- */
+/** What [[DeltaLog.checkpoint]] wrote.
+  *
+  * {{{
+  * val r = log.checkpoint()
+  * println(s"${r.kind} checkpoint of v${r.version}: ${r.files.mkString(", ")}")
+  * }}}
+  *
+  * @param version
+  *   the checkpointed table version
+  * @param kind
+  *   classic, multipart or v2
+  * @param files
+  *   the checkpoint's files in `_delta_log` (all parts of a multi-part one)
+  * @param sidecars
+  *   the sidecar files a V2 checkpoint references (empty otherwise)
+  * @param numActions
+  *   the number of actions in the checkpoint, sidecars included
+  * @param numAddFiles
+  *   live files (add actions)
+  * @param numRemoveFiles
+  *   unexpired tombstones (remove actions)
+  * @param sizeInBytes
+  *   the size of all files written, sidecars included
+  */
 final case class CheckpointResult(
     version: Long,
     kind: String,
@@ -25,4 +32,5 @@ final case class CheckpointResult(
     numActions: Long,
     numAddFiles: Long,
     numRemoveFiles: Long,
-    sizeInBytes: Long)
+    sizeInBytes: Long
+)

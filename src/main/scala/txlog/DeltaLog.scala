@@ -11,18 +11,17 @@ import txlog.log.{LogListing, LogSegment, TablePath}
 import txlog.replay.SnapshotLoader
 import txlog.timetravel.TimestampResolver
 
-/**
- * The transaction log of one Delta table: the entry point for reading snapshots, time travel
- * and history.
- *
- * {{{
- * val log = txlog.DeltaLog.forTable(spark, "/data/events")
- * val latest = log.snapshot()
- * val v3 = log.snapshot(3L)
- * val yesterday = log.snapshotAsOf("2024-06-01 00:00:00")
- * log.history().show()
- * }}}
- */
+/** The transaction log of one Delta table: the entry point for reading snapshots, time travel and
+  * history.
+  *
+  * {{{
+  * val log = txlog.DeltaLog.forTable(spark, "/data/events")
+  * val latest = log.snapshot()
+  * val v3 = log.snapshot(3L)
+  * val yesterday = log.snapshotAsOf("2024-06-01 00:00:00")
+  * log.history().show()
+  * }}}
+  */
 final class DeltaLog private (spark: SparkSession, private[txlog] val table: TablePath) {
 
   @volatile private var current: Option[Snapshot] = None
@@ -32,13 +31,12 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
 
   private def listing(): LogListing = LogListing.list(table)
 
-  /**
-   * The latest snapshot, replayed now (it is remembered for [[update]]).
-   *
-   * {{{
-   * val snap = log.snapshot(); snap.numFiles
-   * }}}
-   */
+  /** The latest snapshot, replayed now (it is remembered for [[update]]).
+    *
+    * {{{
+    * val snap = log.snapshot(); snap.numFiles
+    * }}}
+    */
   def snapshot(): Snapshot = snapshot(listing())
 
   private def snapshot(l: LogListing): Snapshot = {
@@ -47,26 +45,24 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     s
   }
 
-  /**
-   * The snapshot at `version`; VERSION_NOT_FOUND when the log cannot reconstruct it.
-   *
-   * {{{
-   * val v3 = log.snapshot(3L)
-   * }}}
-   */
+  /** The snapshot at `version`; VERSION_NOT_FOUND when the log cannot reconstruct it.
+    *
+    * {{{
+    * val v3 = log.snapshot(3L)
+    * }}}
+    */
   def snapshot(version: Long): Snapshot = {
     val l = listing()
     SnapshotLoader.load(spark, l, LogSegment.build(l, Some(version)))
   }
 
-  /**
-   * The snapshot as of a timestamp: the latest version committed at or before it.
-   * TIMESTAMP_OUT_OF_RANGE when it is before the earliest or after the latest commit.
-   *
-   * {{{
-   * val s = log.snapshotAsOf(java.sql.Timestamp.valueOf("2024-06-01 00:00:00"))
-   * }}}
-   */
+  /** The snapshot as of a timestamp: the latest version committed at or before it.
+    * TIMESTAMP_OUT_OF_RANGE when it is before the earliest or after the latest commit.
+    *
+    * {{{
+    * val s = log.snapshotAsOf(java.sql.Timestamp.valueOf("2024-06-01 00:00:00"))
+    * }}}
+    */
   def snapshotAsOf(timestamp: Timestamp): Snapshot = {
     val l = listing()
     val latest = latestOf(l)
@@ -74,24 +70,22 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     if (v == latest.version) latest else SnapshotLoader.load(spark, l, LogSegment.build(l, Some(v)))
   }
 
-  /**
-   * The snapshot as of a timestamp given as text (`yyyy-MM-dd[ HH:mm:ss[.fff]]`, in the
-   * JVM's time zone, or an ISO-8601 instant such as `2024-06-01T00:00:00Z`).
-   *
-   * {{{
-   * val s = log.snapshotAsOf("2024-06-01 12:00:00")
-   * }}}
-   */
+  /** The snapshot as of a timestamp given as text (`yyyy-MM-dd[ HH:mm:ss[.fff]]`, in the JVM's time
+    * zone, or an ISO-8601 instant such as `2024-06-01T00:00:00Z`).
+    *
+    * {{{
+    * val s = log.snapshotAsOf("2024-06-01 12:00:00")
+    * }}}
+    */
   def snapshotAsOf(timestamp: String): Snapshot = snapshotAsOf(DeltaLog.parseTimestamp(timestamp))
 
-  /**
-   * The latest snapshot, listing only what changed since the last one this log returned. When
-   * that snapshot is cached, the new commits are reconciled onto its cached files.
-   *
-   * {{{
-   * val s1 = log.snapshot().cache(); /* writers commit */; val s2 = log.update()
-   * }}}
-   */
+  /** The latest snapshot, listing only what changed since the last one this log returned. When that
+    * snapshot is cached, the new commits are reconciled onto its cached files.
+    *
+    * {{{
+    * val s1 = log.snapshot().cache(); /* writers commit */; val s2 = log.update()
+    * }}}
+    */
   def update(): Snapshot = current match {
     case None => snapshot()
     case Some(prev) =>
@@ -105,40 +99,41 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
       }
   }
 
-  /**
-   * The commit history, newest first: version, timestamp, operation, operationParameters and
-   * the other commitInfo fields.
-   *
-   * {{{
-   * log.history().select("version", "timestamp", "operation").show()
-   * }}}
-   */
+  /** The commit history, newest first: version, timestamp, operation, operationParameters and the
+    * other commitInfo fields.
+    *
+    * {{{
+    * log.history().select("version", "timestamp", "operation").show()
+    * }}}
+    */
   def history(): DataFrame = {
     val l = listing()
     val latest = latestOf(l)
     History.of(spark, l, latest.protocol, latest.metadata)
   }
 
-  /**
-   * Writes a checkpoint of `version` (default: the latest) as Spark jobs, verifies it against
-   * the snapshot, publishes it and points `_last_checkpoint` at it.
-   *
-   * `kind` is `classic` (one parquet file), `multipart` (option `parts`, at least 2) or `v2`
-   * (UUID-named, options `format` = parquet|json and `sidecars` = true|false); by default the
-   * table's `delta.checkpointPolicy`. Multi-part is refused on tables with the v2Checkpoint
-   * feature, v2 on tables without it; any unsupported writer feature is refused.
-   *
-   * {{{
-   * log.checkpoint()                                        // latest, table's kind
-   * log.checkpoint(Some(42L), Some("multipart"), Map("parts" -> "4"))
-   * }}}
-   */
-  def checkpoint(version: Option[Long] = None, kind: Option[String] = None,
-      options: Map[String, String] = Map.empty): CheckpointResult = {
+  /** Writes a checkpoint of `version` (default: the latest) as Spark jobs, verifies it against the
+    * snapshot, publishes it and points `_last_checkpoint` at it.
+    *
+    * `kind` is `classic` (one parquet file), `multipart` (option `parts`, at least 2) or `v2`
+    * (UUID-named, options `format` = parquet|json and `sidecars` = true|false); by default the
+    * table's `delta.checkpointPolicy`. Multi-part is refused on tables with the v2Checkpoint
+    * feature, v2 on tables without it; any unsupported writer feature is refused.
+    *
+    * {{{
+    * log.checkpoint()                                        // latest, table's kind
+    * log.checkpoint(Some(42L), Some("multipart"), Map("parts" -> "4"))
+    * }}}
+    */
+  def checkpoint(
+      version: Option[Long] = None,
+      kind: Option[String] = None,
+      options: Map[String, String] = Map.empty
+  ): CheckpointResult = {
     val l = listing()
     val snap = version match {
-      case Some(v) if v != l.latestVersion => SnapshotLoader.load(spark, l,
-        LogSegment.build(l, Some(v)))
+      case Some(v) if v != l.latestVersion =>
+        SnapshotLoader.load(spark, l, LogSegment.build(l, Some(v)))
       case _ => latestOf(l)
     }
     CheckpointWriter.write(spark, snap, kind, options)
@@ -150,107 +145,104 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
 
   // Version checksums: txlog.checksum does the work.
 
-  /**
-   * Writes the version checksum file `_delta_log/n.crc` of `version` (computed by one Spark
-   * aggregation over the replayed files) and returns its path. Checksums are never
-   * overwritten: LOG_FILE_EXISTS when the file exists. UNSUPPORTED_WRITER_FEATURES when the
-   * table uses writer features txlog does not implement.
-   *
-   * {{{
-   * val path = log.writeChecksum(3L) // .../_delta_log/00000000000000000003.crc
-   * }}}
-   */
+  /** Writes the version checksum file `_delta_log/n.crc` of `version` (computed by one Spark
+    * aggregation over the replayed files) and returns its path. Checksums are never overwritten:
+    * LOG_FILE_EXISTS when the file exists. UNSUPPORTED_WRITER_FEATURES when the table uses writer
+    * features txlog does not implement.
+    *
+    * {{{
+    * val path = log.writeChecksum(3L) // .../_delta_log/00000000000000000003.crc
+    * }}}
+    */
   def writeChecksum(version: Long): String = ChecksumWriter.write(snapshot(version))
 
-  /**
-   * Writes the version checksum file of the latest version; see `writeChecksum(version)`.
-   *
-   * {{{
-   * val path = log.writeChecksum()
-   * }}}
-   */
+  /** Writes the version checksum file of the latest version; see `writeChecksum(version)`.
+    *
+    * {{{
+    * val path = log.writeChecksum()
+    * }}}
+    */
   def writeChecksum(): String = ChecksumWriter.write(latestOf(listing()))
 
-  /**
-   * Validates the version checksum file of `version` against a replay of the log, field by
-   * field (the spec's "State Validation"). CHECKSUM_NOT_FOUND when the version has no `.crc`,
-   * MALFORMED_LOG_FILE when it is not a valid checksum file.
-   *
-   * {{{
-   * val v = log.validateChecksum(3L)
-   * if (!v.isValid) v.toDF(spark).show(truncate = false)
-   * }}}
-   */
+  /** Validates the version checksum file of `version` against a replay of the log, field by field
+    * (the spec's "State Validation"). CHECKSUM_NOT_FOUND when the version has no `.crc`,
+    * MALFORMED_LOG_FILE when it is not a valid checksum file.
+    *
+    * {{{
+    * val v = log.validateChecksum(3L)
+    * if (!v.isValid) v.toDF(spark).show(truncate = false)
+    * }}}
+    */
   def validateChecksum(version: Long): ChecksumValidation =
     ChecksumValidator.validate(snapshot(version))
 
-  /**
-   * Validates the version checksum file of the latest version; see `validateChecksum(version)`.
-   *
-   * {{{
-   * assert(log.validateChecksum().isValid)
-   * }}}
-   */
+  /** Validates the version checksum file of the latest version; see `validateChecksum(version)`.
+    *
+    * {{{
+    * assert(log.validateChecksum().isValid)
+    * }}}
+    */
   def validateChecksum(): ChecksumValidation = ChecksumValidator.validate(latestOf(listing()))
 
   // ---- Log hygiene: log compaction and metadata cleanup ----
 
-  /**
-   * Writes the log compaction file `<start>.<end>.compacted.json`: the reconciled actions of
-   * commits `start` to `end` ("Log Compaction Files"), which readers then use instead of those
-   * commits. Nothing changes when the same compaction already exists; LOG_FILE_EXISTS when
-   * a different one does. INVALID_ARGUMENT unless start <= end <= the latest version and all
-   * those commits exist; MALFORMED_LOG_FILE (and nothing written) when one is corrupt;
-   * UNSUPPORTED_WRITER_FEATURES when the table uses writer features txlog does not know.
-   * Returns the compaction file's path.
-   *
-   * {{{
-   * val file = log.compact(0L, 9L) // .../_delta_log/000...000.000...009.compacted.json
-   * }}}
-   */
+  /** Writes the log compaction file `<start>.<end>.compacted.json`: the reconciled actions of
+    * commits `start` to `end` ("Log Compaction Files"), which readers then use instead of those
+    * commits. Nothing changes when the same compaction already exists; LOG_FILE_EXISTS when a
+    * different one does. INVALID_ARGUMENT unless start <= end <= the latest version and all those
+    * commits exist; MALFORMED_LOG_FILE (and nothing written) when one is corrupt;
+    * UNSUPPORTED_WRITER_FEATURES when the table uses writer features txlog does not know. Returns
+    * the compaction file's path.
+    *
+    * {{{
+    * val file = log.compact(0L, 9L) // .../_delta_log/000...000.000...009.compacted.json
+    * }}}
+    */
   def compact(start: Long, end: Long): String = {
     val l = listing()
     txlog.compaction.LogCompactor.compact(spark, l, latestOf(l).protocol, start, end)
   }
 
-  /**
-   * Metadata cleanup ("Metadata Cleanup"): deletes the commits, checkpoints and checksums
-   * older than the newest checkpoint that is at or below the newest commit older than
-   * midnight UTC of (now - `retention`), log compactions starting at or below that
-   * checkpoint, and unreferenced sidecars older than a day; every version from that commit
-   * on stays readable. `retention` is a duration such as "30 days" (default: the table's
-   * delta.logRetentionDuration, 30 days unless set). With `dryRun` (the default) nothing is
-   * deleted.
-   *
-   * Returns one row per candidate file, oldest first: path, kind (commit, checkpoint,
-   * checksum, compaction, sidecar), version (a compaction's start version; -1 for sidecars),
-   * sizeInBytes, modificationTime, deleted and reason. When nothing may be deleted (no commit
-   * is old enough, or no checkpoint covers the cutoff) it is a single row of kind "none"
-   * whose reason says why.
-   *
-   * {{{
-   * log.cleanup(Some("7 days")).show()                // what would be deleted
-   * log.cleanup(Some("7 days"), dryRun = false)       // delete it
-   * }}}
-   */
+  /** Metadata cleanup ("Metadata Cleanup"): deletes the commits, checkpoints and checksums older
+    * than the newest checkpoint that is at or below the newest commit older than midnight UTC of
+    * (now - `retention`), log compactions starting at or below that checkpoint, and unreferenced
+    * sidecars older than a day; every version from that commit on stays readable. `retention` is a
+    * duration such as "30 days" (default: the table's delta.logRetentionDuration, 30 days unless
+    * set). With `dryRun` (the default) nothing is deleted.
+    *
+    * Returns one row per candidate file, oldest first: path, kind (commit, checkpoint, checksum,
+    * compaction, sidecar), version (a compaction's start version; -1 for sidecars), sizeInBytes,
+    * modificationTime, deleted and reason. When nothing may be deleted (no commit is old enough, or
+    * no checkpoint covers the cutoff) it is a single row of kind "none" whose reason says why.
+    *
+    * {{{
+    * log.cleanup(Some("7 days")).show()                // what would be deleted
+    * log.cleanup(Some("7 days"), dryRun = false)       // delete it
+    * }}}
+    */
   def cleanup(retention: Option[String] = None, dryRun: Boolean = true): DataFrame = {
     val l = listing()
     val latest = latestOf(l)
-    txlog.cleanup.MetadataCleanup.run(spark, l, latest.protocol, latest.metadata.configuration,
-      retention, dryRun)
+    txlog.cleanup.MetadataCleanup.run(
+      spark,
+      l,
+      latest.protocol,
+      latest.metadata.configuration,
+      retention,
+      dryRun
+    )
   }
 }
 
 object DeltaLog {
 
-  /**
-   * The log of the table at `path` (any Hadoop file system URI). Nothing is read until a
-   * snapshot is asked for.
-   *
-   * {{{
-   * val log = DeltaLog.forTable(spark, "s3a://bucket/events")
-   * }}}
-   */
+  /** The log of the table at `path` (any Hadoop file system URI). Nothing is read until a snapshot
+    * is asked for.
+    *
+    * {{{
+    * val log = DeltaLog.forTable(spark, "s3a://bucket/events")
+    * }}}
+    */
   def forTable(spark: SparkSession, path: String): DeltaLog = {
     if (path == null || path.trim.isEmpty) {
       throw TxlogErrors.invalidArgument("path", "must be a non-empty table path")
@@ -267,8 +259,10 @@ object DeltaLog {
       else Timestamp.valueOf(t.replace('T', ' '))
     } catch {
       case _: IllegalArgumentException | _: java.time.format.DateTimeParseException =>
-        throw TxlogErrors.invalidArgument("timestamp",
-          s"'$text' is not a timestamp (yyyy-MM-dd[ HH:mm:ss[.fff]] or ISO-8601)")
+        throw TxlogErrors.invalidArgument(
+          "timestamp",
+          s"'$text' is not a timestamp (yyyy-MM-dd[ HH:mm:ss[.fff]] or ISO-8601)"
+        )
     }
   }
 }

@@ -10,19 +10,18 @@ import txlog.scan.FileColumns
 import txlog.table.TableProperties
 import txlog.util.Jobs
 
-/**
- * The state of a Delta table at one version: protocol, metadata, live files, tombstones,
- * transaction ids and domain metadata, reconstructed from the log by a Spark job.
- *
- * Protocol, metadata, transactions and domain metadata are held on the driver; files stay in
- * DataFrames and are computed by Spark when asked for, never collected.
- *
- * {{{
- * val snap = DeltaLog.forTable(spark, "/data/events").snapshot()
- * println(s"v${snap.version}: ${snap.numFiles} files, ${snap.sizeInBytes} bytes")
- * snap.allFiles.where("partitionValues_parsed.date = '2024-01-01'").show()
- * }}}
- */
+/** The state of a Delta table at one version: protocol, metadata, live files, tombstones,
+  * transaction ids and domain metadata, reconstructed from the log by a Spark job.
+  *
+  * Protocol, metadata, transactions and domain metadata are held on the driver; files stay in
+  * DataFrames and are computed by Spark when asked for, never collected.
+  *
+  * {{{
+  * val snap = DeltaLog.forTable(spark, "/data/events").snapshot()
+  * println(s"v${snap.version}: ${snap.numFiles} files, ${snap.sizeInBytes} bytes")
+  * snap.allFiles.where("partitionValues_parsed.date = '2024-01-01'").show()
+  * }}}
+  */
 final class Snapshot private[txlog] (
     spark: SparkSession,
     private[txlog] val segment: LogSegment,
@@ -30,12 +29,12 @@ final class Snapshot private[txlog] (
     /** The commit timestamp of this version, in milliseconds since the epoch. */
     val timestamp: Long,
     files: => DataFrame,
-    lean: => DataFrame) {
+    lean: => DataFrame
+) {
 
   /** The reconciled file actions (pathKey, dvId, add, remove), planned on first use. */
   private[txlog] lazy val reconciledFiles: DataFrame = files
   private[txlog] lazy val leanFiles: DataFrame = lean
-
 
   /** The table version. Example: `snap.version`. */
   def version: Long = segment.version
@@ -43,7 +42,8 @@ final class Snapshot private[txlog] (
   /** The table's root path, qualified. Example: `snap.tablePath` is `file:/data/events`. */
   def tablePath: String = segment.table.root
 
-  /** The version of the checkpoint replay started from, if any. Example: `snap.checkpointVersion`. */
+  /** The version of the checkpoint replay started from, if any. Example: `snap.checkpointVersion`.
+    */
   def checkpointVersion: Option[Long] = segment.checkpoint.map(_.version)
 
   /** The protocol in force. Example: `snap.protocol.minReaderVersion`. */
@@ -52,43 +52,52 @@ final class Snapshot private[txlog] (
   /** The metadata in force. Example: `snap.metadata.schema.printTreeString()`. */
   def metadata: Metadata = state.metadata.get
 
-  /** Table properties, with the defaults for those not set. Example: `snap.tableProperties("delta.appendOnly")`. */
+  /** Table properties, with the defaults for those not set. Example:
+    * `snap.tableProperties("delta.appendOnly")`.
+    */
   def tableProperties: Map[String, String] =
     TableProperties.withDefaults(metadata.configuration)
 
-  /** The latest transaction version per application id. Example: `snap.setTransactions.get("my-stream")`. */
+  /** The latest transaction version per application id. Example:
+    * `snap.setTransactions.get("my-stream")`.
+    */
   def setTransactions: Map[String, Long] = state.txns.view.mapValues(_.version).toMap
 
   /** Domain metadata in force, configuration by domain. Example: `snap.domainMetadata.keys`. */
   def domainMetadata: Map[String, String] = state.domains.view.mapValues(_.configuration).toMap
 
-  /**
-   * The live files: one add action per row with every spec field, plus
-   * `partitionValues_parsed` (typed per the schema) and `stats_parsed` (stats as a struct).
-   *
-   * {{{
-   * snap.allFiles.select("path", "size", "stats_parsed.numRecords").show()
-   * }}}
-   */
+  /** The live files: one add action per row with every spec field, plus `partitionValues_parsed`
+    * (typed per the schema) and `stats_parsed` (stats as a struct).
+    *
+    * {{{
+    * snap.allFiles.select("path", "size", "stats_parsed.numRecords").show()
+    * }}}
+    */
   def allFiles: DataFrame = {
     val md = metadata
-    reconciledFiles.where(col("add").isNotNull).select(
-      col("add.*"),
-      FileColumns.partitionValuesParsed(col("add.partitionValues"), md)
-        .as("partitionValues_parsed"),
-      FileColumns.statsParsed(col("add.stats"), md).as("stats_parsed"))
+    reconciledFiles
+      .where(col("add").isNotNull)
+      .select(
+        col("add.*"),
+        FileColumns
+          .partitionValuesParsed(col("add.partitionValues"), md)
+          .as("partitionValues_parsed"),
+        FileColumns.statsParsed(col("add.stats"), md).as("stats_parsed")
+      )
   }
 
-  /**
-   * The tombstones: remove actions of files no longer in the table, that are not yet expired
-   * (deleted less than `delta.deletedFileRetentionDuration` ago; VACUUM must keep those files).
-   *
-   * {{{
-   * snap.tombstones.select("path", "deletionTimestamp").show()
-   * }}}
-   */
-  def tombstones: DataFrame = reconciledFiles.where(col("remove").isNotNull &&
-    coalesce(col("remove.deletionTimestamp"), lit(0L)) > lit(tombstoneCutoff))
+  /** The tombstones: remove actions of files no longer in the table, that are not yet expired
+    * (deleted less than `delta.deletedFileRetentionDuration` ago; VACUUM must keep those files).
+    *
+    * {{{
+    * snap.tombstones.select("path", "deletionTimestamp").show()
+    * }}}
+    */
+  def tombstones: DataFrame = reconciledFiles
+    .where(
+      col("remove").isNotNull &&
+        coalesce(col("remove.deletionTimestamp"), lit(0L)) > lit(tombstoneCutoff)
+    )
     .select("remove.*")
 
   /** Remove actions deleted at or before this time (ms) are expired. */
@@ -109,9 +118,12 @@ final class Snapshot private[txlog] (
   private def stats: (Long, Long, Long) = statsCache.getOrElse {
     val files = if (isCached) reconciledFiles else leanFiles
     val row = Jobs.named(spark, s"count files of $tablePath v$version") {
-      files.agg(
-        count(col("add")), coalesce(sum(col("add.size")), lit(0L)),
-        count(when(coalesce(col("remove.deletionTimestamp"), lit(0L)) > tombstoneCutoff, 1)))
+      files
+        .agg(
+          count(col("add")),
+          coalesce(sum(col("add.size")), lit(0L)),
+          count(when(coalesce(col("remove.deletionTimestamp"), lit(0L)) > tombstoneCutoff, 1))
+        )
         .head()
     }
     val s = (row.getLong(0), row.getLong(1), row.getLong(2))
@@ -119,14 +131,13 @@ final class Snapshot private[txlog] (
     s
   }
 
-  /**
-   * Keeps the reconciled files in memory (spilling to disk), materializes them, and returns
-   * this snapshot. `DeltaLog.update()` builds on a cached snapshot instead of replaying again.
-   *
-   * {{{
-   * val snap = log.snapshot().cache(); ...; val next = log.update()
-   * }}}
-   */
+  /** Keeps the reconciled files in memory (spilling to disk), materializes them, and returns this
+    * snapshot. `DeltaLog.update()` builds on a cached snapshot instead of replaying again.
+    *
+    * {{{
+    * val snap = log.snapshot().cache(); ...; val next = log.update()
+    * }}}
+    */
   def cache(): Snapshot = {
     if (!isCached) {
       reconciledFiles.persist(StorageLevel.MEMORY_AND_DISK)

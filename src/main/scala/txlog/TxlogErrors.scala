@@ -1,36 +1,39 @@
 package txlog
 
-/**
- * Builds every user-facing error in one place, with a stable error class each.
- * The Python package maps these classes (never the messages) to typed exceptions.
- */
+/** Builds every user-facing error in one place, with a stable error class each. The Python package
+  * maps these classes (never the messages) to typed exceptions.
+  */
 private[txlog] object TxlogErrors {
 
   def tableNotFound(table: String): TxlogException = new TxlogException(
     "DELTA_TABLE_NOT_FOUND",
     s"$table is not a Delta table.",
     "It has no _delta_log directory, or the directory holds no commit or checkpoint.",
-    "Check the path; create the table with a Delta writer first.")
+    "Check the path; create the table with a Delta writer first."
+  )
 
-  def versionNotFound(table: String, version: Long, earliest: Long, latest: Long)
-      : TxlogException = new TxlogException(
-    "VERSION_NOT_FOUND",
-    s"Cannot load version $version of $table.",
-    s"Versions $earliest to $latest can be reconstructed from the log.",
-    "Ask for a version in that range.")
+  def versionNotFound(table: String, version: Long, earliest: Long, latest: Long): TxlogException =
+    new TxlogException(
+      "VERSION_NOT_FOUND",
+      s"Cannot load version $version of $table.",
+      s"Versions $earliest to $latest can be reconstructed from the log.",
+      "Ask for a version in that range."
+    )
 
   def timestampOutOfRange(table: String, ts: String, reason: String): TxlogException =
     new TxlogException(
       "TIMESTAMP_OUT_OF_RANGE",
       s"No version of $table is at or before timestamp $ts.",
       reason,
-      "Ask for a timestamp between the earliest and the latest commit timestamps.")
+      "Ask for a timestamp between the earliest and the latest commit timestamps."
+    )
 
   def versionGap(table: String, after: Long, next: Long): TxlogException = new TxlogException(
     "LOG_VERSION_GAP",
     s"The log of $table is missing versions ${after + 1} to ${next - 1}.",
     s"Commit $after is followed by commit $next; Delta versions must be contiguous.",
-    "Restore the missing commit files from a backup; the table cannot be read past the gap.")
+    "Restore the missing commit files from a backup; the table cannot be read past the gap."
+  )
 
   def missingLogFiles(table: String, firstCommit: Long, target: Long): TxlogException =
     new TxlogException(
@@ -38,70 +41,90 @@ private[txlog] object TxlogErrors {
       s"Cannot reconstruct version $target of $table.",
       s"The log starts at commit $firstCommit and no complete checkpoint covers the versions " +
         "before it.",
-      "Restore the missing commits or a checkpoint; metadata cleanup may have removed them.")
+      "Restore the missing commits or a checkpoint; metadata cleanup may have removed them."
+    )
 
-  def malformedLogFile(file: String, version: Long, detail: String, e: Throwable = null)
-      : TxlogException = new TxlogException(
+  def malformedLogFile(
+      file: String,
+      version: Long,
+      detail: String,
+      e: Throwable = null
+  ): TxlogException = new TxlogException(
     "MALFORMED_LOG_FILE",
     s"Log file $file (version $version) cannot be read.",
     detail,
     "The file is corrupt or truncated; restore it from a backup.",
-    e)
+    e
+  )
 
   def missingProtocol(table: String, version: Long): TxlogException = new TxlogException(
     "MISSING_PROTOCOL",
     s"Version $version of $table has no protocol action.",
     "Every snapshot needs exactly one protocol; the log or checkpoint is incomplete.",
-    "Restore the missing log files.")
+    "Restore the missing log files."
+  )
 
   def missingMetadata(table: String, version: Long): TxlogException = new TxlogException(
     "MISSING_METADATA",
     s"Version $version of $table has no metaData action.",
     "Every snapshot needs exactly one metaData; the log or checkpoint is incomplete.",
-    "Restore the missing log files.")
+    "Restore the missing log files."
+  )
 
   def invalidProtocol(table: String, version: Long, detail: String): TxlogException =
     new TxlogException(
       "INVALID_PROTOCOL",
       s"The protocol of $table at version $version is invalid.",
       detail,
-      "The table was written by a non-compliant writer; repair its protocol action.")
+      "The table was written by a non-compliant writer; repair its protocol action."
+    )
 
   def unsupportedReaderVersion(table: String, readerVersion: Int): TxlogException =
     new TxlogException(
       "UNSUPPORTED_READER_VERSION",
       s"$table needs reader version $readerVersion.",
       "txlog reads tables with minReaderVersion 1 to 3.",
-      "Use a Delta reader that supports this protocol version.")
+      "Use a Delta reader that supports this protocol version."
+    )
 
   def unsupportedReaderFeatures(table: String, features: Seq[String]): TxlogException =
     new TxlogException(
       "UNSUPPORTED_READER_FEATURES",
       s"$table uses reader features txlog does not support: ${features.mkString(", ")}.",
       "A reader must implement every feature in the protocol's readerFeatures.",
-      "Use a Delta reader that supports these features.")
+      "Use a Delta reader that supports these features."
+    )
 
-  def unsupportedWriterVersion(table: String, writerVersion: Int, operation: String)
-      : TxlogException = new TxlogException(
+  def unsupportedWriterVersion(
+      table: String,
+      writerVersion: Int,
+      operation: String
+  ): TxlogException = new TxlogException(
     "UNSUPPORTED_WRITER_VERSION",
     s"Cannot $operation: $table needs writer version $writerVersion.",
     "txlog writes the log of tables with minWriterVersion 1 to 7.",
-    "Use a Delta writer that supports this protocol version.")
+    "Use a Delta writer that supports this protocol version."
+  )
 
-  def unsupportedWriterFeatures(table: String, features: Seq[String], operation: String)
-      : TxlogException = new TxlogException(
+  def unsupportedWriterFeatures(
+      table: String,
+      features: Seq[String],
+      operation: String
+  ): TxlogException = new TxlogException(
     "UNSUPPORTED_WRITER_FEATURES",
     s"Cannot $operation: $table uses writer features txlog does not support: " +
       s"${features.mkString(", ")}.",
     "A writer must implement every feature in the protocol's writerFeatures; txlog refuses " +
       "rather than risk writing a log those features forbid.",
-    "Use a Delta writer that supports these features.")
+    "Use a Delta writer that supports these features."
+  )
 
   def logFileExists(file: String): TxlogException = new TxlogException(
     "LOG_FILE_EXISTS",
     s"$file already exists.",
     "Log files are never overwritten.",
-    "Nothing to do if it is the file you meant to write; otherwise delete it first.")
+    "Nothing to do if it is the file you meant to write; otherwise delete it first."
+  )
 
   def writeFailed(file: String, detail: String, e: Throwable = null): TxlogException =
     new TxlogException(
@@ -109,27 +132,27 @@ private[txlog] object TxlogErrors {
       s"Could not write $file.",
       detail,
       "Nothing was published; check permissions and free space, then retry.",
-      e)
+      e
+    )
 
   def checkpointKindNotAllowed(table: String, kind: String, why: String): TxlogException =
     new TxlogException(
       "CHECKPOINT_KIND_NOT_ALLOWED",
       s"Cannot write a $kind checkpoint of $table.",
       why,
-      "Choose another kind (classic, multipart or v2), or leave it out to use the table's.")
+      "Choose another kind (classic, multipart or v2), or leave it out to use the table's."
+    )
 
-  def checkpointVerificationFailed(table: String, version: Long, detail: String)
-      : TxlogException = new TxlogException(
-    "CHECKPOINT_VERIFICATION_FAILED",
-    s"The checkpoint written for version $version of $table does not match the snapshot.",
-    detail,
-    "Nothing was published; retry, and report the problem if it persists.")
+  def checkpointVerificationFailed(table: String, version: Long, detail: String): TxlogException =
+    new TxlogException(
+      "CHECKPOINT_VERIFICATION_FAILED",
+      s"The checkpoint written for version $version of $table does not match the snapshot.",
+      detail,
+      "Nothing was published; retry, and report the problem if it persists."
+    )
 
-  def invalidArgument(name: String, detail: String): TxlogException = new TxlogException(
-    "INVALID_ARGUMENT",
-    s"Invalid argument '$name': $detail",
-    "",
-    "")
+  def invalidArgument(name: String, detail: String): TxlogException =
+    new TxlogException("INVALID_ARGUMENT", s"Invalid argument '$name': $detail", "", "")
 
   // Version checksums (txlog.checksum).
 
@@ -138,5 +161,6 @@ private[txlog] object TxlogErrors {
       "CHECKSUM_NOT_FOUND",
       s"Version $version of $table has no version checksum file.",
       s"$file does not exist; writers may skip checksums, so this is not corruption.",
-      "Write one with DeltaLog.writeChecksum(version), or validate a version that has one.")
+      "Write one with DeltaLog.writeChecksum(version), or validate a version that has one."
+    )
 }

@@ -39,8 +39,10 @@ class BadInputSuite extends SparkSuite {
   test("unknown actions and unknown fields are ignored") {
     val t = copy("golden/checkpoint")
     val before = view(t)
-    append(logFile(t, FileNames.commitName(14)),
-      "{\"futureAction\":{\"x\":1}}\n{\"txn\":{\"appId\":\"a\",\"version\":3,\"future\":[1]}}\n")
+    append(
+      logFile(t, FileNames.commitName(14)),
+      "{\"futureAction\":{\"x\":1}}\n{\"txn\":{\"appId\":\"a\",\"version\":3,\"future\":[1]}}\n"
+    )
     val after = DeltaLog.forTable(spark, t.toString).snapshot()
     assert(after.setTransactions === Map("a" -> 3L))
     assert(view(t).copy(txns = Map.empty) === before)
@@ -75,7 +77,8 @@ class BadInputSuite extends SparkSuite {
       "not json at all",
       """{"version":10,"size":13,"checksum":"00000000000000000000000000000000"}""",
       """{"version":99,"size":13}""",
-      """{"version":4,"size":13,"parts":3}""").foreach { text =>
+      """{"version":4,"size":13,"parts":3}"""
+    ).foreach { text =>
       Files.write(hint, text.getBytes(UTF_8))
       assert(view(t) === expected, text)
       assert(DeltaLog.forTable(spark, t.toString).snapshot().checkpointVersion === Some(10L))
@@ -115,9 +118,12 @@ class BadInputSuite extends SparkSuite {
 
   test("an unsupported reader feature is refused, naming it") {
     val t = copy("golden/time-travel-start-start20-start40")
-    append(logFile(t, FileNames.commitName(2)), "{\"protocol\":{\"minReaderVersion\":3," +
-      "\"minWriterVersion\":7,\"readerFeatures\":[\"futureFeature\",\"deletionVectors\"]," +
-      "\"writerFeatures\":[\"deletionVectors\"]}}\n")
+    append(
+      logFile(t, FileNames.commitName(2)),
+      "{\"protocol\":{\"minReaderVersion\":3," +
+        "\"minWriterVersion\":7,\"readerFeatures\":[\"futureFeature\",\"deletionVectors\"]," +
+        "\"writerFeatures\":[\"deletionVectors\"]}}\n"
+    )
     val e = error(t)(_.snapshot())
     assert(e.errorClass === "UNSUPPORTED_READER_FEATURES")
     assert(e.getMessage.contains("futureFeature"))
@@ -127,15 +133,20 @@ class BadInputSuite extends SparkSuite {
 
   test("readerFeatures with a reader version other than 3 is INVALID_PROTOCOL") {
     val t = copy("golden/time-travel-start-start20-start40")
-    append(logFile(t, FileNames.commitName(2)), "{\"protocol\":{\"minReaderVersion\":2," +
-      "\"minWriterVersion\":5,\"readerFeatures\":[\"columnMapping\"]}}\n")
+    append(
+      logFile(t, FileNames.commitName(2)),
+      "{\"protocol\":{\"minReaderVersion\":2," +
+        "\"minWriterVersion\":5,\"readerFeatures\":[\"columnMapping\"]}}\n"
+    )
     assert(error(t)(_.snapshot()).errorClass === "INVALID_PROTOCOL")
   }
 
   test("a reader version above 3 is UNSUPPORTED_READER_VERSION") {
     val t = copy("golden/time-travel-start-start20-start40")
-    append(logFile(t, FileNames.commitName(2)),
-      "{\"protocol\":{\"minReaderVersion\":4,\"minWriterVersion\":7}}\n")
+    append(
+      logFile(t, FileNames.commitName(2)),
+      "{\"protocol\":{\"minReaderVersion\":4,\"minWriterVersion\":7}}\n"
+    )
     assert(error(t)(_.snapshot()).errorClass === "UNSUPPORTED_READER_VERSION")
   }
 
@@ -143,8 +154,15 @@ class BadInputSuite extends SparkSuite {
     val t = copy("golden/checkpoint")
     def state = {
       val s = Files.walk(t)
-      try s.iterator().asScala.map(p => t.relativize(p).toString ->
-        Files.getLastModifiedTime(p).toMillis).toList.sorted
+      try
+        s.iterator()
+          .asScala
+          .map(p =>
+            t.relativize(p).toString ->
+              Files.getLastModifiedTime(p).toMillis
+          )
+          .toList
+          .sorted
       finally s.close()
     }
     val before = state

@@ -2,10 +2,9 @@ package txlog
 
 import scala.util.{Failure, Success}
 
-/**
- * Every fixture table must yield the same snapshot through txlog as through delta-spark
- * (version, protocol, metadata, live files, tombstones), or both must refuse it.
- */
+/** Every fixture table must yield the same snapshot through txlog as through delta-spark (version,
+  * protocol, metadata, live files, tombstones), or both must refuse it.
+  */
 class FixtureAgreementSuite extends SparkSuite {
   private var agree, bothRefuse = 0
 
@@ -42,17 +41,18 @@ class FixtureAgreementSuite extends SparkSuite {
   override def afterAll(): Unit = {
     try {
       if (Fixtures.available) {
-        info(s"fixture agreement: $agree agree, $bothRefuse both refuse, of " +
-          s"${Fixtures.tables.size} tables")
+        info(
+          s"fixture agreement: $agree agree, $bothRefuse both refuse, of " +
+            s"${Fixtures.tables.size} tables"
+        )
       }
     } finally super.afterAll()
   }
 }
 
-/**
- * The same agreement with every commit read and reconciled by tasks (a window function and
- * an anti-join), as for tails too large for the driver.
- */
+/** The same agreement with every commit read and reconciled by tasks (a window function and an
+  * anti-join), as for tails too large for the driver.
+  */
 class DistributedReplayAgreementSuite extends FixtureAgreementSuite {
   override def extraConf: Map[String, String] =
     Map(txlog.replay.LogLineReader.LocalReadMaxBytesConf -> "0")

@@ -32,14 +32,21 @@ class LogSegmentSuite extends SparkSuite {
     // Commits 11 to 13 each add one file; their compaction is their actions, reconciled.
     val logDir = t.resolve("_delta_log")
     val actions = (11 to 13).flatMap { v =>
-      Files.readAllLines(logDir.resolve(FileNames.commitName(v)), UTF_8).asScala
+      Files
+        .readAllLines(logDir.resolve(FileNames.commitName(v)), UTF_8)
+        .asScala
         .filterNot(_.startsWith("{\"commitInfo\""))
     }
-    Files.write(logDir.resolve(
-      s"${FileNames.padded(11)}.${FileNames.padded(13)}.compacted.json"), actions.asJava, UTF_8)
+    Files.write(
+      logDir.resolve(s"${FileNames.padded(11)}.${FileNames.padded(13)}.compacted.json"),
+      actions.asJava,
+      UTF_8
+    )
     val s = segment(t.toString)
-    assert(s.deltas.map(_.getClass.getSimpleName) ===
-      Seq("CompactionFile", "CommitFile"))
+    assert(
+      s.deltas.map(_.getClass.getSimpleName) ===
+        Seq("CompactionFile", "CommitFile")
+    )
     assert(s.deltas.head.asInstanceOf[CompactionFile].start === 11)
     assert(Oracle.txlog(spark, t.toString, None) === expected)
     // A compaction that reaches past the version asked for is not used.
@@ -53,10 +60,15 @@ class LogSegmentSuite extends SparkSuite {
     val first = log.snapshot().cache()
     assert(log.update() eq first)
     val logDir = t.resolve("_delta_log")
-    Files.write(logDir.resolve(FileNames.commitName(3)), Seq(
-      """{"add":{"path":"new.parquet","partitionValues":{},"size":7,"modificationTime":1,""" +
-        """"dataChange":true}}""",
-      """{"txn":{"appId":"app","version":9}}""").asJava, UTF_8)
+    Files.write(
+      logDir.resolve(FileNames.commitName(3)),
+      Seq(
+        """{"add":{"path":"new.parquet","partitionValues":{},"size":7,"modificationTime":1,""" +
+          """"dataChange":true}}""",
+        """{"txn":{"appId":"app","version":9}}"""
+      ).asJava,
+      UTF_8
+    )
     val next = log.update()
     assert(next.version === 3 && next.isCached)
     assert(next.numFiles === first.numFiles + 1)

@@ -15,15 +15,18 @@ trait SparkSuite extends AnyFunSuite with BeforeAndAfterAll {
 
   def spark: SparkSession = {
     if (session == null) {
-      session = SparkSession.builder()
+      session = SparkSession
+        .builder()
         .config(extraConf)
         .master("local[2]")
         .appName(getClass.getSimpleName)
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config("spark.sql.catalog.spark_catalog",
-          "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+        .config(
+          "spark.sql.catalog.spark_catalog",
+          "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+        )
         .config("spark.databricks.delta.snapshotPartitions", "2")
         .getOrCreate()
       session.sparkContext.setLogLevel("ERROR")
@@ -51,14 +54,20 @@ object Fixtures {
   val skipMessage = s"shared fixtures not found at $root (they exist only beside the project)"
 
   /** Every directory under the fixtures holding a `_delta_log`, relative names sorted. */
-  lazy val tables: Seq[String] = if (!available) Seq.empty else {
-    import scala.jdk.CollectionConverters._
-    val s = Files.walk(root)
-    try s.iterator().asScala
-      .filter(p => p.getFileName.toString == "_delta_log" && Files.isDirectory(p))
-      .map(p => root.relativize(p.getParent).toString).toSeq.sorted
-    finally s.close()
-  }
+  lazy val tables: Seq[String] =
+    if (!available) Seq.empty
+    else {
+      import scala.jdk.CollectionConverters._
+      val s = Files.walk(root)
+      try
+        s.iterator()
+          .asScala
+          .filter(p => p.getFileName.toString == "_delta_log" && Files.isDirectory(p))
+          .map(p => root.relativize(p.getParent).toString)
+          .toSeq
+          .sorted
+      finally s.close()
+    }
 
   def path(name: String): String = root.resolve(name).toString
 

@@ -6,28 +6,36 @@ import scala.util.{Failure, Success, Try}
 
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 
-/**
- * Time travel resolves as delta-spark resolves it on the multi-version fixtures: every version
- * gives the same snapshot, and timestamps before, at, between and after commits pick the same
- * version (or both refuse).
- */
+/** Time travel resolves as delta-spark resolves it on the multi-version fixtures: every version
+  * gives the same snapshot, and timestamps before, at, between and after commits pick the same
+  * version (or both refuse).
+  */
 class TimeTravelAgreementSuite extends SparkSuite {
   private val multiVersion = Fixtures.tables.filter(t =>
-    Seq("time-travel-", "snapshot-", "spark/history", "golden/checkpoint",
-      "basic-with-inserts-deletes-checkpoint", "multi-part-checkpoint", "v2-checkpoint",
-      "kernel-pagination", "only-checkpoint-files", "corrupted-last-checkpoint")
-      .exists(t.contains))
+    Seq(
+      "time-travel-",
+      "snapshot-",
+      "spark/history",
+      "golden/checkpoint",
+      "basic-with-inserts-deletes-checkpoint",
+      "multi-part-checkpoint",
+      "v2-checkpoint",
+      "kernel-pagination",
+      "only-checkpoint-files",
+      "corrupted-last-checkpoint"
+    )
+      .exists(t.contains)
+  )
 
   if (!Fixtures.available) test("time travel agreement")(cancel(Fixtures.skipMessage))
 
   multiVersion.foreach { name =>
     test(s"every version agrees with delta-spark: $name") {
       val latest = DeltaLog.forTable(spark, Fixtures.path(name)).snapshot().version
-      val listing = txlog.log.LogListing.list(
-        DeltaLog.forTable(spark, Fixtures.path(name)).table)
+      val listing = txlog.log.LogListing.list(DeltaLog.forTable(spark, Fixtures.path(name)).table)
       (listing.earliestVersion to latest).foreach { v =>
         Oracle.both(spark, Fixtures.path(name), Some(v)) match {
-          case (Success(ours), Success(ref)) => assert(ours === ref, s"version $v")
+          case (Success(ours), Success(ref))            => assert(ours === ref, s"version $v")
           case (Failure(_: TxlogException), Failure(_)) =>
           case (ours, ref) => fail(s"version $v: txlog $ours, delta-spark $ref")
         }
@@ -52,16 +60,34 @@ class TimeTravelAgreementSuite extends SparkSuite {
 
   test("in-commit timestamps, enabled at creation and enabled later, resolve as in delta-spark") {
     val fromStart = tempDir().resolve("ict").toString
-    spark.sql(s"CREATE TABLE delta.`$fromStart` (id LONG) USING delta " +
-      "TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true')")
-    (1 to 3).foreach { i => Thread.sleep(20); spark.range(i).write.format("delta")
-      .mode("append").save(fromStart) }
+    spark.sql(
+      s"CREATE TABLE delta.`$fromStart` (id LONG) USING delta " +
+        "TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true')"
+    )
+    (1 to 3).foreach { i =>
+      Thread.sleep(20);
+      spark
+        .range(i)
+        .write
+        .format("delta")
+        .mode("append")
+        .save(fromStart)
+    }
     val later = tempDir().resolve("ict-later").toString
     (1 to 2).foreach { i => spark.range(i).write.format("delta").mode("append").save(later) }
-    spark.sql(s"ALTER TABLE delta.`$later` SET TBLPROPERTIES " +
-      "('delta.enableInCommitTimestamps' = 'true')")
-    (1 to 2).foreach { i => Thread.sleep(20); spark.range(i).write.format("delta")
-      .mode("append").save(later) }
+    spark.sql(
+      s"ALTER TABLE delta.`$later` SET TBLPROPERTIES " +
+        "('delta.enableInCommitTimestamps' = 'true')"
+    )
+    (1 to 2).foreach { i =>
+      Thread.sleep(20);
+      spark
+        .range(i)
+        .write
+        .format("delta")
+        .mode("append")
+        .save(later)
+    }
     // File times far in the future: only in-commit timestamps can resolve these correctly.
     setCommitTimes(fromStart, Seq.fill(4)(4000000000000L))
     Seq(fromStart, later).foreach(assertTimestampsAgree)
@@ -76,24 +102,28 @@ class TimeTravelAgreementSuite extends SparkSuite {
     }
 
   private def assertTimestampsAgree(path: String): Unit = {
-      RefLog.clearCache()
-      val ref = RefLog.forTable(spark, path)
-      val commits = ref.history.getHistory(None).map(h => h.getVersion -> h.timestamp.getTime)
-        .sortBy(_._1)
-      val probes = commits.flatMap { case (_, t) => Seq(t - 1, t, t + 1) }.distinct.sorted ++
-        Seq(commits.head._2 - 60000L, commits.last._2 + 60000L)
-      val log = DeltaLog.forTable(spark, path)
-      probes.foreach { t =>
-        val ts = new Timestamp(t)
-        val theirs = Try(ref.history.getActiveCommitAtTime(ts, None, false, true, false).version)
-        val ours = Try(log.snapshotAsOf(ts).version)
-        (ours, theirs) match {
-          case (Success(a), Success(b)) => assert(a === b, s"at $ts ($t)")
-          case (Failure(e: TxlogException), Failure(_)) =>
-            assert(Set("TIMESTAMP_OUT_OF_RANGE", "VERSION_NOT_FOUND")(e.errorClass) ||
-              e.errorClass.startsWith("LOG_") || e.errorClass.startsWith("MISSING"))
-          case _ => fail(s"at $ts ($t): txlog $ours, delta-spark $theirs")
-        }
+    RefLog.clearCache()
+    val ref = RefLog.forTable(spark, path)
+    val commits = ref.history
+      .getHistory(None)
+      .map(h => h.getVersion -> h.timestamp.getTime)
+      .sortBy(_._1)
+    val probes = commits.flatMap { case (_, t) => Seq(t - 1, t, t + 1) }.distinct.sorted ++
+      Seq(commits.head._2 - 60000L, commits.last._2 + 60000L)
+    val log = DeltaLog.forTable(spark, path)
+    probes.foreach { t =>
+      val ts = new Timestamp(t)
+      val theirs = Try(ref.history.getActiveCommitAtTime(ts, None, false, true, false).version)
+      val ours = Try(log.snapshotAsOf(ts).version)
+      (ours, theirs) match {
+        case (Success(a), Success(b)) => assert(a === b, s"at $ts ($t)")
+        case (Failure(e: TxlogException), Failure(_)) =>
+          assert(
+            Set("TIMESTAMP_OUT_OF_RANGE", "VERSION_NOT_FOUND")(e.errorClass) ||
+              e.errorClass.startsWith("LOG_") || e.errorClass.startsWith("MISSING")
+          )
+        case _ => fail(s"at $ts ($t): txlog $ours, delta-spark $theirs")
       }
+    }
   }
 }

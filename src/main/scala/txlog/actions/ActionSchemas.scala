@@ -2,10 +2,9 @@ package txlog.actions
 
 import org.apache.spark.sql.types._
 
-/**
- * Explicit Spark schemas of the spec's actions ("Actions", "Checkpoint Schema"). Logs are
- * always read with these; fields and actions not named here are ignored, as the spec requires.
- */
+/** Explicit Spark schemas of the spec's actions ("Actions", "Checkpoint Schema"). Logs are always
+  * read with these; fields and actions not named here are ignored, as the spec requires.
+  */
 private[txlog] object ActionSchemas {
   private val stringMap = MapType(StringType, StringType, valueContainsNull = true)
 
@@ -97,18 +96,29 @@ private[txlog] object ActionSchemas {
     .add("modificationTime", LongType)
     .add("tags", stringMap)
 
-  /**
-   * add and remove with only what file counts, sizes and reconciliation need: reading these
-   * instead of the full actions skips the stats, tags and partition values of every file.
-   */
+  /** add and remove with only what file counts, sizes and reconciliation need: reading these
+    * instead of the full actions skips the stats, tags and partition values of every file.
+    */
   val leanFileActions: StructType = {
-    val dv = new StructType().add("storageType", StringType).add("pathOrInlineDv", StringType)
+    val dv = new StructType()
+      .add("storageType", StringType)
+      .add("pathOrInlineDv", StringType)
       .add("offset", IntegerType)
     new StructType()
-      .add("add", new StructType().add("path", StringType).add("size", LongType)
-        .add("deletionVector", dv))
-      .add("remove", new StructType().add("path", StringType).add("deletionTimestamp", LongType)
-        .add("deletionVector", dv))
+      .add(
+        "add",
+        new StructType()
+          .add("path", StringType)
+          .add("size", LongType)
+          .add("deletionVector", dv)
+      )
+      .add(
+        "remove",
+        new StructType()
+          .add("path", StringType)
+          .add("deletionTimestamp", LongType)
+          .add("deletionVector", dv)
+      )
   }
 
   /** add and remove in full. */

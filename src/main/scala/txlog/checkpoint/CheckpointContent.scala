@@ -11,20 +11,23 @@ import txlog.actions.ActionSchemas
 import txlog.scan.FileColumns
 import txlog.table.TableProperties
 
-/**
- * The rows of a checkpoint of a snapshot ("Checkpoints", "Checkpoint Schema"): one action per
- * row, each in its own struct column. No commitInfo or cdc; removes only until they expire
- * (and without stats or tags); adds with `stats` when `delta.checkpoint.writeStatsAsJson` and
- * with `stats_parsed` / `partitionValues_parsed` (physical names) when
- * `delta.checkpoint.writeStatsAsStruct`.
- *
- * File rows stay a distributed DataFrame built from the snapshot's reconciled files; the few
- * other actions come from the driver.
- *
- * @param tombstoneCutoff removes deleted at or before this time (ms) are expired and left out
- */
-private[txlog] final class CheckpointContent(spark: SparkSession, snapshot: Snapshot,
-    val tombstoneCutoff: Long) {
+/** The rows of a checkpoint of a snapshot ("Checkpoints", "Checkpoint Schema"): one action per row,
+  * each in its own struct column. No commitInfo or cdc; removes only until they expire (and without
+  * stats or tags); adds with `stats` when `delta.checkpoint.writeStatsAsJson` and with
+  * `stats_parsed` / `partitionValues_parsed` (physical names) when
+  * `delta.checkpoint.writeStatsAsStruct`.
+  *
+  * File rows stay a distributed DataFrame built from the snapshot's reconciled files; the few other
+  * actions come from the driver.
+  *
+  * @param tombstoneCutoff
+  *   removes deleted at or before this time (ms) are expired and left out
+  */
+private[txlog] final class CheckpointContent(
+    spark: SparkSession,
+    snapshot: Snapshot,
+    val tombstoneCutoff: Long
+) {
   private val md: Metadata = snapshot.metadata
   private val props = TableProperties.withDefaults(md.configuration)
   private def flag(key: String) = props(key).trim.equalsIgnoreCase("true")
@@ -34,10 +37,12 @@ private[txlog] final class CheckpointContent(spark: SparkSession, snapshot: Snap
 
   /** Transactions that are not expired per `delta.setTransactionRetentionDuration`. */
   val txns: Seq[txlog.replay.SetTransaction] = {
-    val retention = md.configuration.get("delta.setTransactionRetentionDuration")
+    val retention = md.configuration
+      .get("delta.setTransactionRetentionDuration")
       .map(TableProperties.durationMillis)
     val cutoff = retention.map(System.currentTimeMillis() - _)
-    snapshot.state.txns.values.toSeq.sortBy(_.appId)
+    snapshot.state.txns.values.toSeq
+      .sortBy(_.appId)
       .filter(t => cutoff.forall(c => t.lastUpdated.forall(_ > c)))
   }
 
@@ -48,45 +53,75 @@ private[txlog] final class CheckpointContent(spark: SparkSession, snapshot: Snap
   val keepFile: Column = col("add").isNotNull || (col("remove").isNotNull &&
     coalesce(col("remove.deletionTimestamp"), lit(0L)) > lit(tombstoneCutoff))
 
-  /**
-   * The add and remove rows, with columns `add` and `remove` shaped for a checkpoint.
-   * `parquet` adds the typed columns the table asks for (JSON checkpoints never carry them).
-   */
+  /** The add and remove rows, with columns `add` and `remove` shaped for a checkpoint. `parquet`
+    * adds the typed columns the table asks for (JSON checkpoints never carry them).
+    */
   def fileRows(parquet: Boolean): DataFrame = {
     val a = (f: String) => col(s"add.$f").as(f)
-    val addFields = Seq(a("path"), a("partitionValues"), a("size"), a("modificationTime"),
-      lit(false).as("dataChange")) ++
+    val addFields = Seq(
+      a("path"),
+      a("partitionValues"),
+      a("size"),
+      a("modificationTime"),
+      lit(false).as("dataChange")
+    ) ++
       (if (statsAsJson) Seq(a("stats")) else Nil) ++
-      Seq(a("tags"), a("deletionVector"), a("baseRowId"), a("defaultRowCommitVersion"),
-        a("clusteringProvider")) ++
+      Seq(
+        a("tags"),
+        a("deletionVector"),
+        a("baseRowId"),
+        a("defaultRowCommitVersion"),
+        a("clusteringProvider")
+      ) ++
       (if (parquet && statsAsStruct && FileColumns.partitionFields(md).nonEmpty) {
-        Seq(FileColumns.partitionValuesParsed(col("add.partitionValues"), md, physical = true)
-          .as("partitionValues_parsed"))
-      } else Nil) ++
+         Seq(
+           FileColumns
+             .partitionValuesParsed(col("add.partitionValues"), md, physical = true)
+             .as("partitionValues_parsed")
+         )
+       } else Nil) ++
       (if (parquet && statsAsStruct) {
-        Seq(FileColumns.statsParsedPhysical(col("add.stats"), md).as("stats_parsed"))
-      } else Nil)
+         Seq(FileColumns.statsParsedPhysical(col("add.stats"), md).as("stats_parsed"))
+       } else Nil)
     val r = (f: String) => col(s"remove.$f").as(f)
-    val removeFields = Seq(r("path"), r("deletionTimestamp"), r("dataChange"),
-      r("extendedFileMetadata"), r("partitionValues"), r("size"), r("deletionVector"),
-      r("baseRowId"), r("defaultRowCommitVersion"))
-    snapshot.reconciledFiles.where(keepFile).select(
-      when(col("add").isNotNull, struct(addFields: _*)).as("add"),
-      when(col("remove").isNotNull, struct(removeFields: _*)).as("remove"))
+    val removeFields = Seq(
+      r("path"),
+      r("deletionTimestamp"),
+      r("dataChange"),
+      r("extendedFileMetadata"),
+      r("partitionValues"),
+      r("size"),
+      r("deletionVector"),
+      r("baseRowId"),
+      r("defaultRowCommitVersion")
+    )
+    snapshot.reconciledFiles
+      .where(keepFile)
+      .select(
+        when(col("add").isNotNull, struct(addFields: _*)).as("add"),
+        when(col("remove").isNotNull, struct(removeFields: _*)).as("remove")
+      )
   }
 
   /** Protocol, metaData, txns and domain metadata (and checkpointMetadata for V2), as rows. */
   def nonFileRows(v2Spec: Boolean): DataFrame = {
     val schema = CheckpointContent.nonFileSchema
     val none: Row = null
-    def row(protocol: Row = none, metaData: Row = none, txn: Row = none, domain: Row = none,
-        cpMeta: Row = none): Row = Row(protocol, metaData, txn, domain, cpMeta)
-    val rows = Seq(row(protocol = CheckpointContent.protocolRow(snapshot.protocol)),
-      row(metaData = CheckpointContent.metadataRow(md))) ++
+    def row(
+        protocol: Row = none,
+        metaData: Row = none,
+        txn: Row = none,
+        domain: Row = none,
+        cpMeta: Row = none
+    ): Row = Row(protocol, metaData, txn, domain, cpMeta)
+    val rows = Seq(
+      row(protocol = CheckpointContent.protocolRow(snapshot.protocol)),
+      row(metaData = CheckpointContent.metadataRow(md))
+    ) ++
       txns.map(t => row(txn = Row(t.appId, t.version, t.lastUpdated.map(Long.box).orNull))) ++
       domains.map(d => row(domain = Row(d.domain, d.configuration, false))) ++
       (if (v2Spec) Seq(row(cpMeta = Row(snapshot.version, Map.empty[String, String])))
-      else Nil)
+       else Nil)
     spark.createDataFrame(rows.asJava, schema)
   }
 
@@ -104,8 +139,16 @@ private[txlog] object CheckpointContent {
     .add("checkpointMetadata", ActionSchemas.checkpointMetadata)
 
   /** Column order of written checkpoints (absent columns are skipped). */
-  val columnOrder: Seq[String] = Seq("checkpointMetadata", "protocol", "metaData", "txn",
-    "domainMetadata", "add", "remove", "sidecar")
+  val columnOrder: Seq[String] = Seq(
+    "checkpointMetadata",
+    "protocol",
+    "metaData",
+    "txn",
+    "domainMetadata",
+    "add",
+    "remove",
+    "sidecar"
+  )
 
   /** `parts` unioned by name (missing columns null) and put in [[columnOrder]]. */
   def union(parts: Seq[DataFrame]): DataFrame = {
@@ -113,19 +156,28 @@ private[txlog] object CheckpointContent {
     all.select(columnOrder.filter(all.columns.contains).map(col): _*)
   }
 
-  /**
-   * The protocol row; with reader version 3 / writer version 7 the feature lists are never
-   * null ("Checkpoint Schema" requires them).
-   */
+  /** The protocol row; with reader version 3 / writer version 7 the feature lists are never null
+    * ("Checkpoint Schema" requires them).
+    */
   def protocolRow(p: Protocol): Row = {
     def list(features: Option[Set[String]], required: Boolean): Seq[String] =
       features.map(_.toSeq.sorted).orElse(if (required) Some(Seq.empty) else None).orNull
-    Row(p.minReaderVersion, p.minWriterVersion,
+    Row(
+      p.minReaderVersion,
+      p.minWriterVersion,
       list(p.readerFeatures, p.minReaderVersion == 3),
-      list(p.writerFeatures, p.minWriterVersion == 7))
+      list(p.writerFeatures, p.minWriterVersion == 7)
+    )
   }
 
-  def metadataRow(m: Metadata): Row = Row(m.id, m.name.orNull, m.description.orNull,
-    Row(m.formatProvider, m.formatOptions), m.schemaString, m.partitionColumns,
-    m.configuration, m.createdTime.map(Long.box).orNull)
+  def metadataRow(m: Metadata): Row = Row(
+    m.id,
+    m.name.orNull,
+    m.description.orNull,
+    Row(m.formatProvider, m.formatOptions),
+    m.schemaString,
+    m.partitionColumns,
+    m.configuration,
+    m.createdTime.map(Long.box).orNull
+  )
 }

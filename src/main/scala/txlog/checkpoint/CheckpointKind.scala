@@ -3,13 +3,13 @@ package txlog.checkpoint
 import txlog.{Metadata, Protocol, TxlogErrors}
 import txlog.table.TableProperties
 
-/**
- * The checkpoint a writer produces ("Checkpoint Specs", "Checkpoint Naming Scheme"): which
- * file names, and whether the content follows the V2 spec (a checkpointMetadata action, and
- * file actions possibly in sidecars).
- */
+/** The checkpoint a writer produces ("Checkpoint Specs", "Checkpoint Naming Scheme"): which file
+  * names, and whether the content follows the V2 spec (a checkpointMetadata action, and file
+  * actions possibly in sidecars).
+  */
 private[txlog] sealed trait CheckpointKind {
   def name: String
+
   /** Whether the content follows the V2 spec. */
   def v2Spec: Boolean
 }
@@ -35,50 +35,72 @@ private[txlog] object CheckpointKind {
 
   val Names: Seq[String] = Seq("classic", "multipart", "v2")
 
-  /**
-   * The kind asked for, or the table's default (`delta.checkpointPolicy`: v2 on tables with the
-   * v2Checkpoint feature, else classic), checked against what the spec allows on this table.
-   *
-   * Options: `parts` (multipart: number of parts), `format` (v2: parquet or json), `sidecars`
-   * (v2: true to put file actions in sidecar files, the default, or false to inline them).
-   */
-  def resolve(table: String, kind: Option[String], options: Map[String, String],
-      protocol: Protocol, metadata: Metadata): CheckpointKind = {
+  /** The kind asked for, or the table's default (`delta.checkpointPolicy`: v2 on tables with the
+    * v2Checkpoint feature, else classic), checked against what the spec allows on this table.
+    *
+    * Options: `parts` (multipart: number of parts), `format` (v2: parquet or json), `sidecars` (v2:
+    * true to put file actions in sidecar files, the default, or false to inline them).
+    */
+  def resolve(
+      table: String,
+      kind: Option[String],
+      options: Map[String, String],
+      protocol: Protocol,
+      metadata: Metadata
+  ): CheckpointKind = {
     val v2Table = protocol.hasWriterFeature("v2Checkpoint")
     val policy = TableProperties.withDefaults(metadata.configuration)("delta.checkpointPolicy")
-    val chosen = kind.map(_.trim.toLowerCase).getOrElse(
-      if (v2Table && policy.equalsIgnoreCase("v2")) "v2" else "classic")
+    val chosen = kind
+      .map(_.trim.toLowerCase)
+      .getOrElse(if (v2Table && policy.equalsIgnoreCase("v2")) "v2" else "classic")
     val known = Set("parts", "format", "sidecars")
     options.keys.find(k => !known.contains(k)).foreach { k =>
-      throw TxlogErrors.invalidArgument(k, s"unknown checkpoint option; known: " +
-        known.toSeq.sorted.mkString(", "))
+      throw TxlogErrors.invalidArgument(
+        k,
+        s"unknown checkpoint option; known: " +
+          known.toSeq.sorted.mkString(", ")
+      )
     }
     chosen match {
       case "classic" => Classic(v2Spec = v2Table)
       case "multipart" =>
-        if (v2Table) throw TxlogErrors.checkpointKindNotAllowed(table, "multipart",
-          "The table has the v2Checkpoint feature; the spec forbids multi-part checkpoints.")
+        if (v2Table)
+          throw TxlogErrors.checkpointKindNotAllowed(
+            table,
+            "multipart",
+            "The table has the v2Checkpoint feature; the spec forbids multi-part checkpoints."
+          )
         MultiPart(options.get("parts").map { p =>
-          p.trim.toIntOption.filter(_ >= 2).getOrElse(
-            throw TxlogErrors.invalidArgument("parts", s"'$p' is not a whole number >= 2"))
+          p.trim.toIntOption
+            .filter(_ >= 2)
+            .getOrElse(
+              throw TxlogErrors.invalidArgument("parts", s"'$p' is not a whole number >= 2")
+            )
         })
       case "v2" =>
-        if (!v2Table) throw TxlogErrors.checkpointKindNotAllowed(table, "v2",
-          "UUID-named V2 checkpoints need the v2Checkpoint table feature, which this table's " +
-            "protocol does not list.")
+        if (!v2Table)
+          throw TxlogErrors.checkpointKindNotAllowed(
+            table,
+            "v2",
+            "UUID-named V2 checkpoints need the v2Checkpoint table feature, which this table's " +
+              "protocol does not list."
+          )
         val format = options.getOrElse("format", "parquet").trim.toLowerCase
         if (format != "parquet" && format != "json") {
           throw TxlogErrors.invalidArgument("format", s"'$format' is not parquet or json")
         }
         val sidecars = options.getOrElse("sidecars", "true").trim.toLowerCase match {
-          case "true" => true
+          case "true"  => true
           case "false" => false
           case other => throw TxlogErrors.invalidArgument("sidecars", s"'$other' is not a boolean")
         }
         Uuid(format, sidecars)
       case other =>
-        throw TxlogErrors.invalidArgument("kind", s"'$other' is not one of " +
-          Names.mkString(", "))
+        throw TxlogErrors.invalidArgument(
+          "kind",
+          s"'$other' is not one of " +
+            Names.mkString(", ")
+        )
     }
   }
 }

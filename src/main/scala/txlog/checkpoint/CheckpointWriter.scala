@@ -13,18 +13,18 @@ import txlog.replay.FileKeys
 import txlog.table.WriterGate
 import txlog.util.Jobs
 
-/**
- * Writes a checkpoint of a snapshot as Spark jobs: executors write the parquet (or JSON) into
- * a hidden staging directory, the written files are read back and their action counts checked
- * against the snapshot, and only then are they moved into `_delta_log` under the spec's names,
- * followed by `_last_checkpoint`. A failure before the move leaves nothing a reader would use.
- *
- *  - classic: one file, replaced atomically if it exists ("the latest writer wins");
- *  - multi-part: parts hash-clustered on the file key exactly as the spec requires, so racing
- *    writers produce identical parts; a reader ignores the parts until all exist;
- *  - V2: sidecars are moved into `_sidecars` first, the UUID-named top-level file last.
- */
+/** Writes a checkpoint of a snapshot as Spark jobs: executors write the parquet (or JSON) into a
+  * hidden staging directory, the written files are read back and their action counts checked
+  * against the snapshot, and only then are they moved into `_delta_log` under the spec's names,
+  * followed by `_last_checkpoint`. A failure before the move leaves nothing a reader would use.
+  *
+  *   - classic: one file, replaced atomically if it exists ("the latest writer wins");
+  *   - multi-part: parts hash-clustered on the file key exactly as the spec requires, so racing
+  *     writers produce identical parts; a reader ignores the parts until all exist;
+  *   - V2: sidecars are moved into `_sidecars` first, the UUID-named top-level file last.
+  */
 private[txlog] object CheckpointWriter {
+
   /** Actions per sidecar or multi-part part when their number is not given. */
   val RowsPerFileConf = "spark.txlog.checkpoint.rowsPerFile"
   private val DefaultRowsPerFile = 1000000L
@@ -32,47 +32,67 @@ private[txlog] object CheckpointWriter {
   /** Called at named points of a write; tests use it to simulate a writer dying there. */
   @volatile private[txlog] var faultHook: String => Unit = _ => ()
 
-  def write(spark: SparkSession, snapshot: Snapshot, kind: Option[String],
-      options: Map[String, String]): CheckpointResult = {
+  def write(
+      spark: SparkSession,
+      snapshot: Snapshot,
+      kind: Option[String],
+      options: Map[String, String]
+  ): CheckpointResult = {
     val table = snapshot.segment.table
     val version = snapshot.version
     WriterGate.check(table.root, version, snapshot.protocol, "write a checkpoint")
-    val k = CheckpointKind.resolve(table.root, kind, options, snapshot.protocol,
-      snapshot.metadata)
+    val k = CheckpointKind.resolve(table.root, kind, options, snapshot.protocol, snapshot.metadata)
     val content = new CheckpointContent(spark, snapshot, snapshot.tombstoneCutoff)
     val staging = new Path(table.logDir, s".txlog-staging-${UUID.randomUUID()}")
     val w = new Run(spark, snapshot, table, content, staging)
     try {
       Jobs.named(spark, s"write ${k.name} checkpoint of ${table.root} v$version") {
         k match {
-          case CheckpointKind.Classic(v2) => w.classic(v2)
-          case CheckpointKind.MultiPart(parts) => w.multiPart(parts)
+          case CheckpointKind.Classic(v2)            => w.classic(v2)
+          case CheckpointKind.MultiPart(parts)       => w.multiPart(parts)
           case CheckpointKind.Uuid(format, sidecars) => w.uuid(format, sidecars)
         }
       }
     } finally LogWrites.deleteQuietly(table.fs, staging)
   }
 
-  private final class Run(spark: SparkSession, snapshot: Snapshot, table: TablePath,
-      content: CheckpointContent, staging: Path) {
+  private final class Run(
+      spark: SparkSession,
+      snapshot: Snapshot,
+      table: TablePath,
+      content: CheckpointContent,
+      staging: Path
+  ) {
     private val fs = table.fs
     private val version = snapshot.version
-    private val rowsPerFile = spark.conf.getOption(RowsPerFileConf).map(_.toLong)
-      .filter(_ > 0).getOrElse(DefaultRowsPerFile)
+    private val rowsPerFile = spark.conf
+      .getOption(RowsPerFileConf)
+      .map(_.toLong)
+      .filter(_ > 0)
+      .getOrElse(DefaultRowsPerFile)
 
     /** Live files and unexpired tombstones, counted from the lean file state. */
     private lazy val (adds, removes) = {
       val files = if (snapshot.isCached) snapshot.reconciledFiles else snapshot.leanFiles
       val r = Jobs.named(spark, s"count actions of ${table.root} v$version") {
-        files.agg(count(col("add")), count(when(col("add").isNull && content.keepFile, 1)))
+        files
+          .agg(count(col("add")), count(when(col("add").isNull && content.keepFile, 1)))
           .head()
       }
       (r.getLong(0), r.getLong(1))
     }
 
     private def expected(v2Spec: Boolean, withFiles: Boolean, sidecars: Long): ActionCounts =
-      ActionCounts(if (withFiles) adds else 0, if (withFiles) removes else 0, 1, 1,
-        content.txns.size, content.domains.size, if (v2Spec) 1 else 0, sidecars)
+      ActionCounts(
+        if (withFiles) adds else 0,
+        if (withFiles) removes else 0,
+        1,
+        1,
+        content.txns.size,
+        content.domains.size,
+        if (v2Spec) 1 else 0,
+        sidecars
+      )
 
     private def nonFile(v2Spec: Boolean): DataFrame = {
       val df = content.nonFileRows(v2Spec)
@@ -84,17 +104,18 @@ private[txlog] object CheckpointWriter {
       val path = coalesce(col("add.path"), col("remove.path"))
       val p = snapshot.protocol
       if (p.hasReaderFeature("deletionVectors") || p.hasWriterFeature("deletionVectors")) {
-        Seq(path, FileKeys.dvId(coalesce(col("add.deletionVector"),
-          col("remove.deletionVector"))))
+        Seq(path, FileKeys.dvId(coalesce(col("add.deletionVector"), col("remove.deletionVector"))))
       } else Seq(path)
     }
 
-    private def verify(what: String, files: Seq[Path], format: String,
-        want: ActionCounts): Unit = {
+    private def verify(what: String, files: Seq[Path], format: String, want: ActionCounts): Unit = {
       val got = StagedFiles.counts(spark, table, files, format)
       if (got != want) {
-        throw TxlogErrors.checkpointVerificationFailed(table.root, version,
-          s"The written $what holds $got; the snapshot has $want.")
+        throw TxlogErrors.checkpointVerificationFailed(
+          table.root,
+          version,
+          s"The written $what holds $got; the snapshot has $want."
+        )
       }
     }
 
@@ -106,13 +127,29 @@ private[txlog] object CheckpointWriter {
       fs.getFileStatus(target)
     }
 
-    private def finish(kind: String, files: Seq[FileStatus], sidecars: Seq[FileStatus],
-        counts: ActionCounts, parts: Option[Int]): CheckpointResult = {
+    private def finish(
+        kind: String,
+        files: Seq[FileStatus],
+        sidecars: Seq[FileStatus],
+        counts: ActionCounts,
+        parts: Option[Int]
+    ): CheckpointResult = {
       val size = (files ++ sidecars).map(_.getLen).sum
-      LastCheckpoint.write(fs, table.logDir, LastCheckpoint(version, counts.total, parts,
-        Some(size), Some(counts.adds), None))
-      CheckpointResult(version, kind, files.map(_.getPath.toString),
-        sidecars.map(_.getPath.toString), counts.total, counts.adds, counts.removes, size)
+      LastCheckpoint.write(
+        fs,
+        table.logDir,
+        LastCheckpoint(version, counts.total, parts, Some(size), Some(counts.adds), None)
+      )
+      CheckpointResult(
+        version,
+        kind,
+        files.map(_.getPath.toString),
+        sidecars.map(_.getPath.toString),
+        counts.total,
+        counts.adds,
+        counts.removes,
+        size
+      )
     }
 
     def classic(v2Spec: Boolean): CheckpointResult = {
@@ -122,33 +159,49 @@ private[txlog] object CheckpointWriter {
       val want = expected(v2Spec, withFiles = true, 0)
       verify("checkpoint", staged.map(_.status.getPath), "parquet", want)
       faultHook("staged")
-      val file = publish(staged.head.status.getPath,
-        FileNames.classicCheckpointName(version), overwrite = true)
+      val file = publish(
+        staged.head.status.getPath,
+        FileNames.classicCheckpointName(version),
+        overwrite = true
+      )
       finish("classic", Seq(file), Nil, want, None)
     }
 
     def multiPart(requested: Option[Int]): CheckpointResult = {
       val want = expected(v2Spec = false, withFiles = true, 0)
-      val parts = requested.getOrElse(
-        math.max(2L, (want.total + rowsPerFile - 1) / rowsPerFile).toInt)
+      val parts =
+        requested.getOrElse(math.max(2L, (want.total + rowsPerFile - 1) / rowsPerFile).toInt)
       val df = CheckpointContent.union(Seq(nonFile(false), content.fileRows(parquet = true)))
-      val written = StagedFiles.write(table, df.repartition(parts, clusterKey: _*),
-        new Path(staging, "parts"), "parquet")
+      val written = StagedFiles.write(
+        table,
+        df.repartition(parts, clusterKey: _*),
+        new Path(staging, "parts"),
+        "parquet"
+      )
       // Spark writes no file for an empty partition; such parts are written empty.
       val missing = (0 until parts).filterNot(written.map(_.partition).toSet)
       val empty = missing.map { i =>
         val dir = new Path(staging, s"empty-$i")
-        StagedFiles.write(table, spark.createDataFrame(
-          java.util.Collections.emptyList[Row](), df.schema).repartition(1), dir, "parquet")
-          .head.copy(partition = i)
+        StagedFiles
+          .write(
+            table,
+            spark.createDataFrame(java.util.Collections.emptyList[Row](), df.schema).repartition(1),
+            dir,
+            "parquet"
+          )
+          .head
+          .copy(partition = i)
       }
       val staged = (written ++ empty).sortBy(_.partition)
       require(staged.map(_.partition) == (0 until parts), "one file per part")
       verify("multi-part checkpoint", staged.map(_.status.getPath), "parquet", want)
       faultHook("staged")
       val files = staged.map { s =>
-        val f = publish(s.status.getPath,
-          FileNames.multiPartCheckpointName(version, s.partition + 1, parts), overwrite = true)
+        val f = publish(
+          s.status.getPath,
+          FileNames.multiPartCheckpointName(version, s.partition + 1, parts),
+          overwrite = true
+        )
         faultHook(s"published part ${s.partition + 1}")
         f
       }
@@ -159,43 +212,70 @@ private[txlog] object CheckpointWriter {
       val uuid = UUID.randomUUID().toString
       val name = FileNames.uuidCheckpointName(version, uuid, format)
       if (!useSidecars) {
-        val df = CheckpointContent.union(Seq(nonFile(true),
-          content.fileRows(parquet = format == "parquet")))
+        val df = CheckpointContent.union(
+          Seq(nonFile(true), content.fileRows(parquet = format == "parquet"))
+        )
         val staged = StagedFiles.write(table, df.repartition(1), staging, format)
         require(staged.size == 1, s"expected one checkpoint file, Spark wrote ${staged.size}")
         val want = expected(v2Spec = true, withFiles = true, 0)
         verify("checkpoint", staged.map(_.status.getPath), format, want)
         faultHook("staged")
-        return finish("v2", Seq(publish(staged.head.status.getPath, name, overwrite = false)),
-          Nil, want, None)
+        return finish(
+          "v2",
+          Seq(publish(staged.head.status.getPath, name, overwrite = false)),
+          Nil,
+          want,
+          None
+        )
       }
       val fileCount = adds + removes
-      val sidecars = if (fileCount == 0) Nil else {
-        val n = math.max(1L, (fileCount + rowsPerFile - 1) / rowsPerFile).toInt
-        val staged = StagedFiles.write(table,
-          content.fileRows(parquet = true).repartition(n, clusterKey: _*),
-          new Path(staging, "sidecars"), "parquet")
-        verify("sidecars", staged.map(_.status.getPath), "parquet",
-          ActionCounts(adds, removes, 0, 0, 0, 0, 0, 0))
-        faultHook("staged sidecars")
-        fs.mkdirs(table.sidecarDir)
-        staged.map { s =>
-          val target = new Path(table.sidecarDir, s"${UUID.randomUUID()}.parquet")
-          if (!LogWrites.publish(fs, s.status.getPath, target, overwrite = false)) {
-            throw TxlogErrors.logFileExists(target.toString)
+      val sidecars =
+        if (fileCount == 0) Nil
+        else {
+          val n = math.max(1L, (fileCount + rowsPerFile - 1) / rowsPerFile).toInt
+          val staged = StagedFiles.write(
+            table,
+            content.fileRows(parquet = true).repartition(n, clusterKey: _*),
+            new Path(staging, "sidecars"),
+            "parquet"
+          )
+          verify(
+            "sidecars",
+            staged.map(_.status.getPath),
+            "parquet",
+            ActionCounts(adds, removes, 0, 0, 0, 0, 0, 0)
+          )
+          faultHook("staged sidecars")
+          fs.mkdirs(table.sidecarDir)
+          staged.map { s =>
+            val target = new Path(table.sidecarDir, s"${UUID.randomUUID()}.parquet")
+            if (!LogWrites.publish(fs, s.status.getPath, target, overwrite = false)) {
+              throw TxlogErrors.logFileExists(target.toString)
+            }
+            fs.getFileStatus(target)
           }
-          fs.getFileStatus(target)
         }
-      }
-      val sidecarRows = spark.createDataFrame(java.util.Arrays.asList(sidecars.map(s =>
-        Row(Row(s.getPath.getName, s.getLen, s.getModificationTime, null))): _*),
-        new org.apache.spark.sql.types.StructType().add("sidecar", ActionSchemas.sidecar))
+      val sidecarRows = spark.createDataFrame(
+        java.util.Arrays.asList(
+          sidecars.map(s => Row(Row(s.getPath.getName, s.getLen, s.getModificationTime, null))): _*
+        ),
+        new org.apache.spark.sql.types.StructType().add("sidecar", ActionSchemas.sidecar)
+      )
       // Readers such as delta-spark expect the add and remove columns even when all file
       // actions are in sidecars.
       val fileSchema = content.fileRows(parquet = format == "parquet").schema
-      val top = CheckpointContent.union(Seq(nonFile(true), sidecarRows.select(
-        col("sidecar"), lit(null).cast(fileSchema("add").dataType).as("add"),
-        lit(null).cast(fileSchema("remove").dataType).as("remove")))).repartition(1)
+      val top = CheckpointContent
+        .union(
+          Seq(
+            nonFile(true),
+            sidecarRows.select(
+              col("sidecar"),
+              lit(null).cast(fileSchema("add").dataType).as("add"),
+              lit(null).cast(fileSchema("remove").dataType).as("remove")
+            )
+          )
+        )
+        .repartition(1)
       val staged = StagedFiles.write(table, top, new Path(staging, "top"), format)
       val topWant = expected(v2Spec = true, withFiles = false, sidecars.size)
       verify("checkpoint", staged.map(_.status.getPath), format, topWant)

@@ -8,13 +8,28 @@ import org.apache.spark.sql.types.StructType
 import txlog.log.TablePath
 
 /** The number of actions of each kind in a checkpoint (or part of one). */
-private[txlog] final case class ActionCounts(adds: Long, removes: Long, metadata: Long,
-    protocol: Long, txns: Long, domains: Long, checkpointMetadata: Long, sidecars: Long) {
+private[txlog] final case class ActionCounts(
+    adds: Long,
+    removes: Long,
+    metadata: Long,
+    protocol: Long,
+    txns: Long,
+    domains: Long,
+    checkpointMetadata: Long,
+    sidecars: Long
+) {
   def total: Long = adds + removes + metadata + protocol + txns + domains +
     checkpointMetadata + sidecars
-  def +(o: ActionCounts): ActionCounts = ActionCounts(adds + o.adds, removes + o.removes,
-    metadata + o.metadata, protocol + o.protocol, txns + o.txns, domains + o.domains,
-    checkpointMetadata + o.checkpointMetadata, sidecars + o.sidecars)
+  def +(o: ActionCounts): ActionCounts = ActionCounts(
+    adds + o.adds,
+    removes + o.removes,
+    metadata + o.metadata,
+    protocol + o.protocol,
+    txns + o.txns,
+    domains + o.domains,
+    checkpointMetadata + o.checkpointMetadata,
+    sidecars + o.sidecars
+  )
   override def toString: String = s"$adds add, $removes remove, $metadata metaData, " +
     s"$protocol protocol, $txns txn, $domains domainMetadata, " +
     s"$checkpointMetadata checkpointMetadata, $sidecars sidecar"
@@ -24,39 +39,48 @@ private[txlog] object ActionCounts {
   val zero: ActionCounts = ActionCounts(0, 0, 0, 0, 0, 0, 0, 0)
 }
 
-/**
- * Checkpoint files written by executors into a hidden staging directory of `_delta_log`
- * (`.txlog-staging-<uuid>`: readers list `_delta_log` without descending, so nothing there is
- * ever read as part of the log), read back to be verified, then moved into place.
- */
+/** Checkpoint files written by executors into a hidden staging directory of `_delta_log`
+  * (`.txlog-staging-<uuid>`: readers list `_delta_log` without descending, so nothing there is ever
+  * read as part of the log), read back to be verified, then moved into place.
+  */
 private[txlog] object StagedFiles {
   private val PartFile = """^part-(\d+)-.*\.(parquet|json)$""".r
 
   /** A written file and the index of the Spark partition that wrote it. */
   final case class Staged(status: FileStatus, partition: Int)
 
-  /**
-   * Writes `df` as `format` files into `dir` (one per non-empty partition) and lists them.
-   * Local tables are written without Hadoop's `.crc` side files.
-   */
+  /** Writes `df` as `format` files into `dir` (one per non-empty partition) and lists them. Local
+    * tables are written without Hadoop's `.crc` side files.
+    */
   def write(table: TablePath, df: DataFrame, dir: Path, format: String): Seq[Staged] = {
-    df.write.options(table.readOptions).option("maxRecordsPerFile", "0")
+    df.write
+      .options(table.readOptions)
+      .option("maxRecordsPerFile", "0")
       .option("compression", if (format == "json") "none" else "snappy")
-      .format(format).save(dir.toString)
+      .format(format)
+      .save(dir.toString)
     list(table, dir)
   }
 
   def list(table: TablePath, dir: Path): Seq[Staged] =
-    table.fs.listStatus(dir).toSeq.flatMap { s =>
-      s.getPath.getName match {
-        case PartFile(i, _) => Some(Staged(s, i.toInt))
-        case _ => None
+    table.fs
+      .listStatus(dir)
+      .toSeq
+      .flatMap { s =>
+        s.getPath.getName match {
+          case PartFile(i, _) => Some(Staged(s, i.toInt))
+          case _              => None
+        }
       }
-    }.sortBy(_.partition)
+      .sortBy(_.partition)
 
   /** Counts the actions in written checkpoint files with one Spark job. */
-  def counts(spark: SparkSession, table: TablePath, files: Seq[Path], format: String)
-      : ActionCounts = {
+  def counts(
+      spark: SparkSession,
+      table: TablePath,
+      files: Seq[Path],
+      format: String
+  ): ActionCounts = {
     if (files.isEmpty) return ActionCounts.zero
     val schema = new StructType()
       .add("add", new StructType().add("path", "string"))
@@ -67,10 +91,21 @@ private[txlog] object StagedFiles {
       .add("domainMetadata", new StructType().add("domain", "string"))
       .add("checkpointMetadata", new StructType().add("version", "long"))
       .add("sidecar", new StructType().add("path", "string"))
-    val df = spark.read.options(table.readOptions).schema(schema).format(format)
+    val df = spark.read
+      .options(table.readOptions)
+      .schema(schema)
+      .format(format)
       .load(files.map(_.toString): _*)
-    val leaves = Seq("add.path", "remove.path", "metaData.id", "protocol.minReaderVersion",
-      "txn.appId", "domainMetadata.domain", "checkpointMetadata.version", "sidecar.path")
+    val leaves = Seq(
+      "add.path",
+      "remove.path",
+      "metaData.id",
+      "protocol.minReaderVersion",
+      "txn.appId",
+      "domainMetadata.domain",
+      "checkpointMetadata.version",
+      "sidecar.path"
+    )
     val r = df.agg(count(lit(1)), leaves.map(l => count(col(l))): _*).head()
     val c = (1 to leaves.size).map(r.getLong)
     ActionCounts(c(0), c(1), c(2), c(3), c(4), c(5), c(6), c(7))

@@ -3,18 +3,18 @@ package txlog.checksum
 import txlog.Snapshot
 import txlog.timetravel.InCommitTimestamps
 
-/**
- * The version checksum of a snapshot: protocol, metadata, txns and domain metadata from the
- * driver-side state, everything about files from one aggregation ([[FileAggregates]]).
- */
+/** The version checksum of a snapshot: protocol, metadata, txns and domain metadata from the
+  * driver-side state, everything about files from one aggregation ([[FileAggregates]]).
+  */
 private[txlog] object ChecksumComputer {
 
-  /**
-   * The checksum of `snapshot` with the file size histogram over `boundaries`. Deletion vector
-   * fields are set when the protocol supports deletion vectors, as delta-spark does.
-   */
-  def compute(snapshot: Snapshot,
-      boundaries: IndexedSeq[Long] = FileSizeHistogram.DefaultBoundaries): VersionChecksum = {
+  /** The checksum of `snapshot` with the file size histogram over `boundaries`. Deletion vector
+    * fields are set when the protocol supports deletion vectors, as delta-spark does.
+    */
+  def compute(
+      snapshot: Snapshot,
+      boundaries: IndexedSeq[Long] = FileSizeHistogram.DefaultBoundaries
+  ): VersionChecksum = {
     val files = FileAggregates.compute(snapshot, boundaries)
     compute(snapshot, files)
   }
@@ -38,6 +38,7 @@ private[txlog] object ChecksumComputer {
       fileSizeHistogram = Some(files.histogram),
       numDeletedRecordsOpt = if (dv) Some(files.numDeletedRecords) else None,
       numDeletionVectorsOpt = if (dv) Some(files.numDeletionVectors) else None,
-      deletedRecordCountsHistogramOpt = if (dv) Some(files.deletedRecordCounts) else None)
+      deletedRecordCountsHistogramOpt = if (dv) Some(files.deletedRecordCounts) else None
+    )
   }
 }

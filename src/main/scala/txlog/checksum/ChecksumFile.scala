@@ -14,13 +14,15 @@ import org.apache.hadoop.fs.Path
 import txlog.TxlogErrors
 import txlog.log.{FileNames, TablePath}
 
-/**
- * A version checksum file as read from `_delta_log`, checked for the shape the spec requires
- * (MALFORMED_LOG_FILE otherwise). Fields are kept as JSON and read through the accessors;
- * unknown fields are ignored.
- */
+/** A version checksum file as read from `_delta_log`, checked for the shape the spec requires
+  * (MALFORMED_LOG_FILE otherwise). Fields are kept as JSON and read through the accessors; unknown
+  * fields are ignored.
+  */
 private[txlog] final class ChecksumFile private (
-    val path: String, val version: Long, val json: ObjectNode) {
+    val path: String,
+    val version: Long,
+    val json: ObjectNode
+) {
 
   /** A present, non-null top-level field. */
   def field(name: String): Option[JsonNode] =
@@ -35,8 +37,10 @@ private[txlog] final class ChecksumFile private (
 
   /** The file size histogram, under the spec's name or delta-spark's older `histogramOpt`. */
   val histogram: Option[(String, FileSizeHistogram)] =
-    Seq("fileSizeHistogram", "histogramOpt").iterator.flatMap(n => field(n).map(n -> _))
-      .nextOption().map { case (name, node) => name -> toHistogram(name, node) }
+    Seq("fileSizeHistogram", "histogramOpt").iterator
+      .flatMap(n => field(n).map(n -> _))
+      .nextOption()
+      .map { case (name, node) => name -> toHistogram(name, node) }
 
   /** The deleted record counts of `deletedRecordCountsHistogramOpt`, when present. */
   val deletedRecordCounts: Option[IndexedSeq[Long]] =
@@ -93,17 +97,20 @@ private[txlog] object ChecksumFile {
   /** Reads `n.crc` of `table`: CHECKSUM_NOT_FOUND when absent, MALFORMED_LOG_FILE if bad. */
   def read(table: TablePath, version: Long): ChecksumFile = {
     val path = new Path(table.logDir, FileNames.checksumName(version))
-    val text = try {
-      val in = table.fs.open(path)
-      try IOUtils.toString(in, UTF_8) finally in.close()
-    } catch {
-      case _: FileNotFoundException =>
-        throw TxlogErrors.checksumNotFound(table.root, version, path.toString)
-      case NonFatal(e) => throw TxlogErrors.malformedLogFile(path.toString, version,
-        s"It cannot be read: $e", e)
-    }
-    val json = ChecksumJson.parse(text).fold(
-      why => throw TxlogErrors.malformedLogFile(path.toString, version, why), identity)
+    val text =
+      try {
+        val in = table.fs.open(path)
+        try IOUtils.toString(in, UTF_8)
+        finally in.close()
+      } catch {
+        case _: FileNotFoundException =>
+          throw TxlogErrors.checksumNotFound(table.root, version, path.toString)
+        case NonFatal(e) =>
+          throw TxlogErrors.malformedLogFile(path.toString, version, s"It cannot be read: $e", e)
+      }
+    val json = ChecksumJson
+      .parse(text)
+      .fold(why => throw TxlogErrors.malformedLogFile(path.toString, version, why), identity)
     val file = new ChecksumFile(path.toString, version, json)
     Seq("tableSizeBytes", "numFiles", "numMetadata", "numProtocol").foreach(file.requiredLong)
     file

@@ -10,12 +10,11 @@ import com.fasterxml.jackson.databind.node.{ArrayNode, JsonNodeFactory, ObjectNo
 
 import txlog.{Metadata, Protocol}
 
-/**
- * A version checksum as JSON, in delta-spark's field names and shape: metadata and protocol as
- * in their actions, setTransactions as txn actions, domainMetadata as domainMetadata actions.
- * The file size histogram is written as `fileSizeHistogram` (the spec's name); older
- * delta-spark wrote `histogramOpt`, which is read too.
- */
+/** A version checksum as JSON, in delta-spark's field names and shape: metadata and protocol as in
+  * their actions, setTransactions as txn actions, domainMetadata as domainMetadata actions. The
+  * file size histogram is written as `fileSizeHistogram` (the spec's name); older delta-spark wrote
+  * `histogramOpt`, which is read too.
+  */
 private[txlog] object ChecksumJson {
   private val nodes = JsonNodeFactory.instance
   private[checksum] val mapper: ObjectMapper = new ObjectMapper()
@@ -42,7 +41,10 @@ private[txlog] object ChecksumJson {
     }
     val domains = o.putArray("domainMetadata")
     c.domainMetadata.sortBy(_.domain).foreach { d =>
-      domains.addObject().put("domain", d.domain).put("configuration", d.configuration)
+      domains
+        .addObject()
+        .put("domain", d.domain)
+        .put("configuration", d.configuration)
         .put("removed", false)
     }
     o.set[JsonNode]("metadata", metadataJson(c.metadata))
@@ -70,7 +72,8 @@ private[txlog] object ChecksumJson {
   }
 
   def protocolJson(p: Protocol): ObjectNode = {
-    val o = nodes.objectNode()
+    val o = nodes
+      .objectNode()
       .put("minReaderVersion", p.minReaderVersion)
       .put("minWriterVersion", p.minWriterVersion)
     p.readerFeatures.foreach(f => o.set[JsonNode]("readerFeatures", strings(f.toSeq.sorted)))
@@ -104,10 +107,9 @@ private[txlog] object ChecksumJson {
     o
   }
 
-  /**
-   * Parses the text of a `.crc` file: Left(reason) unless it is one JSON object. Unknown
-   * fields are kept in the tree and ignored by whoever reads it.
-   */
+  /** Parses the text of a `.crc` file: Left(reason) unless it is one JSON object. Unknown fields
+    * are kept in the tree and ignored by whoever reads it.
+    */
   def parse(text: String): Either[String, ObjectNode] =
     try {
       val parser = mapper.getFactory.createParser(text)
@@ -123,10 +125,9 @@ private[txlog] object ChecksumJson {
         Left(s"It is not valid JSON: $why")
     }
 
-  /**
-   * The canonical text of a JSON value, for comparing and reporting: strings as themselves,
-   * anything else as compact JSON with object keys sorted; "null" for an absent value.
-   */
+  /** The canonical text of a JSON value, for comparing and reporting: strings as themselves,
+    * anything else as compact JSON with object keys sorted; "null" for an absent value.
+    */
   def render(node: JsonNode): String =
     if (node == null || node.isNull || node.isMissingNode) "null"
     else if (node.isTextual) node.textValue()
@@ -135,7 +136,11 @@ private[txlog] object ChecksumJson {
   private def sortKeys(node: JsonNode): JsonNode =
     if (node.isObject) {
       val o = nodes.objectNode()
-      node.properties().asScala.toSeq.sortBy(_.getKey)
+      node
+        .properties()
+        .asScala
+        .toSeq
+        .sortBy(_.getKey)
         .foreach(e => o.set[JsonNode](e.getKey, sortKeys(e.getValue)))
       o
     } else if (node.isArray) {

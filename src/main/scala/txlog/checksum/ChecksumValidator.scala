@@ -8,19 +8,19 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory
 import txlog.{ChecksumMismatch, ChecksumValidation, Snapshot}
 import txlog.timetravel.InCommitTimestamps
 
-/**
- * The spec's "State Validation": the checksum file of a version is compared field by field
- * with the same values recomputed from a replay of the log. The file size histogram is
- * recomputed over the bin boundaries found in the file. An optional field the file omits is
- * not compared; so are `metadata` and `protocol` when omitted (delta-spark before 1.0 wrote
- * checksums with only the counts, although the spec now requires both).
- */
+/** The spec's "State Validation": the checksum file of a version is compared field by field with
+  * the same values recomputed from a replay of the log. The file size histogram is recomputed over
+  * the bin boundaries found in the file. An optional field the file omits is not compared; so are
+  * `metadata` and `protocol` when omitted (delta-spark before 1.0 wrote checksums with only the
+  * counts, although the spec now requires both).
+  */
 private[txlog] object ChecksumValidator {
   private val nodes = JsonNodeFactory.instance
 
   def validate(snapshot: Snapshot): ChecksumValidation = {
     val file = ChecksumFile.read(snapshot.segment.table, snapshot.version)
-    val boundaries = file.histogram.map(_._2.sortedBinBoundaries)
+    val boundaries = file.histogram
+      .map(_._2.sortedBinBoundaries)
       .getOrElse(FileSizeHistogram.DefaultBoundaries)
     val files = FileAggregates.compute(snapshot, boundaries)
     val out = ArrayBuffer.empty[ChecksumMismatch]
@@ -35,8 +35,7 @@ private[txlog] object ChecksumValidator {
     checkLong("numProtocol", 1L)
     file.long("inCommitTimestampOpt").foreach { e =>
       val ict = InCommitTimestamps.enabled(snapshot.protocol, snapshot.metadata)
-      check("inCommitTimestampOpt", e.toString,
-        if (ict) snapshot.timestamp.toString else "null")
+      check("inCommitTimestampOpt", e.toString, if (ict) snapshot.timestamp.toString else "null")
     }
     checkMetadata(file, snapshot, check)
     checkProtocol(file, snapshot, check)
@@ -59,8 +58,11 @@ private[txlog] object ChecksumValidator {
     checkLong("numDeletedRecordsOpt", files.numDeletedRecords)
     checkLong("numDeletionVectorsOpt", files.numDeletionVectors)
     file.deletedRecordCounts.foreach { e =>
-      check("deletedRecordCountsHistogramOpt.deletedRecordCounts", longs(e),
-        longs(files.deletedRecordCounts))
+      check(
+        "deletedRecordCountsHistogramOpt.deletedRecordCounts",
+        longs(e),
+        longs(files.deletedRecordCounts)
+      )
     }
     ChecksumValidation(snapshot.version, out.toSeq)
   }
@@ -75,15 +77,23 @@ private[txlog] object ChecksumValidator {
         ("id", e.get("id"), a.get("id")),
         ("name", e.get("name"), a.get("name")),
         ("description", e.get("description"), a.get("description")),
-        ("format.provider", orElse(format(e, "provider"), nodes.textNode("parquet")),
-          format(a, "provider")),
-        ("format.options", orElse(format(e, "options"), nodes.objectNode()),
-          format(a, "options")),
+        (
+          "format.provider",
+          orElse(format(e, "provider"), nodes.textNode("parquet")),
+          format(a, "provider")
+        ),
+        ("format.options", orElse(format(e, "options"), nodes.objectNode()), format(a, "options")),
         ("schemaString", e.get("schemaString"), a.get("schemaString")),
-        ("partitionColumns", orElse(e.get("partitionColumns"), nodes.arrayNode()),
-          a.get("partitionColumns")),
-        ("configuration", orElse(e.get("configuration"), nodes.objectNode()),
-          a.get("configuration")),
+        (
+          "partitionColumns",
+          orElse(e.get("partitionColumns"), nodes.arrayNode()),
+          a.get("partitionColumns")
+        ),
+        (
+          "configuration",
+          orElse(e.get("configuration"), nodes.objectNode()),
+          a.get("configuration")
+        ),
         ("createdTime", e.get("createdTime"), a.get("createdTime"))
       ).foreach { case (f, ev, av) =>
         check(s"metadata.$f", ChecksumJson.render(ev), ChecksumJson.render(av))

@@ -6,21 +6,18 @@ import txlog.{Snapshot, TxlogErrors}
 import txlog.log.{FileNames, LogWrites}
 import txlog.table.WriterGate
 
-/**
- * Writes the version checksum file of a snapshot. The spec forbids overwriting one, so the
- * file is published with put-if-absent and LOG_FILE_EXISTS is raised when it already exists
- * (whoever wrote it, it is left untouched).
- */
+/** Writes the version checksum file of a snapshot. The spec forbids overwriting one, so the file is
+  * published with put-if-absent and LOG_FILE_EXISTS is raised when it already exists (whoever wrote
+  * it, it is left untouched).
+  */
 private[txlog] object ChecksumWriter {
 
-  /**
-   * Writes `n.crc` for `snapshot` and returns its qualified path. `table.fs` writes no Hadoop
-   * `.name.crc` side files on local disks.
-   */
+  /** Writes `n.crc` for `snapshot` and returns its qualified path. `table.fs` writes no Hadoop
+    * `.name.crc` side files on local disks.
+    */
   def write(snapshot: Snapshot): String = {
     val table = snapshot.segment.table
-    WriterGate.check(table.root, snapshot.version, snapshot.protocol,
-      "write a version checksum")
+    WriterGate.check(table.root, snapshot.version, snapshot.protocol, "write a version checksum")
     val target = new Path(table.logDir, FileNames.checksumName(snapshot.version))
     if (table.fs.exists(target)) throw TxlogErrors.logFileExists(target.toString)
     val bytes = ChecksumJson.toBytes(ChecksumComputer.compute(snapshot))

@@ -2,12 +2,16 @@ package txlog.cleanup
 
 import org.apache.spark.sql.types._
 
-/**
- * One file metadata cleanup would delete. `version` is the file's version; for a log
- * compaction its start version (the one the spec's rule compares), for a sidecar -1.
- */
-private[txlog] final case class CleanupCandidate(path: String, kind: String, version: Long,
-    sizeInBytes: Long, modificationTime: Long)
+/** One file metadata cleanup would delete. `version` is the file's version; for a log compaction
+  * its start version (the one the spec's rule compares), for a sidecar -1.
+  */
+private[txlog] final case class CleanupCandidate(
+    path: String,
+    kind: String,
+    version: Long,
+    sizeInBytes: Long,
+    modificationTime: Long
+)
 
 private[txlog] object CleanupCandidate {
   val Commit = "commit"
@@ -15,6 +19,7 @@ private[txlog] object CleanupCandidate {
   val Checksum = "checksum"
   val Compaction = "compaction"
   val Sidecar = "sidecar"
+
   /** The kind of the one row explaining why nothing can be deleted. */
   val Nothing = "none"
 

@@ -14,59 +14,83 @@ import txlog.log._
 import txlog.replay.LogActions
 import txlog.timetravel.CommitTimeline
 
-/**
- * Plans the spec's "Metadata Cleanup" without changing anything:
- *  1. cutOffTimestamp is midnight UTC of (now - retention); cutoffCommit the newest commit
- *     whose (monotonized, file-time) timestamp is at or before it;
- *  2. cutOffCheckpoint the newest complete checkpoint at or below cutoffCommit;
- *  3. commits, checkpoints (every kind and part) and checksums below cutOffCheckpoint, and
- *     log compactions starting at or below it, are candidates;
- *  4. and 5. sidecars no kept checkpoint references, last modified before one day before
- *     midnight UTC of now, are candidates.
- * Without a cutoffCommit or a cutOffCheckpoint nothing is a candidate.
- */
+/** Plans the spec's "Metadata Cleanup" without changing anything:
+  *   1. cutOffTimestamp is midnight UTC of (now - retention); cutoffCommit the newest commit whose
+  *      (monotonized, file-time) timestamp is at or before it; 2. cutOffCheckpoint the newest
+  *      complete checkpoint at or below cutoffCommit; 3. commits, checkpoints (every kind and part)
+  *      and checksums below cutOffCheckpoint, and log compactions starting at or below it, are
+  *      candidates; 4. and 5. sidecars no kept checkpoint references, last modified before one day
+  *      before midnight UTC of now, are candidates.
+  * Without a cutoffCommit or a cutOffCheckpoint nothing is a candidate.
+  */
 private[txlog] object CleanupPlanner {
   val DayMillis: Long = 24L * 3600 * 1000
 
   def midnightUtc(millis: Long): Long = Math.floorDiv(millis, DayMillis) * DayMillis
 
-  def plan(spark: SparkSession, listing: LogListing, retentionMillis: Long, now: Long)
-      : CleanupPlan = {
+  def plan(
+      spark: SparkSession,
+      listing: LogListing,
+      retentionMillis: Long,
+      now: Long
+  ): CleanupPlan = {
     val cutOffTimestamp = midnightUtc(now - retentionMillis)
-    val cutoffCommit = CommitTimeline(listing).latestAtOrBefore(cutOffTimestamp, 0L,
-      Long.MaxValue)
-    val cutOffCheckpoint = cutoffCommit.flatMap(c =>
-      listing.checkpoints.filter(_.version <= c).lastOption)
+    val cutoffCommit = CommitTimeline(listing).latestAtOrBefore(cutOffTimestamp, 0L, Long.MaxValue)
+    val cutOffCheckpoint =
+      cutoffCommit.flatMap(c => listing.checkpoints.filter(_.version <= c).lastOption)
     (cutoffCommit, cutOffCheckpoint) match {
       case (None, _) =>
-        CleanupPlan(cutOffTimestamp, None, None, Nil, Some(
-          s"no commit is at or before the cutoff ${java.time.Instant.ofEpochMilli(
-            cutOffTimestamp)}: every commit is within the retention period"))
+        CleanupPlan(
+          cutOffTimestamp,
+          None,
+          None,
+          Nil,
+          Some(
+            s"no commit is at or before the cutoff " +
+              s"${java.time.Instant.ofEpochMilli(cutOffTimestamp)}: " +
+              "every commit is within the retention period"
+          )
+        )
       case (Some(c), None) =>
-        CleanupPlan(cutOffTimestamp, Some(c), None, Nil, Some(
-          s"no complete checkpoint is at or below the cutoff commit $c, so every older " +
-            "file is still needed to reconstruct it"))
+        CleanupPlan(
+          cutOffTimestamp,
+          Some(c),
+          None,
+          Nil,
+          Some(
+            s"no complete checkpoint is at or below the cutoff commit $c, so every older " +
+              "file is still needed to reconstruct it"
+          )
+        )
       case (Some(c), Some(cp)) =>
         val logFiles = listLogFiles(listing.table).sortBy(_.version)
         val expired = logFiles.flatMap(f => logCandidate(f, cp.version))
         val kept = listing.checkpoints.filter(_.version >= cp.version)
         val sidecars = sidecarCandidates(spark, listing.table, kept, now)
-        CleanupPlan(cutOffTimestamp, Some(c), Some(cp.version),
-          expired.sortBy(e => (e.version, order(e.kind), e.path)) ++ sidecars, None)
+        CleanupPlan(
+          cutOffTimestamp,
+          Some(c),
+          Some(cp.version),
+          expired.sortBy(e => (e.version, order(e.kind), e.path)) ++ sidecars,
+          None
+        )
     }
   }
 
   /** Within a version: checkpoints and checksums go before the commit itself. */
   private def order(kind: String): Int = kind match {
     case CleanupCandidate.Checkpoint => 0
-    case CleanupCandidate.Checksum => 1
+    case CleanupCandidate.Checksum   => 1
     case CleanupCandidate.Compaction => 2
-    case _ => 3
+    case _                           => 3
   }
 
   /** Every file of `_delta_log` the spec names, incomplete checkpoints included. */
   private def listLogFiles(table: TablePath): Seq[LogFile] =
-    table.fs.listStatus(table.logDir).toSeq.filter(_.isFile)
+    table.fs
+      .listStatus(table.logDir)
+      .toSeq
+      .filter(_.isFile)
       .flatMap(s => FileNames.parse(FileInfo(s)))
 
   private def logCandidate(f: LogFile, cutOff: Long): Option[CleanupCandidate] = {
@@ -83,13 +107,16 @@ private[txlog] object CleanupPlanner {
     }
   }
 
-  /**
-   * Sidecars in `_delta_log/_sidecars` that none of `kept` references and that were last
-   * modified before one day before midnight UTC of `now` (so in-progress checkpoints keep
-   * theirs). Sidecars are compared by file name: they all live in that one directory.
-   */
-  private def sidecarCandidates(spark: SparkSession, table: TablePath,
-      kept: Seq[CheckpointInstance], now: Long): Seq[CleanupCandidate] = {
+  /** Sidecars in `_delta_log/_sidecars` that none of `kept` references and that were last modified
+    * before one day before midnight UTC of `now` (so in-progress checkpoints keep theirs). Sidecars
+    * are compared by file name: they all live in that one directory.
+    */
+  private def sidecarCandidates(
+      spark: SparkSession,
+      table: TablePath,
+      kept: Seq[CheckpointInstance],
+      now: Long
+  ): Seq[CleanupCandidate] = {
     val fs = table.fs
     val dir = table.sidecarDir
     val files: Seq[FileStatus] =
@@ -98,25 +125,43 @@ private[txlog] object CleanupPlanner {
     if (files.isEmpty) return Nil
     val referenced = referencedSidecars(spark, table, kept)
     val threshold = midnightUtc(now) - DayMillis
-    files.filter(s => !referenced.contains(s.getPath.getName) &&
-        s.getModificationTime < threshold)
+    files
+      .filter(s =>
+        !referenced.contains(s.getPath.getName) &&
+          s.getModificationTime < threshold
+      )
       .sortBy(s => (s.getModificationTime, s.getPath.getName))
-      .map(s => CleanupCandidate(s.getPath.toString, CleanupCandidate.Sidecar, -1L, s.getLen,
-        s.getModificationTime))
+      .map(s =>
+        CleanupCandidate(
+          s.getPath.toString,
+          CleanupCandidate.Sidecar,
+          -1L,
+          s.getLen,
+          s.getModificationTime
+        )
+      )
   }
 
   /** File names of the sidecars the sidecar actions of `checkpoints` name. */
-  private def referencedSidecars(spark: SparkSession, table: TablePath,
-      checkpoints: Seq[CheckpointInstance]): Set[String] = {
+  private def referencedSidecars(
+      spark: SparkSession,
+      table: TablePath,
+      checkpoints: Seq[CheckpointInstance]
+  ): Set[String] = {
     // Multi-part checkpoints are V1: they have no sidecars.
     val v2able = checkpoints.filter(_.parts.isEmpty)
     val schema = new StructType().add("sidecar", ActionSchemas.sidecar)
     v2able.flatMap { cp =>
-      LogActions.checkpoint(spark, table, cp, schema).where(col("sidecar.path").isNotNull)
-        .select("sidecar.path").collect().map(r => fileName(r.getString(0)))
+      LogActions
+        .checkpoint(spark, table, cp, schema)
+        .where(col("sidecar.path").isNotNull)
+        .select("sidecar.path")
+        .collect()
+        .map(r => fileName(r.getString(0)))
     }.toSet
   }
 
   private def fileName(path: String): String =
-    try new Path(new URI(path)).getName catch { case NonFatal(_) => new Path(path).getName }
+    try new Path(new URI(path)).getName
+    catch { case NonFatal(_) => new Path(path).getName }
 }

@@ -12,42 +12,62 @@ import txlog.table.{TableProperties, WriterGate}
 /** Runs a [[CleanupPlan]]: deletes its candidates oldest first, unless it is a dry run. */
 private[txlog] object MetadataCleanup {
 
-  /**
-   * Plans and (unless `dryRun`) performs metadata cleanup. `retention` is a duration such as
-   * "30 days" (default: the table's delta.logRetentionDuration); `configuration` and
-   * `protocol` are the latest snapshot's. Returns the candidates as [[CleanupCandidate.schema]]
-   * rows, or one row of kind "none" saying why nothing can be deleted.
-   */
-  def run(spark: SparkSession, listing: LogListing, protocol: Protocol,
-      configuration: Map[String, String], retention: Option[String], dryRun: Boolean,
-      now: Long = System.currentTimeMillis()): DataFrame = {
+  /** Plans and (unless `dryRun`) performs metadata cleanup. `retention` is a duration such as "30
+    * days" (default: the table's delta.logRetentionDuration); `configuration` and `protocol` are
+    * the latest snapshot's. Returns the candidates as [[CleanupCandidate.schema]] rows, or one row
+    * of kind "none" saying why nothing can be deleted.
+    */
+  def run(
+      spark: SparkSession,
+      listing: LogListing,
+      protocol: Protocol,
+      configuration: Map[String, String],
+      retention: Option[String],
+      dryRun: Boolean,
+      now: Long = System.currentTimeMillis()
+  ): DataFrame = {
     WriterGate.check(listing.table.root, listing.latestVersion, protocol, "clean up the log")
-    val retentionMillis = retention.fold(TableProperties.logRetentionMillis(configuration))(
-      retentionMillisOf)
+    val retentionMillis =
+      retention.fold(TableProperties.logRetentionMillis(configuration))(retentionMillisOf)
     val plan = CleanupPlanner.plan(spark, listing, retentionMillis, now)
     val fs = listing.table.fs
     val rows = plan.blockedBecause match {
       case Some(why) =>
-        Seq(Row(null, CleanupCandidate.Nothing, plan.cutoffCommit.map(Long.box).orNull, null,
-          null, false, why))
+        Seq(
+          Row(
+            null,
+            CleanupCandidate.Nothing,
+            plan.cutoffCommit.map(Long.box).orNull,
+            null,
+            null,
+            false,
+            why
+          )
+        )
       case None =>
         val reason = s"older than checkpoint ${plan.cutOffCheckpoint.get}, which covers the " +
           s"cutoff commit ${plan.cutoffCommit.get}"
         plan.candidates.map { c =>
           // Oldest first: a failure part-way leaves the log without holes before kept files.
           val deleted = !dryRun && delete(fs, new Path(c.path))
-          Row(c.path, c.kind, c.version, c.sizeInBytes, c.modificationTime, deleted,
+          Row(
+            c.path,
+            c.kind,
+            c.version,
+            c.sizeInBytes,
+            c.modificationTime,
+            deleted,
             if (c.kind == CleanupCandidate.Sidecar) "not referenced by a kept checkpoint"
-            else reason)
+            else reason
+          )
         }
     }
     spark.createDataFrame(rows.asJava, CleanupCandidate.schema)
   }
 
-  /**
-   * Deletes one file; on local disks also Hadoop's `.name.crc` side file (not a Delta file,
-   * but left behind it would be clutter, as txlog reads local files without checksums).
-   */
+  /** Deletes one file; on local disks also Hadoop's `.name.crc` side file (not a Delta file, but
+    * left behind it would be clutter, as txlog reads local files without checksums).
+    */
   private def delete(fs: FileSystem, file: Path): Boolean = {
     val deleted = fs.delete(file, false)
     if (deleted && fs.getUri.getScheme == "file") {
@@ -59,12 +79,17 @@ private[txlog] object MetadataCleanup {
 
   /** Milliseconds of a retention such as "30 days" or "interval 2 days". */
   def retentionMillisOf(text: String): Long = {
-    val millis = try TableProperties.durationMillis(Option(text).getOrElse("")) catch {
-      case _: txlog.TxlogException => -1L
-    }
+    val millis =
+      try TableProperties.durationMillis(Option(text).getOrElse(""))
+      catch {
+        case _: txlog.TxlogException => -1L
+      }
     if (millis < 0) {
-      throw TxlogErrors.invalidArgument("retention", s"'$text' is not a non-negative duration " +
-        "in weeks, days, hours, minutes or seconds (for example '30 days')")
+      throw TxlogErrors.invalidArgument(
+        "retention",
+        s"'$text' is not a non-negative duration " +
+          "in weeks, days, hours, minutes or seconds (for example '30 days')"
+      )
     }
     millis
   }

@@ -9,31 +9,33 @@ import org.apache.spark.sql.types.{IntegerType, StringType, StructType}
 import txlog.TxlogErrors
 import txlog.replay.{FileReconciler, LogActions}
 
-/**
- * The content of a log compaction file ("Log Compaction Files", "Action Reconciliation") as a
- * DataFrame of (rank, line): the newest add or remove per (path, deletionVector.uniqueId)
- * (removes are kept, since the file stands in for commits, not for a checkpoint), and the
- * latest protocol, metaData, txn per appId and domainMetadata per domain, removed ones
- * included so they still cancel older ones. commitInfo, cdc, checkpointMetadata and sidecar
- * actions are dropped. Each line is `to_json` of one action, null fields omitted.
- */
+/** The content of a log compaction file ("Log Compaction Files", "Action Reconciliation") as a
+  * DataFrame of (rank, line): the newest add or remove per (path, deletionVector.uniqueId) (removes
+  * are kept, since the file stands in for commits, not for a checkpoint), and the latest protocol,
+  * metaData, txn per appId and domainMetadata per domain, removed ones included so they still
+  * cancel older ones. commitInfo, cdc, checkpointMetadata and sidecar actions are dropped. Each
+  * line is `to_json` of one action, null fields omitted.
+  */
 private[txlog] object CompactionActions {
   private val NonFile = Seq("protocol", "metaData", "txn", "domainMetadata")
 
   /** Output schema: `rank` orders non-file actions first, `line` is the JSON text. */
   val schema: StructType = new StructType().add("rank", IntegerType).add("line", StringType)
 
-  /**
-   * The reconciled lines of `tail` (rows of [[LogActions.tail]] over the range). Non-file
-   * actions and corrupt lines are collected first: a corrupt line raises MALFORMED_LOG_FILE
-   * before anything is written.
-   */
+  /** The reconciled lines of `tail` (rows of [[LogActions.tail]] over the range). Non-file actions
+    * and corrupt lines are collected first: a corrupt line raises MALFORMED_LOG_FILE before
+    * anything is written.
+    */
   def of(spark: SparkSession, tail: DataFrame, root: String): DataFrame = {
     val nonFile = spark.createDataFrame(reconcileNonFile(collectNonFile(tail)).asJava, schema)
-    val files = FileReconciler.reconcile(None, tail, root, broadcastTail = false)
-      .select(lit(1).as("rank"),
+    val files = FileReconciler
+      .reconcile(None, tail, root, broadcastTail = false)
+      .select(
+        lit(1).as("rank"),
         when(col("add").isNotNull, to_json(struct(col("add").as("add"))))
-          .otherwise(to_json(struct(col("remove").as("remove")))).as("line"))
+          .otherwise(to_json(struct(col("remove").as("remove"))))
+          .as("line")
+      )
     nonFile.unionByName(files)
   }
 
@@ -42,20 +44,32 @@ private[txlog] object CompactionActions {
 
   /** Non-file actions and corrupt lines of the range, with their keys, on the driver. */
   private def collectNonFile(tail: DataFrame): Seq[Row] =
-    tail.where((NonFile :+ LogActions.CorruptColumn).map(c => col(c).isNotNull).reduce(_ || _))
-      .select(col("version"), col("idx"), col("file"), col(LogActions.CorruptColumn),
-        col("txn.appId").as("appId"), col("domainMetadata.domain").as("domain"),
+    tail
+      .where((NonFile :+ LogActions.CorruptColumn).map(c => col(c).isNotNull).reduce(_ || _))
+      .select(
+        col("version"),
+        col("idx"),
+        col("file"),
+        col(LogActions.CorruptColumn),
+        col("txn.appId").as("appId"),
+        col("domainMetadata.domain").as("domain"),
         coalesce(NonFile.map(json): _*).as("line"),
         coalesce(NonFile.zipWithIndex.map { case (n, i) =>
-          when(col(n).isNotNull, lit(i)) }: _*).as("kind"))
-      .collect().toSeq
+          when(col(n).isNotNull, lit(i))
+        }: _*).as("kind")
+      )
+      .collect()
+      .toSeq
 
   /** The latest action per protocol, metaData, txn appId and domain, as (rank, line) rows. */
   private def reconcileNonFile(rows: Seq[Row]): Seq[Row] = {
     rows.find(r => !r.isNullAt(r.fieldIndex(LogActions.CorruptColumn))).foreach { r =>
-      throw TxlogErrors.malformedLogFile(r.getAs[String]("file"), r.getAs[Long]("version"),
+      throw TxlogErrors.malformedLogFile(
+        r.getAs[String]("file"),
+        r.getAs[Long]("version"),
         s"Line ${r.getAs[Long]("idx") + 1} is not a valid action: " +
-          r.getAs[String](LogActions.CorruptColumn).take(200))
+          r.getAs[String](LogActions.CorruptColumn).take(200)
+      )
     }
     val ordered = rows.sortBy(r => (r.getAs[Long]("version"), r.getAs[Long]("idx")))
     val latest = ordered.foldLeft(Map.empty[(Int, String), String]) { (m, r) =>

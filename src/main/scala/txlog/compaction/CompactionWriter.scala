@@ -12,30 +12,41 @@ import org.apache.spark.sql.functions.col
 import txlog.TxlogErrors
 import txlog.log.LogWrites
 
-/**
- * Writes the lines of a log compaction with Spark (executors write the text) into a hidden
- * staging directory inside `_delta_log`, then publishes the one file it holds with a single
- * put-if-absent rename, so readers see the whole compaction or none of it.
- */
+/** Writes the lines of a log compaction with Spark (executors write the text) into a hidden staging
+  * directory inside `_delta_log`, then publishes the one file it holds with a single put-if-absent
+  * rename, so readers see the whole compaction or none of it.
+  */
 private[txlog] object CompactionWriter {
 
-  /**
-   * Publishes `lines` (see [[CompactionActions.schema]]) as `target`. When `target` exists
-   * with the same lines this is a no-op (false); with other content, LOG_FILE_EXISTS.
-   */
+  /** Publishes `lines` (see [[CompactionActions.schema]]) as `target`. When `target` exists with
+    * the same lines this is a no-op (false); with other content, LOG_FILE_EXISTS.
+    */
   def write(fs: FileSystem, lines: DataFrame, target: Path): Boolean = {
     val staging = new Path(target.getParent, s".${target.getName}.${UUID.randomUUID()}.staging")
     try {
       // One output file, sorted so that the same range always gives the same bytes.
-      lines.repartition(1).sortWithinPartitions(col("rank"), col("line")).select("line")
-        .write.option("compression", "none").text(staging.toString)
-      val parts = fs.listStatus(staging).filter(s => s.isFile && s.getPath.getName
-        .startsWith("part-")).map(_.getPath)
+      lines
+        .repartition(1)
+        .sortWithinPartitions(col("rank"), col("line"))
+        .select("line")
+        .write
+        .option("compression", "none")
+        .text(staging.toString)
+      val parts = fs
+        .listStatus(staging)
+        .filter(s =>
+          s.isFile && s.getPath.getName
+            .startsWith("part-")
+        )
+        .map(_.getPath)
       val published = parts match {
         case Array(part) => LogWrites.publish(fs, part, target, overwrite = false)
-        case Array() => LogWrites.putIfAbsent(fs, target, Array.emptyByteArray)
-        case _ => throw TxlogErrors.writeFailed(target.toString,
-          s"the staging directory $staging holds ${parts.length} files, expected one")
+        case Array()     => LogWrites.putIfAbsent(fs, target, Array.emptyByteArray)
+        case _ =>
+          throw TxlogErrors.writeFailed(
+            target.toString,
+            s"the staging directory $staging holds ${parts.length} files, expected one"
+          )
       }
       if (!published) {
         val mine = lines.select("line").collect().map(_.getString(0)).toSet
@@ -47,6 +58,7 @@ private[txlog] object CompactionWriter {
 
   private def readLines(fs: FileSystem, file: Path): Set[String] = {
     val src = Source.fromInputStream(fs.open(file), UTF_8.name())
-    try src.getLines().filter(_.trim.nonEmpty).toSet finally src.close()
+    try src.getLines().filter(_.trim.nonEmpty).toSet
+    finally src.close()
   }
 }

@@ -11,13 +11,17 @@ import txlog.table.WriterGate
 /** Writes `<start>.<end>.compacted.json` for a range of commits ("Log Compaction Files"). */
 private[txlog] object LogCompactor {
 
-  /**
-   * Compacts commits `start` to `end` of the listed log; `protocol` is the table's latest,
-   * checked by [[WriterGate]] first. Returns the published file's path; when an identical
-   * compaction already exists nothing is written.
-   */
-  def compact(spark: SparkSession, listing: LogListing, protocol: Protocol, start: Long,
-      end: Long): String = {
+  /** Compacts commits `start` to `end` of the listed log; `protocol` is the table's latest, checked
+    * by [[WriterGate]] first. Returns the published file's path; when an identical compaction
+    * already exists nothing is written.
+    */
+  def compact(
+      spark: SparkSession,
+      listing: LogListing,
+      protocol: Protocol,
+      start: Long,
+      end: Long
+  ): String = {
     val table = listing.table
     WriterGate.check(table.root, listing.latestVersion, protocol, "write a log compaction")
     val commits = CompactionRange.commits(listing, start, end)

@@ -5,8 +5,9 @@ private[txlog] object FileNames {
   private val Commit = """^(\d{20})\.json$""".r
   private val Classic = """^(\d{20})\.checkpoint\.parquet$""".r
   private val MultiPart = """^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$""".r
-  private val Uuid =
-    """^(\d{20})\.checkpoint\.([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.(json|parquet)$""".r
+  private val UuidText =
+    "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+  private val Uuid = ("""^(\d{20})\.checkpoint\.(""" + UuidText + """)\.(json|parquet)$""").r
   private val Compaction = """^(\d{20})\.(\d{20})\.compacted\.json$""".r
   private val Checksum = """^(\d{20})\.crc$""".r
 
@@ -15,7 +16,7 @@ private[txlog] object FileNames {
 
   /** The spec's file kind of a `_delta_log` entry, or None for a file the spec does not name. */
   def parse(file: FileInfo): Option[LogFile] = name(file.path) match {
-    case Commit(v) => Some(CommitFile(v.toLong, file))
+    case Commit(v)  => Some(CommitFile(v.toLong, file))
     case Classic(v) => Some(CheckpointFile(v.toLong, CheckpointNaming.Classic, file))
     case MultiPart(v, o, p) if p.toInt > 1 && o.toInt >= 1 && o.toInt <= p.toInt =>
       Some(CheckpointFile(v.toLong, CheckpointNaming.MultiPart(o.toInt, p.toInt), file))
@@ -23,7 +24,7 @@ private[txlog] object FileNames {
     case Compaction(x, y) if x.toLong <= y.toLong =>
       Some(CompactionFile(x.toLong, y.toLong, file))
     case Checksum(v) => Some(ChecksumFile(v.toLong, file))
-    case _ => None
+    case _           => None
   }
 
   def name(path: String): String = path.substring(path.lastIndexOf('/') + 1)

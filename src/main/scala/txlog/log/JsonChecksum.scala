@@ -8,10 +8,9 @@ import scala.jdk.CollectionConverters._
 import com.fasterxml.jackson.core.JsonParser
 import com.fasterxml.jackson.databind.{DeserializationFeature, JsonNode, ObjectMapper}
 
-/**
- * The spec's "JSON checksum" of `_last_checkpoint`: an MD5 over the canonicalized JSON, where
- * canonicalization flattens the document to sorted `path=value` pairs with strict URL encoding.
- */
+/** The spec's "JSON checksum" of `_last_checkpoint`: an MD5 over the canonicalized JSON, where
+  * canonicalization flattens the document to sorted `path=value` pairs with strict URL encoding.
+  */
 private[txlog] object JsonChecksum {
 
   private[txlog] val mapper: ObjectMapper = new ObjectMapper()
@@ -37,7 +36,8 @@ private[txlog] object JsonChecksum {
       }
     }
     walk(mapper.readTree(json), Vector.empty)
-    pairs.result()
+    pairs
+      .result()
       .sortWith((a, b) => compareBytes(a._1.getBytes(UTF_8), b._1.getBytes(UTF_8)) < 0)
       .map { case (p, v) => s"$p=$v" }
       .mkString(",")
@@ -61,8 +61,10 @@ private[txlog] object JsonChecksum {
     val sb = new StringBuilder
     s.getBytes(UTF_8).foreach { b =>
       val c = (b & 0xff).toChar
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-        c == '-' || c == '.' || c == '_' || c == '~') sb.append(c)
+      if (
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+        c == '-' || c == '.' || c == '_' || c == '~'
+      ) sb.append(c)
       else sb.append(f"%%${b & 0xff}%02X")
     }
     sb.toString

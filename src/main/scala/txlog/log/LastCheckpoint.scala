@@ -15,21 +15,23 @@ private[txlog] final case class LastCheckpoint(
     parts: Option[Int],
     sizeInBytes: Option[Long],
     numOfAddFiles: Option[Long],
-    checksum: Option[String])
+    checksum: Option[String]
+)
 
 private[txlog] object LastCheckpoint {
   private val log = LoggerFactory.getLogger(getClass)
 
-  /**
-   * Reads the hint, or None when it is absent, unparsable or fails its checksum. It is only a
-   * hint: a bad one is logged and ignored, never an error.
-   */
+  /** Reads the hint, or None when it is absent, unparsable or fails its checksum. It is only a
+    * hint: a bad one is logged and ignored, never an error.
+    */
   def read(fs: FileSystem, logDir: Path): Option[LastCheckpoint] = {
     val file = new Path(logDir, FileNames.LastCheckpoint)
     try {
       if (!fs.exists(file)) return None
       val in = fs.open(file)
-      val json = try IOUtils.toString(in, UTF_8) finally in.close()
+      val json =
+        try IOUtils.toString(in, UTF_8)
+        finally in.close()
       parse(json) match {
         case Right(lc) => Some(lc)
         case Left(why) => log.warn(s"Ignoring $file: $why"); None
@@ -39,10 +41,9 @@ private[txlog] object LastCheckpoint {
     }
   }
 
-  /**
-   * The document for `lc` with its spec "JSON checksum" (`lc.checksum` is ignored): the
-   * checksum is computed over the canonical form of the other fields.
-   */
+  /** The document for `lc` with its spec "JSON checksum" (`lc.checksum` is ignored): the checksum
+    * is computed over the canonical form of the other fields.
+    */
   def toJson(lc: LastCheckpoint): String = {
     val node = JsonChecksum.mapper.createObjectNode()
     node.put("version", lc.version)
@@ -54,14 +55,17 @@ private[txlog] object LastCheckpoint {
     JsonChecksum.mapper.writeValueAsString(node)
   }
 
-  /**
-   * Points `_last_checkpoint` at `lc` unless it already names a newer checkpoint; replaced
-   * atomically, so readers see the old or the new hint, never a partial one. True if written.
-   */
+  /** Points `_last_checkpoint` at `lc` unless it already names a newer checkpoint; replaced
+    * atomically, so readers see the old or the new hint, never a partial one. True if written.
+    */
   def write(fs: FileSystem, logDir: Path, lc: LastCheckpoint): Boolean = {
     if (read(fs, logDir).exists(_.version > lc.version)) false
     else {
-      LogWrites.overwrite(fs, new Path(logDir, FileNames.LastCheckpoint), toJson(lc).getBytes(UTF_8))
+      LogWrites.overwrite(
+        fs,
+        new Path(logDir, FileNames.LastCheckpoint),
+        toJson(lc).getBytes(UTF_8)
+      )
       true
     }
   }
@@ -80,10 +84,11 @@ private[txlog] object LastCheckpoint {
           parts = long("parts").map(_.toInt),
           sizeInBytes = long("sizeInBytes"),
           numOfAddFiles = long("numOfAddFiles"),
-          checksum = Option(node.get("checksum")).filter(_.isTextual).map(_.asText()))
+          checksum = Option(node.get("checksum")).filter(_.isTextual).map(_.asText())
+        )
         lc.checksum match {
           case Some(c) if c != JsonChecksum.checksum(json) => Left(s"checksum $c does not match")
-          case _ => Right(lc)
+          case _                                           => Right(lc)
         }
       }
     } catch {

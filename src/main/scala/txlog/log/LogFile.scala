@@ -13,6 +13,7 @@ private[txlog] object FileInfo {
 /** A `_delta_log` file whose name the spec defines ("Delta Log Entries", "Checkpoints", ...). */
 private[txlog] sealed trait LogFile {
   def file: FileInfo
+
   /** The version the file belongs to; for a log compaction, its end version. */
   def version: Long
 }
@@ -28,16 +29,22 @@ private[txlog] final case class CompactionFile(start: Long, version: Long, file:
 private[txlog] final case class ChecksumFile(version: Long, file: FileInfo) extends LogFile
 
 /** One file of a checkpoint of version n, in one of the three naming schemes. */
-private[txlog] final case class CheckpointFile(version: Long, naming: CheckpointNaming,
-    file: FileInfo) extends LogFile
+private[txlog] final case class CheckpointFile(
+    version: Long,
+    naming: CheckpointNaming,
+    file: FileInfo
+) extends LogFile
 
 /** The spec's "Checkpoint Naming Scheme". */
 private[txlog] sealed trait CheckpointNaming
 private[txlog] object CheckpointNaming {
+
   /** `n.checkpoint.parquet`: V1 spec, or V2 spec on tables with v2Checkpoint. */
   case object Classic extends CheckpointNaming
+
   /** `n.checkpoint.o.p.parquet`: part o of p, always V1 spec. */
   final case class MultiPart(part: Int, parts: Int) extends CheckpointNaming
+
   /** `n.checkpoint.u.{json,parquet}`: a V2 spec checkpoint named by a UUID. */
   final case class Uuid(uuid: String, format: String) extends CheckpointNaming
 }

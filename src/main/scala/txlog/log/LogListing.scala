@@ -6,18 +6,18 @@ import org.apache.hadoop.fs.{FileSystem, Path}
 
 import txlog.TxlogErrors
 
-/**
- * One listing of `_delta_log`, sorted and grouped by the spec's file kinds. Only complete
- * checkpoints are kept: a multi-part checkpoint with a missing part is ignored, as the spec's
- * "Checkpoints" section requires.
- */
+/** One listing of `_delta_log`, sorted and grouped by the spec's file kinds. Only complete
+  * checkpoints are kept: a multi-part checkpoint with a missing part is ignored, as the spec's
+  * "Checkpoints" section requires.
+  */
 private[txlog] final case class LogListing(
     table: TablePath,
     commits: IndexedSeq[CommitFile],
     checkpoints: IndexedSeq[CheckpointInstance],
     compactions: IndexedSeq[CompactionFile],
     checksums: Map[Long, ChecksumFile],
-    lastCheckpoint: Option[LastCheckpoint]) {
+    lastCheckpoint: Option[LastCheckpoint]
+) {
 
   /** The newest version the log knows of: its newest commit or checkpoint. */
   def latestVersion: Long =
@@ -41,34 +41,34 @@ private[txlog] final case class CheckpointInstance(version: Long, files: Seq[Che
   def sizeInBytes: Long = files.map(_.file.size).sum
   def isJson: Boolean = naming match {
     case CheckpointNaming.Uuid(_, "json") => true
-    case _ => false
+    case _                                => false
   }
   def parts: Option[Int] = naming match {
     case CheckpointNaming.MultiPart(_, p) => Some(p)
-    case _ => None
+    case _                                => None
   }
+
   /** Among checkpoints of one version: V2 UUID-named first, then classic, then multi-part. */
   def preference: Int = naming match {
     case CheckpointNaming.Uuid(_, "parquet") => 0
-    case CheckpointNaming.Uuid(_, _) => 1
-    case CheckpointNaming.Classic => 2
-    case _: CheckpointNaming.MultiPart => 3
+    case CheckpointNaming.Uuid(_, _)         => 1
+    case CheckpointNaming.Classic            => 2
+    case _: CheckpointNaming.MultiPart       => 3
   }
 }
 
 private[txlog] object LogListing {
 
-  /**
-   * Lists `_delta_log` of a table. Raises DELTA_TABLE_NOT_FOUND when it does not exist or
-   * holds neither commits nor checkpoints.
-   */
+  /** Lists `_delta_log` of a table. Raises DELTA_TABLE_NOT_FOUND when it does not exist or holds
+    * neither commits nor checkpoints.
+    */
   def list(table: TablePath): LogListing = {
     val fs = table.fs
     val statuses =
       try fs.listStatus(table.logDir)
       catch { case _: FileNotFoundException => throw TxlogErrors.tableNotFound(table.root) }
-    val parsed = statuses.iterator.filter(_.isFile).flatMap(s => FileNames.parse(FileInfo(s)))
-      .toIndexedSeq
+    val parsed =
+      statuses.iterator.filter(_.isFile).flatMap(s => FileNames.parse(FileInfo(s))).toIndexedSeq
     val commits = parsed.collect { case c: CommitFile => c }.sortBy(_.version)
     val checkpoints = completeCheckpoints(parsed.collect { case c: CheckpointFile => c })
     if (commits.isEmpty && checkpoints.isEmpty) throw TxlogErrors.tableNotFound(table.root)
@@ -78,26 +78,39 @@ private[txlog] object LogListing {
       checkpoints,
       parsed.collect { case c: CompactionFile => c }.sortBy(c => (c.start, c.version)),
       parsed.collect { case c: ChecksumFile => c.version -> c }.toMap,
-      LastCheckpoint.read(fs, table.logDir))
+      LastCheckpoint.read(fs, table.logDir)
+    )
   }
 
   /** Groups checkpoint files into instances and drops incomplete multi-part checkpoints. */
   private def completeCheckpoints(files: Seq[CheckpointFile]): IndexedSeq[CheckpointInstance] = {
-    val instances = files.groupBy(f => (f.version, f.naming match {
-      case CheckpointNaming.MultiPart(_, p) => s"multi-$p"
-      case CheckpointNaming.Uuid(u, fmt) => s"uuid-$u.$fmt"
-      case CheckpointNaming.Classic => "classic"
-    })).toSeq.flatMap { case ((v, _), group) =>
-      group.head.naming match {
-        case CheckpointNaming.MultiPart(_, p) =>
-          val parts = group.map(_.naming.asInstanceOf[CheckpointNaming.MultiPart].part).toSet
-          if (parts == (1 to p).toSet) {
-            Some(CheckpointInstance(v, group.sortBy(
-              _.naming.asInstanceOf[CheckpointNaming.MultiPart].part)))
-          } else None
-        case _ => Some(CheckpointInstance(v, group.take(1)))
+    val instances = files
+      .groupBy(f =>
+        (
+          f.version,
+          f.naming match {
+            case CheckpointNaming.MultiPart(_, p) => s"multi-$p"
+            case CheckpointNaming.Uuid(u, fmt)    => s"uuid-$u.$fmt"
+            case CheckpointNaming.Classic         => "classic"
+          }
+        )
+      )
+      .toSeq
+      .flatMap { case ((v, _), group) =>
+        group.head.naming match {
+          case CheckpointNaming.MultiPart(_, p) =>
+            val parts = group.map(_.naming.asInstanceOf[CheckpointNaming.MultiPart].part).toSet
+            if (parts == (1 to p).toSet) {
+              Some(
+                CheckpointInstance(
+                  v,
+                  group.sortBy(_.naming.asInstanceOf[CheckpointNaming.MultiPart].part)
+                )
+              )
+            } else None
+          case _ => Some(CheckpointInstance(v, group.take(1)))
+        }
       }
-    }
     instances.sortBy(c => (c.version, -c.preference)).toIndexedSeq
   }
 }

@@ -2,18 +2,19 @@ package txlog.log
 
 import txlog.TxlogErrors
 
-/**
- * The files that make up one version of a table: the newest complete checkpoint at or below
- * it, then the contiguous commits after the checkpoint up to the version, where log compaction
- * files stand in for the commits they cover whenever that reads fewer files.
- *
- * @param deltas commits and compactions after the checkpoint, in version order
- */
+/** The files that make up one version of a table: the newest complete checkpoint at or below it,
+  * then the contiguous commits after the checkpoint up to the version, where log compaction files
+  * stand in for the commits they cover whenever that reads fewer files.
+  *
+  * @param deltas
+  *   commits and compactions after the checkpoint, in version order
+  */
 private[txlog] final case class LogSegment(
     table: TablePath,
     version: Long,
     checkpoint: Option[CheckpointInstance],
-    deltas: IndexedSeq[LogFile]) {
+    deltas: IndexedSeq[LogFile]
+) {
 
   def checkpointVersion: Long = checkpoint.map(_.version).getOrElse(-1L)
 
@@ -23,10 +24,9 @@ private[txlog] final case class LogSegment(
 
 private[txlog] object LogSegment {
 
-  /**
-   * The segment for `target` (the latest version when None). A `_last_checkpoint` hint that
-   * names a complete checkpoint at or below the target is preferred; any other hint is ignored.
-   */
+  /** The segment for `target` (the latest version when None). A `_last_checkpoint` hint that names
+    * a complete checkpoint at or below the target is preferred; any other hint is ignored.
+    */
   def build(listing: LogListing, target: Option[Long]): LogSegment = {
     val table = listing.table.root
     val latest = listing.latestVersion
@@ -37,22 +37,29 @@ private[txlog] object LogSegment {
     }
     val usable = listing.checkpoints.filter(_.version <= version)
     val hinted = listing.lastCheckpoint.flatMap { hint =>
-      usable.filter(c => c.version == hint.version && hint.parts == c.parts)
-        .sortBy(_.preference).headOption
+      usable
+        .filter(c => c.version == hint.version && hint.parts == c.parts)
+        .sortBy(_.preference)
+        .headOption
     }
     val newest = usable.lastOption.map(_.version)
-    val checkpoint = hinted.filter(h => newest.contains(h.version))
+    val checkpoint = hinted
+      .filter(h => newest.contains(h.version))
       .orElse(usable.filter(c => newest.contains(c.version)).sortBy(_.preference).headOption)
 
     val start = checkpoint.map(_.version + 1).getOrElse(0L)
     val commits = listing.commits.filter(c => c.version >= start && c.version <= version)
     checkContiguous(table, start, version, commits, checkpoint.isDefined)
-    LogSegment(listing.table, version, checkpoint,
-      withCompactions(commits, listing.compactions))
+    LogSegment(listing.table, version, checkpoint, withCompactions(commits, listing.compactions))
   }
 
-  private def checkContiguous(table: String, start: Long, version: Long,
-      commits: IndexedSeq[CommitFile], hasCheckpoint: Boolean): Unit = {
+  private def checkContiguous(
+      table: String,
+      start: Long,
+      version: Long,
+      commits: IndexedSeq[CommitFile],
+      hasCheckpoint: Boolean
+  ): Unit = {
     if (version < start) return
     commits.headOption match {
       case None => throw TxlogErrors.missingLogFiles(table, version + 1, version)
@@ -69,16 +76,19 @@ private[txlog] object LogSegment {
     }
   }
 
-  /**
-   * Replaces runs of commits by log compaction files, greedily taking at each version the
-   * compaction that starts there and reaches furthest without passing the segment's end.
-   */
-  private def withCompactions(commits: IndexedSeq[CommitFile],
-      compactions: IndexedSeq[CompactionFile]): IndexedSeq[LogFile] = {
+  /** Replaces runs of commits by log compaction files, greedily taking at each version the
+    * compaction that starts there and reaches furthest without passing the segment's end.
+    */
+  private def withCompactions(
+      commits: IndexedSeq[CommitFile],
+      compactions: IndexedSeq[CompactionFile]
+  ): IndexedSeq[LogFile] = {
     if (commits.isEmpty || compactions.isEmpty) return commits
     val end = commits.last.version
-    val byStart = compactions.filter(c => c.version <= end && c.version > c.start)
-      .groupBy(_.start).map { case (s, cs) => s -> cs.maxBy(_.version) }
+    val byStart = compactions
+      .filter(c => c.version <= end && c.version > c.start)
+      .groupBy(_.start)
+      .map { case (s, cs) => s -> cs.maxBy(_.version) }
     val out = IndexedSeq.newBuilder[LogFile]
     var i = 0
     while (i < commits.length) {

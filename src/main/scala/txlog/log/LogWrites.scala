@@ -9,24 +9,22 @@ import org.apache.hadoop.fs.{FileSystem, Path}
 
 import txlog.TxlogErrors
 
-/**
- * Publishing files into `_delta_log` so that no reader ever sees a partial file: content is
- * written to a hidden temporary file beside the target and then moved into place.
- *
- * Put-if-absent is atomic on local disks (a hard link, which fails if the target exists) and
- * on HDFS (rename fails if the target exists). Object stores get a check-then-rename, which
- * is only safe for content that racing writers produce identically (checkpoints are such).
- */
+/** Publishing files into `_delta_log` so that no reader ever sees a partial file: content is
+  * written to a hidden temporary file beside the target and then moved into place.
+  *
+  * Put-if-absent is atomic on local disks (a hard link, which fails if the target exists) and on
+  * HDFS (rename fails if the target exists). Object stores get a check-then-rename, which is only
+  * safe for content that racing writers produce identically (checkpoints are such).
+  */
 private[txlog] object LogWrites {
 
   /** A hidden temporary name beside `target` (readers ignore names starting with a dot). */
   def tempPath(target: Path): Path =
     new Path(target.getParent, s".${target.getName}.${UUID.randomUUID()}.tmp")
 
-  /**
-   * Writes `bytes` to `target` unless it exists; false when it existed (nothing is changed).
-   * Example: `LogWrites.putIfAbsent(fs, new Path(logDir, "00000000000000000003.crc"), bytes)`.
-   */
+  /** Writes `bytes` to `target` unless it exists; false when it existed (nothing is changed).
+    * Example: `LogWrites.putIfAbsent(fs, new Path(logDir, "00000000000000000003.crc"), bytes)`.
+    */
   def putIfAbsent(fs: FileSystem, target: Path, bytes: Array[Byte]): Boolean = {
     val tmp = tempPath(target)
     writeFully(fs, tmp, bytes)
@@ -40,10 +38,9 @@ private[txlog] object LogWrites {
     publish(fs, tmp, target, overwrite = true)
   }
 
-  /**
-   * Moves a finished temporary file into place; `tmp` is gone afterwards. Without `overwrite`
-   * returns false (and deletes `tmp`) when `target` already exists.
-   */
+  /** Moves a finished temporary file into place; `tmp` is gone afterwards. Without `overwrite`
+    * returns false (and deletes `tmp`) when `target` already exists.
+    */
   def publish(fs: FileSystem, tmp: Path, target: Path, overwrite: Boolean): Boolean = {
     try {
       val moved =
@@ -78,7 +75,8 @@ private[txlog] object LogWrites {
   private def writeFully(fs: FileSystem, path: Path, bytes: Array[Byte]): Unit =
     try {
       val out = fs.create(path, false)
-      try out.write(bytes) finally out.close()
+      try out.write(bytes)
+      finally out.close()
     } catch {
       case NonFatal(e) =>
         deleteQuietly(fs, path)
@@ -86,5 +84,6 @@ private[txlog] object LogWrites {
     }
 
   def deleteQuietly(fs: FileSystem, path: Path): Unit =
-    try fs.delete(path, true) catch { case NonFatal(_) => () }
+    try fs.delete(path, true)
+    catch { case NonFatal(_) => () }
 }

@@ -3,25 +3,26 @@ package txlog.log
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, Path}
 
-/**
- * A table's root, qualified by its file system (`/data/t` becomes `file:/data/t`), with its
- * `_delta_log` directory and the Hadoop configuration used to reach both.
- */
+/** A table's root, qualified by its file system (`/data/t` becomes `file:/data/t`), with its
+  * `_delta_log` directory and the Hadoop configuration used to reach both.
+  */
 private[txlog] final case class TablePath(root: String, hadoopConf: Configuration) {
   @transient lazy val rootPath: Path = new Path(root)
+
   /** The file system of the table, configured for reading the log (see [[readOptions]]). */
   @transient lazy val fs: FileSystem = rootPath.getFileSystem(readConf)
   def logDir: Path = new Path(rootPath, "_delta_log")
 
-  /**
-   * Hadoop settings for reading log files. On local disks, Hadoop's own `.name.crc` side files
-   * are not part of the Delta protocol and go stale when tables are copied by other tools, so
-   * local files are read without them (as other Delta readers do).
-   */
+  /** Hadoop settings for reading log files. On local disks, Hadoop's own `.name.crc` side files are
+    * not part of the Delta protocol and go stale when tables are copied by other tools, so local
+    * files are read without them (as other Delta readers do).
+    */
   def readOptions: Map[String, String] =
     if (rootPath.toUri.getScheme == "file") {
-      Map("fs.file.impl" -> "org.apache.hadoop.fs.RawLocalFileSystem",
-        "fs.file.impl.disable.cache" -> "true")
+      Map(
+        "fs.file.impl" -> "org.apache.hadoop.fs.RawLocalFileSystem",
+        "fs.file.impl.disable.cache" -> "true"
+      )
     } else Map.empty
 
   /** The Hadoop configuration with [[readOptions]] applied. */

@@ -9,16 +9,15 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import txlog.{BuildInfo, DeltaLog, Snapshot, TxlogErrors}
 
-/**
- * The one entry point the Python package calls through py4j. It takes only strings, maps and
- * DataFrames (plus the handles it returned), so argument conversion stays trivial on the
- * Python side; all protocol logic lives in the Scala API it delegates to.
- *
- * {{{
- * # Python
- * jlog = jvm.txlog.python.PythonFacade.forTable(spark._jsparkSession, "/data/t")
- * }}}
- */
+/** The one entry point the Python package calls through py4j. It takes only strings, maps and
+  * DataFrames (plus the handles it returned), so argument conversion stays trivial on the Python
+  * side; all protocol logic lives in the Scala API it delegates to.
+  *
+  * {{{
+  * # Python
+  * jlog = jvm.txlog.python.PythonFacade.forTable(spark._jsparkSession, "/data/t")
+  * }}}
+  */
 object PythonFacade {
   private val mapper = new ObjectMapper()
 
@@ -28,21 +27,23 @@ object PythonFacade {
   /** Example: `PythonFacade.forTable(jspark, "/data/t")`. */
   def forTable(spark: SparkSession, path: String): DeltaLog = DeltaLog.forTable(spark, path)
 
-  /**
-   * A snapshot by options: none for the latest, `version` (a whole number) or `timestamp`
-   * (text, see `DeltaLog.snapshotAsOf`). Example: `PythonFacade.snapshot(log, {"version": "3"})`.
-   */
+  /** A snapshot by options: none for the latest, `version` (a whole number) or `timestamp` (text,
+    * see `DeltaLog.snapshotAsOf`). Example: `PythonFacade.snapshot(log, {"version": "3"})`.
+    */
   def snapshot(log: DeltaLog, options: JMap[String, String]): Snapshot = {
     val o = Option(options).map(_.asScala.toMap).getOrElse(Map.empty)
     (o.get("version"), o.get("timestamp")) match {
       case (Some(_), Some(_)) =>
         throw TxlogErrors.invalidArgument("version", "give either version or timestamp, not both")
       case (Some(v), None) =>
-        val version = v.toLongOption.filter(_ >= 0).getOrElse(
-          throw TxlogErrors.invalidArgument("version", s"'$v' is not a non-negative integer"))
+        val version = v.toLongOption
+          .filter(_ >= 0)
+          .getOrElse(
+            throw TxlogErrors.invalidArgument("version", s"'$v' is not a non-negative integer")
+          )
         log.snapshot(version)
       case (None, Some(t)) => log.snapshotAsOf(t)
-      case (None, None) => log.snapshot()
+      case (None, None)    => log.snapshot()
     }
   }
 
@@ -62,7 +63,8 @@ object PythonFacade {
   def fileCounts(snapshot: Snapshot): JMap[String, String] = Map(
     "numFiles" -> snapshot.numFiles.toString,
     "sizeInBytes" -> snapshot.sizeInBytes.toString,
-    "numTombstones" -> snapshot.numTombstones.toString).asJava
+    "numTombstones" -> snapshot.numTombstones.toString
+  ).asJava
 
   /** Example: `PythonFacade.cache(snap)`. */
   def cache(snapshot: Snapshot): Snapshot = snapshot.cache()
@@ -70,11 +72,10 @@ object PythonFacade {
   /** Example: `PythonFacade.unpersist(snap)`. */
   def unpersist(snapshot: Snapshot): Unit = snapshot.unpersist()
 
-  /**
-   * Everything about a snapshot that lives on the driver, as one JSON document: version,
-   * timestamp, checkpointVersion, protocol, metadata, tableProperties, setTransactions and
-   * domainMetadata. Example: `json.loads(PythonFacade.describe(snap))`.
-   */
+  /** Everything about a snapshot that lives on the driver, as one JSON document: version,
+    * timestamp, checkpointVersion, protocol, metadata, tableProperties, setTransactions and
+    * domainMetadata. Example: `json.loads(PythonFacade.describe(snap))`.
+    */
   def describe(snapshot: Snapshot): String = {
     val p = snapshot.protocol
     val m = snapshot.metadata
@@ -87,88 +88,102 @@ object PythonFacade {
         "minReaderVersion" -> p.minReaderVersion,
         "minWriterVersion" -> p.minWriterVersion,
         "readerFeatures" -> p.readerFeatures.map(_.toSeq.sorted.asJava).orNull,
-        "writerFeatures" -> p.writerFeatures.map(_.toSeq.sorted.asJava).orNull).asJava,
+        "writerFeatures" -> p.writerFeatures.map(_.toSeq.sorted.asJava).orNull
+      ).asJava,
       "metadata" -> Map(
         "id" -> m.id,
         "name" -> m.name.orNull,
         "description" -> m.description.orNull,
-        "format" -> Map("provider" -> m.formatProvider,
-          "options" -> m.formatOptions.asJava).asJava,
+        "format" -> Map("provider" -> m.formatProvider, "options" -> m.formatOptions.asJava).asJava,
         "schemaString" -> m.schemaString,
         "partitionColumns" -> m.partitionColumns.asJava,
         "configuration" -> m.configuration.asJava,
-        "createdTime" -> m.createdTime.map(Long.box).orNull).asJava,
+        "createdTime" -> m.createdTime.map(Long.box).orNull
+      ).asJava,
       "tableProperties" -> snapshot.tableProperties.asJava,
       "setTransactions" -> snapshot.setTransactions.asJava,
-      "domainMetadata" -> snapshot.domainMetadata.asJava)
+      "domainMetadata" -> snapshot.domainMetadata.asJava
+    )
     mapper.writeValueAsString(doc.asJava)
   }
 
-  /**
-   * Writes a checkpoint. Options: `version`, `kind` and the kind's own options (`parts`,
-   * `format`, `sidecars`); returns what was written as JSON.
-   * Example: `PythonFacade.checkpoint(log, {"kind": "multipart", "parts": "3"})`.
-   */
+  /** Writes a checkpoint. Options: `version`, `kind` and the kind's own options (`parts`, `format`,
+    * `sidecars`); returns what was written as JSON. Example: `PythonFacade.checkpoint(log, {"kind":
+    * "multipart", "parts": "3"})`.
+    */
   def checkpoint(log: DeltaLog, options: JMap[String, String]): String = {
     val o = Option(options).map(_.asScala.toMap).getOrElse(Map.empty)
-    val version = o.get("version").map(v => v.toLongOption.filter(_ >= 0).getOrElse(
-      throw TxlogErrors.invalidArgument("version", s"'$v' is not a non-negative integer")))
+    val version = o
+      .get("version")
+      .map(v =>
+        v.toLongOption
+          .filter(_ >= 0)
+          .getOrElse(
+            throw TxlogErrors.invalidArgument("version", s"'$v' is not a non-negative integer")
+          )
+      )
     val r = log.checkpoint(version, o.get("kind"), o -- Seq("version", "kind"))
-    mapper.writeValueAsString(Map[String, Any](
-      "version" -> r.version, "kind" -> r.kind, "files" -> r.files.asJava,
-      "sidecars" -> r.sidecars.asJava, "numActions" -> r.numActions,
-      "numAddFiles" -> r.numAddFiles, "numRemoveFiles" -> r.numRemoveFiles,
-      "sizeInBytes" -> r.sizeInBytes).asJava)
+    mapper.writeValueAsString(
+      Map[String, Any](
+        "version" -> r.version,
+        "kind" -> r.kind,
+        "files" -> r.files.asJava,
+        "sidecars" -> r.sidecars.asJava,
+        "numActions" -> r.numActions,
+        "numAddFiles" -> r.numAddFiles,
+        "numRemoveFiles" -> r.numRemoveFiles,
+        "sizeInBytes" -> r.sizeInBytes
+      ).asJava
+    )
   }
 
   // Version checksums.
 
-  /**
-   * Writes the version checksum of `version` (a whole number), or of the latest version when
-   * it is null, and returns the file's path. Example: `PythonFacade.writeChecksum(log, "3")`.
-   */
+  /** Writes the version checksum of `version` (a whole number), or of the latest version when it is
+    * null, and returns the file's path. Example: `PythonFacade.writeChecksum(log, "3")`.
+    */
   def writeChecksum(log: DeltaLog, version: String): String =
     Option(version).fold(log.writeChecksum())(v => log.writeChecksum(checksumVersion(v)))
 
-  /**
-   * The mismatches (version, field, expected, actual) between the version checksum of
-   * `version` (latest when null) and a replay; empty when valid.
-   * Example: `PythonFacade.validateChecksum(jspark, log, "3").count()`.
-   */
+  /** The mismatches (version, field, expected, actual) between the version checksum of `version`
+    * (latest when null) and a replay; empty when valid. Example:
+    * `PythonFacade.validateChecksum(jspark, log, "3").count()`.
+    */
   def validateChecksum(spark: SparkSession, log: DeltaLog, version: String): DataFrame = {
-    val result = Option(version).fold(log.validateChecksum())(v =>
-      log.validateChecksum(checksumVersion(v)))
+    val result =
+      Option(version).fold(log.validateChecksum())(v => log.validateChecksum(checksumVersion(v)))
     result.toDF(spark)
   }
 
-  private def checksumVersion(v: String): Long = v.toLongOption.filter(_ >= 0).getOrElse(
-    throw TxlogErrors.invalidArgument("version", s"'$v' is not a non-negative integer"))
+  private def checksumVersion(v: String): Long = v.toLongOption
+    .filter(_ >= 0)
+    .getOrElse(throw TxlogErrors.invalidArgument("version", s"'$v' is not a non-negative integer"))
 
   // ---- Log hygiene: log compaction and metadata cleanup ----
 
-  /**
-   * Writes the log compaction of commits `start` to `end` (whole numbers as text) and returns
-   * its path; see `DeltaLog.compact`. Example: `PythonFacade.compact(log, "0", "9")`.
-   */
+  /** Writes the log compaction of commits `start` to `end` (whole numbers as text) and returns its
+    * path; see `DeltaLog.compact`. Example: `PythonFacade.compact(log, "0", "9")`.
+    */
   def compact(log: DeltaLog, start: String, end: String): String =
     log.compact(wholeNumber("start", start), wholeNumber("end", end))
 
-  /**
-   * Metadata cleanup by options: `retention` (a duration such as "30 days"; default the
-   * table's delta.logRetentionDuration) and `dryRun` ("true", the default, or "false"); see
-   * `DeltaLog.cleanup`. Example: `PythonFacade.cleanup(log, {"retention": "7 days"})`.
-   */
+  /** Metadata cleanup by options: `retention` (a duration such as "30 days"; default the table's
+    * delta.logRetentionDuration) and `dryRun` ("true", the default, or "false"); see
+    * `DeltaLog.cleanup`. Example: `PythonFacade.cleanup(log, {"retention": "7 days"})`.
+    */
   def cleanup(log: DeltaLog, options: JMap[String, String]): DataFrame = {
     val o = Option(options).map(_.asScala.toMap).getOrElse(Map.empty)
     val dryRun = o.getOrElse("dryRun", "true").toLowerCase match {
-      case "true" => true
+      case "true"  => true
       case "false" => false
-      case other => throw TxlogErrors.invalidArgument("dryRun", s"'$other' is not true or false")
+      case other   => throw TxlogErrors.invalidArgument("dryRun", s"'$other' is not true or false")
     }
     log.cleanup(o.get("retention"), dryRun)
   }
 
   private def wholeNumber(name: String, text: String): Long =
-    Option(text).flatMap(_.toLongOption).filter(_ >= 0).getOrElse(
-      throw TxlogErrors.invalidArgument(name, s"'$text' is not a non-negative integer"))
+    Option(text)
+      .flatMap(_.toLongOption)
+      .filter(_ >= 0)
+      .getOrElse(throw TxlogErrors.invalidArgument(name, s"'$text' is not a non-negative integer"))
 }

@@ -8,21 +8,22 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.Column
 import org.apache.spark.sql.functions._
 
-/**
- * The primary key of a logical file ("Action Reconciliation"): (path, deletionVector.uniqueId).
- *
- * Paths are RFC 2396 URIs, relative to the table root or absolute, and may be escaped, so one
- * file can be spelled several ways; they are compared in canonical form: the qualified,
- * unescaped Hadoop path. Plain relative paths (the common case) are canonicalized by a native
- * expression; only the others go through a function call.
- */
+/** The primary key of a logical file ("Action Reconciliation"): (path, deletionVector.uniqueId).
+  *
+  * Paths are RFC 2396 URIs, relative to the table root or absolute, and may be escaped, so one file
+  * can be spelled several ways; they are compared in canonical form: the qualified, unescaped
+  * Hadoop path. Plain relative paths (the common case) are canonicalized by a native expression;
+  * only the others go through a function call.
+  */
 private[txlog] object FileKeys {
   val PathKey = "pathKey"
   val DvKey = "dvId"
 
   /** The canonical form of `path` as a Hadoop path string, for a table at `root`. */
   def canonicalize(root: String, path: String): String = {
-    val p = try new Path(new URI(path)) catch { case NonFatal(_) => new Path(path) }
+    val p =
+      try new Path(new URI(path))
+      catch { case NonFatal(_) => new Path(path) }
     val rootPath = new Path(root)
     if (!p.isAbsolute) new Path(rootPath, p).toString
     else if (p.toUri.getScheme == null) {
@@ -36,12 +37,11 @@ private[txlog] object FileKeys {
     !p.contains(":") && !p.contains("%") && !p.startsWith("/") && !p.startsWith(".") &&
       !p.contains("/.") && !p.contains("//")
 
-  /**
-   * The key of a path: its canonical form, written relative to the root when it lies under
-   * it. Plain relative paths (nearly all of them) are their own key, so computing keys costs
-   * a few string tests per action and no allocation; no absolute key can equal a relative
-   * one, as absolute keys carry a scheme (`file:`, `s3a:`) and plain paths have no colon.
-   */
+  /** The key of a path: its canonical form, written relative to the root when it lies under it.
+    * Plain relative paths (nearly all of them) are their own key, so computing keys costs a few
+    * string tests per action and no allocation; no absolute key can equal a relative one, as
+    * absolute keys carry a scheme (`file:`, `s3a:`) and plain paths have no colon.
+    */
   def pathKeyValue(root: String, path: String): String =
     if (isPlain(path)) path
     else {
@@ -68,13 +68,16 @@ private[txlog] object FileKeys {
     when(plain, path).otherwise(slow(path))
   }
 
-  /**
-   * The deletion vector's uniqueId ("Deletion Vector Descriptor Schema", derived fields):
-   * storageType ++ pathOrInlineDv, plus "@" ++ offset when an offset is present; null without
-   * a deletion vector.
-   */
+  /** The deletion vector's uniqueId ("Deletion Vector Descriptor Schema", derived fields):
+    * storageType ++ pathOrInlineDv, plus "@" ++ offset when an offset is present; null without a
+    * deletion vector.
+    */
   def dvId(dv: Column): Column =
     when(dv.isNull, lit(null).cast("string")).otherwise(
-      concat(dv("storageType"), dv("pathOrInlineDv"),
-        when(dv("offset").isNull, lit("")).otherwise(concat(lit("@"), dv("offset").cast("string")))))
+      concat(
+        dv("storageType"),
+        dv("pathOrInlineDv"),
+        when(dv("offset").isNull, lit("")).otherwise(concat(lit("@"), dv("offset").cast("string")))
+      )
+    )
 }

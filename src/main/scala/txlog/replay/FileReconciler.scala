@@ -10,26 +10,29 @@ import org.apache.spark.sql.types.{StringType, StructType}
 
 import txlog.actions.ActionSchemas
 
-/**
- * Reconciles file actions into one row per logical file ("Action Reconciliation": keep the
- * newest reference to each (path, deletionVector.uniqueId)).
- *
- * A checkpoint is already reconciled, so it is never shuffled: only the tail (the commits
- * after it) is reconciled with a window, and checkpoint rows whose key the tail touches are
- * dropped with an anti-join, broadcast when the tail is small.
- */
+/** Reconciles file actions into one row per logical file ("Action Reconciliation": keep the newest
+  * reference to each (path, deletionVector.uniqueId)).
+  *
+  * A checkpoint is already reconciled, so it is never shuffled: only the tail (the commits after
+  * it) is reconciled with a window, and checkpoint rows whose key the tail touches are dropped with
+  * an anti-join, broadcast when the tail is small.
+  */
 private[txlog] object FileReconciler {
   import FileKeys.{DvKey, PathKey}
 
-  /**
-   * Reconciles the `tail` actions onto `base`, an already reconciled file state (a keyed
-   * checkpoint, or a previous snapshot's files). Output columns: pathKey, dvId, add, remove,
-   * with exactly one of add and remove set.
-   */
-  def reconcile(base: Option[DataFrame], tail: DataFrame, root: String,
-      broadcastTail: Boolean): DataFrame = {
+  /** Reconciles the `tail` actions onto `base`, an already reconciled file state (a keyed
+    * checkpoint, or a previous snapshot's files). Output columns: pathKey, dvId, add, remove, with
+    * exactly one of add and remove set.
+    */
+  def reconcile(
+      base: Option[DataFrame],
+      tail: DataFrame,
+      root: String,
+      broadcastTail: Boolean
+  ): DataFrame = {
     val tailFiles = keyed(tail, root)
-    val newest = Window.partitionBy(col(PathKey), col(DvKey))
+    val newest = Window
+      .partitionBy(col(PathKey), col(DvKey))
       .orderBy(col("version").desc, col("idx").desc)
     val winners = tailFiles
       .withColumn("_rank", row_number().over(newest))
@@ -38,20 +41,23 @@ private[txlog] object FileReconciler {
     base.fold(winners) { cp =>
       val touched = tailFiles.select(PathKey, DvKey)
       val survivors = cp
-        .join(if (broadcastTail) broadcast(touched) else touched, Seq(PathKey, DvKey),
-          "left_anti")
+        .join(if (broadcastTail) broadcast(touched) else touched, Seq(PathKey, DvKey), "left_anti")
         .select(PathKey, DvKey, "add", "remove")
       survivors.unionByName(winners)
     }
   }
 
-  /**
-   * Reconciles a small tail held on the driver onto `base`: the newest action per key is
-   * chosen on the driver, base rows the tail touches are dropped by a hash-set filter, and
-   * the winners join as a local relation, so no shuffle or join is needed.
-   */
-  def reconcileLocal(spark: SparkSession, base: Option[DataFrame], tail: Seq[Row],
-      root: String, lean: Boolean): DataFrame = {
+  /** Reconciles a small tail held on the driver onto `base`: the newest action per key is chosen on
+    * the driver, base rows the tail touches are dropped by a hash-set filter, and the winners join
+    * as a local relation, so no shuffle or join is needed.
+    */
+  def reconcileLocal(
+      spark: SparkSession,
+      base: Option[DataFrame],
+      tail: Seq[Row],
+      root: String,
+      lean: Boolean
+  ): DataFrame = {
     val newest = mutable.HashMap.empty[(String, String), Row]
     tail.foreach { r =>
       val add = r.getAs[Row]("add")
@@ -61,30 +67,44 @@ private[txlog] object FileReconciler {
         else if (remove != null && remove.getAs[String]("path") != null) remove
         else null
       if (action != null) {
-        val key = (FileKeys.pathKeyValue(root, action.getAs[String]("path")),
-          FileKeys.dvIdValue(action.getAs[Row]("deletionVector")))
+        val key = (
+          FileKeys.pathKeyValue(root, action.getAs[String]("path")),
+          FileKeys.dvIdValue(action.getAs[Row]("deletionVector"))
+        )
         val isNewer = newest.get(key).forall { w =>
           val (v, i) = (r.getAs[Long]("version"), r.getAs[Long]("idx"))
           v > w.getLong(4) || (v == w.getLong(4) && i > w.getLong(5))
         }
         if (isNewer) {
-          newest(key) = Row(key._1, key._2, if (action eq add) add else null,
-            if (action eq remove) remove else null, r.getAs[Long]("version"),
-            r.getAs[Long]("idx"))
+          newest(key) = Row(
+            key._1,
+            key._2,
+            if (action eq add) add else null,
+            if (action eq remove) remove else null,
+            r.getAs[Long]("version"),
+            r.getAs[Long]("idx")
+          )
         }
       }
     }
-    val schema = new StructType().add(PathKey, StringType).add(DvKey, StringType)
-      .add("add", ActionSchemas.add).add("remove", ActionSchemas.remove)
-    val full = spark.createDataFrame(newest.values.map(w => Row(w(0), w(1), w(2), w(3)))
-      .toSeq.asJava, schema)
+    val schema = new StructType()
+      .add(PathKey, StringType)
+      .add(DvKey, StringType)
+      .add("add", ActionSchemas.add)
+      .add("remove", ActionSchemas.remove)
+    val full = spark.createDataFrame(
+      newest.values.map(w => Row(w(0), w(1), w(2), w(3))).toSeq.asJava,
+      schema
+    )
     val winners = if (lean) FileState.narrow(full) else full
     base.fold(winners) { b =>
       val touched = spark.createDataFrame(
         newest.keys.map { case (p, d) => Row(p, d) }.toSeq.asJava,
-        new StructType().add(PathKey, StringType).add(DvKey, StringType))
+        new StructType().add(PathKey, StringType).add(DvKey, StringType)
+      )
       b.join(broadcast(touched), Seq(PathKey, DvKey), "left_anti")
-        .select(PathKey, DvKey, "add", "remove").unionByName(winners)
+        .select(PathKey, DvKey, "add", "remove")
+        .unionByName(winners)
     }
   }
 
@@ -94,7 +114,13 @@ private[txlog] object FileReconciler {
     val dv = coalesce(col("add.deletionVector"), col("remove.deletionVector"))
     actions
       .where(col("add.path").isNotNull || col("remove.path").isNotNull)
-      .select(col("version"), col("idx"), col("add"), col("remove"),
-        FileKeys.pathKey(path, root).as(PathKey), coalesce(FileKeys.dvId(dv), lit("")).as(DvKey))
+      .select(
+        col("version"),
+        col("idx"),
+        col("add"),
+        col("remove"),
+        FileKeys.pathKey(path, root).as(PathKey),
+        coalesce(FileKeys.dvId(dv), lit("")).as(DvKey)
+      )
   }
 }

@@ -7,57 +7,80 @@ import org.apache.spark.sql.types.{LongType, StringType, StructType}
 import txlog.actions.ActionSchemas
 import txlog.log.{CheckpointInstance, CheckpointNaming, FileInfo, LogFile, TablePath}
 
-/**
- * The actions of a log segment as DataFrames: the checkpoint's rows and the tail's parsed
- * lines. Every row carries `version` and `idx` (its order within the version), so that "the
- * latest action seen wins" can be decided by ordering on (version, idx).
- */
+/** The actions of a log segment as DataFrames: the checkpoint's rows and the tail's parsed lines.
+  * Every row carries `version` and `idx` (its order within the version), so that "the latest action
+  * seen wins" can be decided by ordering on (version, idx).
+  */
 private[txlog] object LogActions {
   val CorruptColumn = "_corrupt_record"
 
-  /**
-   * Parses JSON log lines against `schema`. A line that is not valid JSON, or whose fields have
-   * the wrong types, keeps its text in `_corrupt_record` so replay can name the file.
-   */
+  /** Parses JSON log lines against `schema`. A line that is not valid JSON, or whose fields have
+    * the wrong types, keeps its text in `_corrupt_record` so replay can name the file.
+    */
   def parseLines(lines: DataFrame, schema: StructType): DataFrame = {
     val withCorrupt = schema.add(CorruptColumn, StringType)
     val options = Map("mode" -> "PERMISSIVE", "columnNameOfCorruptRecord" -> CorruptColumn)
     lines
-      .select(col("version"), col("idx"), col("file"),
-        from_json(col("line"), withCorrupt, options).as("a"))
-      .select(col("version") +: col("idx") +: col("file") +:
-        withCorrupt.fieldNames.toSeq.map(f => col(s"a.$f").as(f)): _*)
+      .select(
+        col("version"),
+        col("idx"),
+        col("file"),
+        from_json(col("line"), withCorrupt, options).as("a")
+      )
+      .select(
+        col("version") +: col("idx") +: col("file") +:
+          withCorrupt.fieldNames.toSeq.map(f => col(s"a.$f").as(f)): _*
+      )
   }
 
   /** Commits and log compactions after the checkpoint, parsed against `schema`. */
-  def tail(spark: SparkSession, table: TablePath, deltas: Seq[LogFile],
-      schema: StructType = ActionSchemas.commitLine): DataFrame =
+  def tail(
+      spark: SparkSession,
+      table: TablePath,
+      deltas: Seq[LogFile],
+      schema: StructType = ActionSchemas.commitLine
+  ): DataFrame =
     parseLines(LogLineReader.read(spark, table, deltas.map(d => d.version -> d.file)), schema)
 
-  /**
-   * The rows of a checkpoint's top-level files (all parts of a multi-part one), with `version`
-   * set to the checkpoint version and `idx` to -1: a checkpoint is already reconciled, so no
-   * ordering among its rows is needed. Only the columns of `schema` are read; sidecars are
-   * read by [[sidecars]].
-   */
-  def checkpoint(spark: SparkSession, table: TablePath, cp: CheckpointInstance,
-      schema: StructType): DataFrame = {
+  /** The rows of a checkpoint's top-level files (all parts of a multi-part one), with `version` set
+    * to the checkpoint version and `idx` to -1: a checkpoint is already reconciled, so no ordering
+    * among its rows is needed. Only the columns of `schema` are read; sidecars are read by
+    * [[sidecars]].
+    */
+  def checkpoint(
+      spark: SparkSession,
+      table: TablePath,
+      cp: CheckpointInstance,
+      schema: StructType
+  ): DataFrame = {
     val rows = if (cp.isJson) {
-      parseLines(LogLineReader.read(spark, table, cp.files.map(f => cp.version -> f.file)),
-        schema).drop("idx", "file")
+      parseLines(LogLineReader.read(spark, table, cp.files.map(f => cp.version -> f.file)), schema)
+        .drop("idx", "file")
     } else {
-      spark.read.options(table.readOptions).schema(schema)
+      spark.read
+        .options(table.readOptions)
+        .schema(schema)
         .parquet(cp.files.map(_.file.path): _*)
         .withColumn(CorruptColumn, lit(null).cast(StringType))
     }
-    rows.select(lit(cp.version).as("version") +: lit(-1L).as("idx") +:
-      lit(cp.files.head.file.path).as("file") +:
-      (schema.fieldNames.toSeq :+ CorruptColumn).map(col): _*)
+    rows.select(
+      lit(cp.version).as("version") +: lit(-1L).as("idx") +:
+        lit(cp.files.head.file.path).as("file") +:
+        (schema.fieldNames.toSeq :+ CorruptColumn).map(col): _*
+    )
   }
 
   /** The add and remove actions (as `schema`) held in V2 checkpoint sidecars. */
-  def sidecars(spark: SparkSession, table: TablePath, version: Long, files: Seq[String],
-      schema: StructType): DataFrame =
-    spark.read.options(table.readOptions).schema(schema).parquet(files: _*)
+  def sidecars(
+      spark: SparkSession,
+      table: TablePath,
+      version: Long,
+      files: Seq[String],
+      schema: StructType
+  ): DataFrame =
+    spark.read
+      .options(table.readOptions)
+      .schema(schema)
+      .parquet(files: _*)
       .select(lit(version).as("version"), lit(-1L).as("idx"), col("add"), col("remove"))
 }

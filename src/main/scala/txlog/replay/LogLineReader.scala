@@ -12,15 +12,14 @@ import org.apache.spark.sql.types.{LongType, StringType, StructType}
 import txlog.log.{FileInfo, TablePath}
 import txlog.util.SerializableConf
 
-/**
- * Reads newline-delimited JSON log files (commits, log compactions, JSON checkpoints) as rows
- * of (version, idx, file, line). `idx` is the line's position in its file, so that later
- * actions of one commit win over earlier ones.
- *
- * Spark's file sources pay a per-file cost that dominates on logs of many small commits, so
- * the files are read here: a small tail on the driver as a local relation (no job), a large
- * one by tasks that each read a batch of files through the Hadoop FileSystem API.
- */
+/** Reads newline-delimited JSON log files (commits, log compactions, JSON checkpoints) as rows of
+  * (version, idx, file, line). `idx` is the line's position in its file, so that later actions of
+  * one commit win over earlier ones.
+  *
+  * Spark's file sources pay a per-file cost that dominates on logs of many small commits, so the
+  * files are read here: a small tail on the driver as a local relation (no job), a large one by
+  * tasks that each read a batch of files through the Hadoop FileSystem API.
+  */
 private[txlog] object LogLineReader {
   val schema: StructType = new StructType()
     .add("version", LongType, nullable = false)
@@ -31,12 +30,15 @@ private[txlog] object LogLineReader {
   /** Tails up to this many bytes are read on the driver. */
   val LocalReadMaxBytesConf = "spark.txlog.replay.localReadMaxBytes"
   private val DefaultLocalReadMaxBytes = 8L * 1024 * 1024
+
   /** Bytes of log one read task takes on. */
   private val BytesPerTask = 16L * 1024 * 1024
 
   /** Whether files of this many bytes are read on the driver. */
   def isLocal(spark: SparkSession, bytes: Long): Boolean =
-    bytes <= spark.conf.getOption(LocalReadMaxBytesConf).map(_.toLong)
+    bytes <= spark.conf
+      .getOption(LocalReadMaxBytesConf)
+      .map(_.toLong)
       .getOrElse(DefaultLocalReadMaxBytes)
 
   def read(spark: SparkSession, table: TablePath, files: Seq[(Long, FileInfo)]): DataFrame = {
@@ -48,9 +50,13 @@ private[txlog] object LogLineReader {
       spark.createDataFrame(rows.asJava, schema)
     } else {
       val conf = new SerializableConf(table.readConf)
-      val slices = math.max(
-        math.min(files.size.toLong, spark.sparkContext.defaultParallelism.toLong * 2),
-        bytes / BytesPerTask + 1).min(files.size.toLong).toInt
+      val slices = math
+        .max(
+          math.min(files.size.toLong, spark.sparkContext.defaultParallelism.toLong * 2),
+          bytes / BytesPerTask + 1
+        )
+        .min(files.size.toLong)
+        .toInt
       val work = files.map { case (v, f) => (v, f.path) }
       val root = table.root
       val rdd = spark.sparkContext.parallelize(work, slices).mapPartitions { it =>

@@ -6,55 +6,72 @@ import org.apache.spark.sql.functions._
 import txlog.{Metadata, Protocol, TxlogErrors}
 
 /** A txn action: the latest version an application committed ("Transaction Identifiers"). */
-private[txlog] final case class SetTransaction(appId: String, version: Long,
-    lastUpdated: Option[Long])
+private[txlog] final case class SetTransaction(
+    appId: String,
+    version: Long,
+    lastUpdated: Option[Long]
+)
 
 /** A domainMetadata action that is in force ("Domain Metadata"). */
 private[txlog] final case class DomainMetadata(domain: String, configuration: String)
 
-/**
- * The actions of a snapshot other than files, reconciled on the driver as the spec's "Action
- * Reconciliation" says: the latest protocol and metaData win, txns by appId, domain metadata
- * by domain (removed ones dropped). These actions are few, so they are collected.
- *
- * @param sidecars sidecar files named by a V2 checkpoint (paths relative to `_sidecars`)
- * @param inCommitTimestamp the segment version's commitInfo.inCommitTimestamp, if any
- */
+/** The actions of a snapshot other than files, reconciled on the driver as the spec's "Action
+  * Reconciliation" says: the latest protocol and metaData win, txns by appId, domain metadata by
+  * domain (removed ones dropped). These actions are few, so they are collected.
+  *
+  * @param sidecars
+  *   sidecar files named by a V2 checkpoint (paths relative to `_sidecars`)
+  * @param inCommitTimestamp
+  *   the segment version's commitInfo.inCommitTimestamp, if any
+  */
 private[txlog] final case class NonFileState(
     protocol: Option[Protocol],
     metadata: Option[Metadata],
     txns: Map[String, SetTransaction],
     domains: Map[String, DomainMetadata],
     sidecars: Seq[String],
-    inCommitTimestamp: Option[Long])
+    inCommitTimestamp: Option[Long]
+)
 
 private[txlog] object NonFileState {
   val empty: NonFileState = NonFileState(None, None, Map.empty, Map.empty, Seq.empty, None)
 
-  /**
-   * Selects the rows to collect from checkpoint and tail actions (both as produced by
-   * [[LogActions]]): non-file actions, sidecars, corrupt lines and the target's commitInfo.
-   */
-  def rowsToCollect(checkpoint: Option[DataFrame], tail: DataFrame, version: Long)
-      : DataFrame = {
+  /** Selects the rows to collect from checkpoint and tail actions (both as produced by
+    * [[LogActions]]): non-file actions, sidecars, corrupt lines and the target's commitInfo.
+    */
+  def rowsToCollect(checkpoint: Option[DataFrame], tail: DataFrame, version: Long): DataFrame = {
     val nonFile = Seq("protocol", "metaData", "txn", "domainMetadata")
     val wanted = (nonFile :+ LogActions.CorruptColumn).map(c => col(c).isNotNull)
     val fromTail = tail
-      .where((wanted :+ (col("version") === version && col("commitInfo").isNotNull))
-        .reduce(_ || _))
-      .select(Seq(col("version"), col("idx"), col("file")) ++ nonFile.map(col) ++ Seq(
-        lit(null).cast("string").as("sidecarPath"),
-        when(col("version") === version, col("commitInfo.inCommitTimestamp")).as("ict"),
-        col(LogActions.CorruptColumn)): _*)
+      .where(
+        (wanted :+ (col("version") === version && col("commitInfo").isNotNull))
+          .reduce(_ || _)
+      )
+      .select(
+        Seq(col("version"), col("idx"), col("file")) ++ nonFile.map(col) ++ Seq(
+          lit(null).cast("string").as("sidecarPath"),
+          when(col("version") === version, col("commitInfo.inCommitTimestamp")).as("ict"),
+          col(LogActions.CorruptColumn)
+        ): _*
+      )
     checkpoint.fold(fromTail) { cp =>
       // Required leaf fields rather than whole structs: parquet can skip row groups on them.
-      val present = Seq("protocol.minReaderVersion", "metaData.id", "txn.appId",
-        "domainMetadata.domain", "sidecar.path", LogActions.CorruptColumn)
+      val present = Seq(
+        "protocol.minReaderVersion",
+        "metaData.id",
+        "txn.appId",
+        "domainMetadata.domain",
+        "sidecar.path",
+        LogActions.CorruptColumn
+      )
       cp.where(present.map(c => col(c).isNotNull).reduce(_ || _))
-        .select(Seq(col("version"), col("idx"), col("file")) ++ nonFile.map(col) ++ Seq(
-          col("sidecar.path").as("sidecarPath"),
-          lit(null).cast("long").as("ict"),
-          col(LogActions.CorruptColumn)): _*)
+        .select(
+          Seq(col("version"), col("idx"), col("file")) ++ nonFile.map(col) ++ Seq(
+            col("sidecar.path").as("sidecarPath"),
+            lit(null).cast("long").as("ict"),
+            col(LogActions.CorruptColumn)
+          ): _*
+        )
         .unionByName(fromTail)
     }
   }
@@ -62,9 +79,12 @@ private[txlog] object NonFileState {
   /** Reconciles collected rows (see [[rowsToCollect]]); corrupt lines are errors. */
   def reconcile(rows: Seq[Row], initial: NonFileState): NonFileState = {
     rows.find(r => !r.isNullAt(r.fieldIndex(LogActions.CorruptColumn))).foreach { r =>
-      throw TxlogErrors.malformedLogFile(r.getAs[String]("file"), r.getAs[Long]("version"),
+      throw TxlogErrors.malformedLogFile(
+        r.getAs[String]("file"),
+        r.getAs[Long]("version"),
         s"Line ${r.getAs[Long]("idx") + 1} is not a valid action: " +
-          r.getAs[String](LogActions.CorruptColumn).take(200))
+          r.getAs[String](LogActions.CorruptColumn).take(200)
+      )
     }
     val ordered = rows.sortBy(r => (r.getAs[Long]("version"), r.getAs[Long]("idx")))
     ordered.foldLeft(initial) { (s, r) =>
@@ -72,19 +92,28 @@ private[txlog] object NonFileState {
       s.copy(
         protocol = struct("protocol").map(toProtocol).orElse(s.protocol),
         metadata = struct("metaData").map(toMetadata).orElse(s.metadata),
-        txns = struct("txn").map { t =>
-          val txn = SetTransaction(t.getAs[String]("appId"), t.getAs[Long]("version"),
-            Option(t.getAs[Any]("lastUpdated")).map(_.asInstanceOf[Long]))
-          s.txns.updated(txn.appId, txn)
-        }.getOrElse(s.txns),
-        domains = struct("domainMetadata").map { d =>
-          val domain = d.getAs[String]("domain")
-          if (Option(d.getAs[Any]("removed")).contains(true)) s.domains - domain
-          else s.domains.updated(domain, DomainMetadata(domain, d.getAs[String]("configuration")))
-        }.getOrElse(s.domains),
+        txns = struct("txn")
+          .map { t =>
+            val txn = SetTransaction(
+              t.getAs[String]("appId"),
+              t.getAs[Long]("version"),
+              Option(t.getAs[Any]("lastUpdated")).map(_.asInstanceOf[Long])
+            )
+            s.txns.updated(txn.appId, txn)
+          }
+          .getOrElse(s.txns),
+        domains = struct("domainMetadata")
+          .map { d =>
+            val domain = d.getAs[String]("domain")
+            if (Option(d.getAs[Any]("removed")).contains(true)) s.domains - domain
+            else s.domains.updated(domain, DomainMetadata(domain, d.getAs[String]("configuration")))
+          }
+          .getOrElse(s.domains),
         sidecars = Option(r.getAs[String]("sidecarPath")).fold(s.sidecars)(s.sidecars :+ _),
-        inCommitTimestamp = Option(r.getAs[Any]("ict")).map(_.asInstanceOf[Long])
-          .orElse(s.inCommitTimestamp))
+        inCommitTimestamp = Option(r.getAs[Any]("ict"))
+          .map(_.asInstanceOf[Long])
+          .orElse(s.inCommitTimestamp)
+      )
     }
   }
 
@@ -92,14 +121,18 @@ private[txlog] object NonFileState {
     Option(r.getAs[scala.collection.Seq[String]](field)).map(_.toSeq)
 
   private def stringMap(r: Row, field: String): Map[String, String] =
-    Option(r.getAs[scala.collection.Map[String, String]](field)).map(_.toMap)
+    Option(r.getAs[scala.collection.Map[String, String]](field))
+      .map(_.toMap)
       .getOrElse(Map.empty)
 
   private[txlog] def toProtocol(r: Row): Protocol = {
     def int(f: String) = if (r.isNullAt(r.fieldIndex(f))) 0 else r.getAs[Int](f)
-    Protocol(int("minReaderVersion"), int("minWriterVersion"),
+    Protocol(
+      int("minReaderVersion"),
+      int("minWriterVersion"),
       strings(r, "readerFeatures").map(_.toSet),
-      strings(r, "writerFeatures").map(_.toSet))
+      strings(r, "writerFeatures").map(_.toSet)
+    )
   }
 
   private[txlog] def toMetadata(r: Row): Metadata = {
@@ -108,12 +141,14 @@ private[txlog] object NonFileState {
       id = r.getAs[String]("id"),
       name = Option(r.getAs[String]("name")),
       description = Option(r.getAs[String]("description")),
-      formatProvider = format.flatMap(f => Option(f.getAs[String]("provider")))
+      formatProvider = format
+        .flatMap(f => Option(f.getAs[String]("provider")))
         .getOrElse("parquet"),
       formatOptions = format.map(stringMap(_, "options")).getOrElse(Map.empty),
       schemaString = r.getAs[String]("schemaString"),
       partitionColumns = strings(r, "partitionColumns").getOrElse(Seq.empty),
       configuration = stringMap(r, "configuration"),
-      createdTime = Option(r.getAs[Any]("createdTime")).map(_.asInstanceOf[Long]))
+      createdTime = Option(r.getAs[Any]("createdTime")).map(_.asInstanceOf[Long])
+    )
   }
 }

@@ -18,11 +18,17 @@ private[txlog] object ReadErrors {
         val text = chain.map(t => String.valueOf(t.getMessage)).mkString(" / ")
         val files = segment.checkpoint.toSeq.flatMap(_.files.map(f => f.version -> f.file.path)) ++
           segment.deltas.map(d => d.version -> d.file.path)
-        val (version, file) = files.find { case (_, p) =>
-          text.contains(p) || text.contains(p.stripPrefix("file:"))
-        }.getOrElse(segment.version -> files.headOption.map(_._2).getOrElse(segment.table.root))
+        val (version, file) = files
+          .find { case (_, p) =>
+            text.contains(p) || text.contains(p.stripPrefix("file:"))
+          }
+          .getOrElse(segment.version -> files.headOption.map(_._2).getOrElse(segment.table.root))
         val root = chain.last
-        throw TxlogErrors.malformedLogFile(file, version,
-          s"${root.getClass.getSimpleName}: ${String.valueOf(root.getMessage).take(300)}", e)
+        throw TxlogErrors.malformedLogFile(
+          file,
+          version,
+          s"${root.getClass.getSimpleName}: ${String.valueOf(root.getMessage).take(300)}",
+          e
+        )
     }
 }

@@ -6,26 +6,28 @@ import org.apache.spark.sql.types._
 
 import txlog.Metadata
 
-/**
- * Typed views of an add action's string-encoded fields: partition values cast to the
- * partition columns' types ("Partition Value Serialization") and the JSON stats parsed into a
- * struct ("Per-file Statistics"). Under column mapping both are keyed by physical names in the
- * log; the typed columns carry the logical names.
- */
+/** Typed views of an add action's string-encoded fields: partition values cast to the partition
+  * columns' types ("Partition Value Serialization") and the JSON stats parsed into a struct
+  * ("Per-file Statistics"). Under column mapping both are keyed by physical names in the log; the
+  * typed columns carry the logical names.
+  */
 private[txlog] object FileColumns {
   private val PhysicalNameKey = "delta.columnMapping.physicalName"
 
   private def physicalName(f: StructField): String =
     if (f.metadata.contains(PhysicalNameKey)) f.metadata.getString(PhysicalNameKey) else f.name
 
-  /**
-   * `partitionValues_parsed`: one typed field per partition column; null when unpartitioned.
-   * Fields carry the logical names, or the physical ones with `physical` (as checkpoints do).
-   */
-  def partitionValuesParsed(partitionValues: Column, md: Metadata,
-      physical: Boolean = false): Column = {
+  /** `partitionValues_parsed`: one typed field per partition column; null when unpartitioned.
+    * Fields carry the logical names, or the physical ones with `physical` (as checkpoints do).
+    */
+  def partitionValuesParsed(
+      partitionValues: Column,
+      md: Metadata,
+      physical: Boolean = false
+  ): Column = {
     val fields = partitionFields(md).map { f =>
-      partitionValues(physicalName(f)).try_cast(f.dataType)
+      partitionValues(physicalName(f))
+        .try_cast(f.dataType)
         .as(if (physical) physicalName(f) else f.name)
     }
     if (fields.isEmpty) lit(null).cast(new StructType()) else struct(fields: _*)
@@ -35,14 +37,13 @@ private[txlog] object FileColumns {
   def partitionFields(md: Metadata): Seq[StructField] =
     md.partitionColumns.flatMap(name => md.schema.fields.find(_.name.equalsIgnoreCase(name)))
 
-  /**
-   * `stats_parsed` keyed by physical names, as a checkpoint stores it ("Checkpoint Schema");
-   * struct fields that would be empty (no column has min/max stats) are left out, since
-   * parquet cannot store an empty struct.
-   */
+  /** `stats_parsed` keyed by physical names, as a checkpoint stores it ("Checkpoint Schema");
+    * struct fields that would be empty (no column has min/max stats) are left out, since parquet
+    * cannot store an empty struct.
+    */
   def statsParsedPhysical(stats: Column, md: Metadata): Column = {
-    val dataFields = md.schema.fields.toSeq.filterNot(f =>
-      md.partitionColumns.exists(_.equalsIgnoreCase(f.name)))
+    val dataFields =
+      md.schema.fields.toSeq.filterNot(f => md.partitionColumns.exists(_.equalsIgnoreCase(f.name)))
     val mm = nonEmpty(minMax(dataFields, physical = true))
     val nulls = nonEmpty(nullCounts(dataFields, physical = true))
     var schema = new StructType().add("numRecords", LongType)
@@ -57,7 +58,7 @@ private[txlog] object FileColumns {
     val kept = t.fields.toSeq.flatMap { f =>
       f.dataType match {
         case s: StructType => nonEmpty(s).map(n => f.copy(dataType = n))
-        case _ => Some(f)
+        case _             => Some(f)
       }
     }
     if (kept.isEmpty) None else Some(StructType(kept))
@@ -65,12 +66,12 @@ private[txlog] object FileColumns {
 
   /** `stats_parsed`: numRecords, minValues, maxValues, nullCount and tightBounds. */
   def statsParsed(stats: Column, md: Metadata): Column = {
-    val dataFields = md.schema.fields.toSeq.filterNot(f =>
-      md.partitionColumns.exists(_.equalsIgnoreCase(f.name)))
-    val (physMinMax, logMinMax) = (minMax(dataFields, physical = true),
-      minMax(dataFields, physical = false))
-    val (physNulls, logNulls) = (nullCounts(dataFields, physical = true),
-      nullCounts(dataFields, physical = false))
+    val dataFields =
+      md.schema.fields.toSeq.filterNot(f => md.partitionColumns.exists(_.equalsIgnoreCase(f.name)))
+    val (physMinMax, logMinMax) =
+      (minMax(dataFields, physical = true), minMax(dataFields, physical = false))
+    val (physNulls, logNulls) =
+      (nullCounts(dataFields, physical = true), nullCounts(dataFields, physical = false))
     def schema(mm: StructType, nulls: StructType) = new StructType()
       .add("numRecords", LongType)
       .add("minValues", mm)
@@ -87,8 +88,8 @@ private[txlog] object FileColumns {
       f.dataType match {
         case s: StructType => Some(StructField(name, minMax(s.fields.toSeq, physical)))
         case _: ArrayType | _: MapType | BinaryType | BooleanType => None
-        case t if t.typeName == "variant" => None
-        case t => Some(StructField(name, t))
+        case t if t.typeName == "variant"                         => None
+        case t                                                    => Some(StructField(name, t))
       }
     })
 
@@ -97,7 +98,7 @@ private[txlog] object FileColumns {
       val name = if (physical) physicalName(f) else f.name
       f.dataType match {
         case s: StructType => StructField(name, nullCounts(s.fields.toSeq, physical))
-        case _ => StructField(name, LongType)
+        case _             => StructField(name, LongType)
       }
     })
 }

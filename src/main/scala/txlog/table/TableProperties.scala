@@ -5,10 +5,9 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import txlog.TxlogErrors
 
-/**
- * Table properties (metaData.configuration) with the defaults the spec and the reference
- * implementation give them, so callers need not know which keys were written.
- */
+/** Table properties (metaData.configuration) with the defaults the spec and the reference
+  * implementation give them, so callers need not know which keys were written.
+  */
 private[txlog] object TableProperties {
   val Defaults: Map[String, String] = Map(
     "delta.appendOnly" -> "false",
@@ -24,7 +23,8 @@ private[txlog] object TableProperties {
     "delta.enableExpiredLogCleanup" -> "true",
     "delta.checkpointPolicy" -> "classic",
     "delta.dataSkippingNumIndexedCols" -> "32",
-    "delta.isolationLevel" -> "Serializable")
+    "delta.isolationLevel" -> "Serializable"
+  )
 
   /** `delta.deletedFileRetentionDuration` in milliseconds: how long tombstones are kept. */
   def deletedFileRetentionMillis(configuration: Map[String, String]): Long =
@@ -38,10 +38,14 @@ private[txlog] object TableProperties {
   def durationMillis(text: String): Long = {
     val t = text.trim
     val i = IntervalUtils.safeStringToInterval(
-      UTF8String.fromString(if (t.toLowerCase.startsWith("interval")) t else s"interval $t"))
+      UTF8String.fromString(if (t.toLowerCase.startsWith("interval")) t else s"interval $t")
+    )
     if (i == null || i.months != 0) {
-      throw TxlogErrors.invalidArgument("table property", s"'$text' is not a duration in " +
-        "weeks, days, hours, minutes or seconds")
+      throw TxlogErrors.invalidArgument(
+        "table property",
+        s"'$text' is not a duration in " +
+          "weeks, days, hours, minutes or seconds"
+      )
     }
     i.days * 86400000L + i.microseconds / 1000
   }

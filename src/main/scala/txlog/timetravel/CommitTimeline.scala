@@ -2,11 +2,10 @@ package txlog.timetravel
 
 import txlog.log.LogListing
 
-/**
- * Commit timestamps from file modification times, made monotonic as readers must: a commit
- * whose file time is not after the previous commit's timestamp gets the previous one + 1 ms.
- * Covers the listed commits from the earliest reconstructable version on.
- */
+/** Commit timestamps from file modification times, made monotonic as readers must: a commit whose
+  * file time is not after the previous commit's timestamp gets the previous one + 1 ms. Covers the
+  * listed commits from the earliest reconstructable version on.
+  */
 private[txlog] final case class CommitTimeline(versions: Array[Long], timestamps: Array[Long]) {
 
   /** The adjusted timestamp of `version`, if its commit was listed. */
@@ -20,7 +19,8 @@ private[txlog] final case class CommitTimeline(versions: Array[Long], timestamps
     var found: Option[Long] = None
     var i = 0
     while (i < versions.length) {
-      if (versions(i) >= from && versions(i) < until && timestamps(i) <= ts) found = Some(versions(i))
+      if (versions(i) >= from && versions(i) < until && timestamps(i) <= ts)
+        found = Some(versions(i))
       i += 1
     }
     found

@@ -5,16 +5,19 @@ import java.sql.Timestamp
 import txlog.{Metadata, Protocol, TxlogErrors}
 import txlog.log.{LogListing, TablePath}
 
-/**
- * Timestamp time travel: the latest version whose commit timestamp is at or before the asked
- * timestamp. A timestamp before the earliest reconstructable commit or after the latest commit
- * is an error. With in-commit timestamps the spec's rules choose the side of the enablement
- * version to search, and in-commit timestamps are read by binary search.
- */
+/** Timestamp time travel: the latest version whose commit timestamp is at or before the asked
+  * timestamp. A timestamp before the earliest reconstructable commit or after the latest commit is
+  * an error. With in-commit timestamps the spec's rules choose the side of the enablement version
+  * to search, and in-commit timestamps are read by binary search.
+  */
 private[txlog] object TimestampResolver {
 
-  def resolve(listing: LogListing, latestProtocol: Protocol, latestMetadata: Metadata,
-      ts: Long): Long = {
+  def resolve(
+      listing: LogListing,
+      latestProtocol: Protocol,
+      latestMetadata: Metadata,
+      ts: Long
+  ): Long = {
     val table = listing.table
     val timeline = CommitTimeline(listing)
     val earliest = listing.earliestVersion
@@ -33,22 +36,32 @@ private[txlog] object TimestampResolver {
       if (useIct) listing.commit(latest).map(InCommitTimestamps.read(table, _))
       else timeline.timestampOf(latest)
     if (latestTs.exists(ts > _)) {
-      throw TxlogErrors.timestampOutOfRange(table.root, text,
-        s"It is after the latest commit (version $latest at ${new Timestamp(latestTs.get)}).")
+      throw TxlogErrors.timestampOutOfRange(
+        table.root,
+        text,
+        s"It is after the latest commit (version $latest at ${new Timestamp(latestTs.get)})."
+      )
     }
     found.getOrElse {
       val first = if (useIct && enablement.isEmpty) {
         listing.commit(earliest).map(InCommitTimestamps.read(table, _))
       } else timeline.timestampOf(earliest)
-      throw TxlogErrors.timestampOutOfRange(table.root, text,
+      throw TxlogErrors.timestampOutOfRange(
+        table.root,
+        text,
         s"It is before the earliest reconstructable commit (version $earliest" +
-          first.map(t => s" at ${new Timestamp(t)}").getOrElse("") + ").")
+          first.map(t => s" at ${new Timestamp(t)}").getOrElse("") + ")."
+      )
     }
   }
 
   /** Binary search over commits from `from` on, whose in-commit timestamps only increase. */
-  private def searchIct(table: TablePath, listing: LogListing, from: Long,
-      ts: Long): Option[Long] = {
+  private def searchIct(
+      table: TablePath,
+      listing: LogListing,
+      from: Long,
+      ts: Long
+  ): Option[Long] = {
     val commits = listing.commits.filter(_.version >= from)
     var lo = 0
     var hi = commits.length - 1

@@ -4,15 +4,14 @@ import org.apache.spark.sql.SparkSession
 
 import txlog.{DeltaLog, Snapshot, TxlogException}
 
-/**
- * A spark-submit job that prints a table's snapshot summary, its history and an older version:
- *
- * {{{
- * spark-submit --class txlog.tools.SnapshotReport txlog_2.13-0.1.0.jar /data/events [version]
- * }}}
- *
- * Exits with status 2 and the error's message when txlog refuses the table.
- */
+/** A spark-submit job that prints a table's snapshot summary, its history and an older version:
+  *
+  * {{{
+  * spark-submit --class txlog.tools.SnapshotReport txlog_2.13-0.1.0.jar /data/events [version]
+  * }}}
+  *
+  * Exits with status 2 and the error's message when txlog refuses the table.
+  */
 object SnapshotReport {
 
   def main(args: Array[String]): Unit = {
@@ -36,8 +35,11 @@ object SnapshotReport {
     val sb = new StringBuilder
     sb ++= s"== Latest snapshot of ${latest.tablePath}\n" ++= summary(latest)
     sb ++= "\n== History (newest first)\n"
-    sb ++= log.history().select("version", "timestamp", "operation", "operationParameters")
-      .limit(20).showString()
+    sb ++= log
+      .history()
+      .select("version", "timestamp", "operation", "operationParameters")
+      .limit(20)
+      .showString()
     val back = older.getOrElse(math.max(latest.version - 1, 0L))
     sb ++= s"\n== Time travel to version $back\n" ++= summary(log.snapshot(back))
     val asOf = new java.sql.Timestamp(latest.timestamp)

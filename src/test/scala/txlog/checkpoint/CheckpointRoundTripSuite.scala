@@ -5,13 +5,12 @@ import scala.util.{Failure, Success, Try}
 import txlog.{DeltaLog, Fixtures, Oracle, SnapshotView, SparkSuite, TxlogException}
 import txlog.log.{CheckpointNaming, LogListing, LogSegment}
 
-/**
- * For every fixture, each checkpoint kind txlog can write yields, once written, the same
- * snapshot through txlog and through delta-spark as the table had before, and both read it
- * from the new checkpoint. Each kind is written on its own copy of the table.
- *
- * `TXLOG_FIXTURES` (a regex) narrows the fixtures, for local runs.
- */
+/** For every fixture, each checkpoint kind txlog can write yields, once written, the same snapshot
+  * through txlog and through delta-spark as the table had before, and both read it from the new
+  * checkpoint. Each kind is written on its own copy of the table.
+  *
+  * `TXLOG_FIXTURES` (a regex) narrows the fixtures, for local runs.
+  */
 class CheckpointRoundTripSuite extends SparkSuite {
   private var written = Map.empty[String, Int].withDefaultValue(0)
   private var refused = 0
@@ -24,8 +23,11 @@ class CheckpointRoundTripSuite extends SparkSuite {
   /** The kinds to write on a table: the spec allows multi-part only without v2Checkpoint. */
   private def kinds(v2Table: Boolean): Seq[(String, Map[String, String])] =
     if (v2Table) {
-      Seq("classic" -> Map.empty, "v2" -> Map.empty,
-        "v2" -> Map("format" -> "json", "sidecars" -> "false"))
+      Seq(
+        "classic" -> Map.empty,
+        "v2" -> Map.empty,
+        "v2" -> Map("format" -> "json", "sidecars" -> "false")
+      )
     } else Seq("classic" -> Map.empty, "multipart" -> Map("parts" -> "3"))
 
   private def label(kind: String, o: Map[String, String]) =
@@ -49,13 +51,19 @@ class CheckpointRoundTripSuite extends SparkSuite {
     }
   }
 
-  private def roundTrip(name: String, kind: String, options: Map[String, String],
-      before: SnapshotView): Unit = {
+  private def roundTrip(
+      name: String,
+      kind: String,
+      options: Map[String, String],
+      before: SnapshotView
+  ): Unit = {
     tableName = java.nio.file.Paths.get(name).getFileName.toString
     val dir = Fixtures.copy(name, tempDir()).toString
     // Checkpoints the fixture already has of this version would be read instead of ours.
     val prefix = f"${before.version}%020d.checkpoint."
-    new java.io.File(dir, "_delta_log").listFiles().filter(_.getName.startsWith(prefix))
+    new java.io.File(dir, "_delta_log")
+      .listFiles()
+      .filter(_.getName.startsWith(prefix))
       .foreach(f => assert(f.delete()))
     val log = DeltaLog.forTable(spark, dir)
     val result = Try(log.checkpoint(None, Some(kind), options)) match {
@@ -71,13 +79,15 @@ class CheckpointRoundTripSuite extends SparkSuite {
 
     val listing = LogListing.list(log.table)
     val segment = LogSegment.build(listing, None)
-    assert(segment.checkpoint.map(_.version) === Some(before.version),
-      s"${label(kind, options)}: the new checkpoint is not used")
+    assert(
+      segment.checkpoint.map(_.version) === Some(before.version),
+      s"${label(kind, options)}: the new checkpoint is not used"
+    )
     val naming = segment.checkpoint.get.naming
     kind match {
-      case "classic" => assert(naming === CheckpointNaming.Classic)
+      case "classic"   => assert(naming === CheckpointNaming.Classic)
       case "multipart" => assert(naming === CheckpointNaming.MultiPart(1, 3))
-      case "v2" => assert(naming.isInstanceOf[CheckpointNaming.Uuid])
+      case "v2"        => assert(naming.isInstanceOf[CheckpointNaming.Uuid])
     }
     assert(listing.lastCheckpoint.map(_.version) === Some(before.version))
 
@@ -102,18 +112,25 @@ class CheckpointRoundTripSuite extends SparkSuite {
 
   /** The view with paths under the table root made relative (copies live elsewhere). */
   private def relative(v: SnapshotView): SnapshotView = {
-    def rel(p: String): String = p.replaceFirst("^file:/.*?/" +
-      java.util.regex.Pattern.quote(tableName) + "/", "")
-    v.copy(live = v.live.map(f => f.copy(_1 = rel(f._1))),
-      tombstones = v.tombstones.map(t => t.copy(_1 = rel(t._1))))
+    def rel(p: String): String = p.replaceFirst(
+      "^file:/.*?/" +
+        java.util.regex.Pattern.quote(tableName) + "/",
+      ""
+    )
+    v.copy(
+      live = v.live.map(f => f.copy(_1 = rel(f._1))),
+      tombstones = v.tombstones.map(t => t.copy(_1 = rel(t._1)))
+    )
   }
   @volatile private var tableName = ""
 
   override def afterAll(): Unit = {
     try {
       if (Fixtures.available) {
-        info(s"checkpoints written and read back: ${written.toSeq.sorted.mkString(", ")}; " +
-          s"$refused tables refused by both replays were refused by the writer too")
+        info(
+          s"checkpoints written and read back: ${written.toSeq.sorted.mkString(", ")}; " +
+            s"$refused tables refused by both replays were refused by the writer too"
+        )
       }
     } finally super.afterAll()
   }

@@ -14,25 +14,37 @@ import org.apache.spark.sql.types.{IntegerType, StructType}
 import txlog.{DeltaLog, Fixtures, Oracle, SparkSuite, TxlogException}
 import txlog.log.{CheckpointNaming, FileNames, LastCheckpoint, LogListing, LogSegment}
 
-/**
- * Checkpoint content per the spec, `_last_checkpoint`, refusals, and faults: a writer dying
- * before or during publishing, a deleted part, and racing writers.
- */
+/** Checkpoint content per the spec, `_last_checkpoint`, refusals, and faults: a writer dying before
+  * or during publishing, a deleted part, and racing writers.
+  */
 class CheckpointWriterSuite extends SparkSuite {
 
   /** A delta-spark table with three commits (two appends and a delete) and `props`. */
-  private def table(props: Map[String, String] = Map.empty, partitioned: Boolean = false)
-      : String = {
+  private def table(
+      props: Map[String, String] = Map.empty,
+      partitioned: Boolean = false
+  ): String = {
     val dir = tempDir().resolve("t").toString
-    val w = spark.range(0, 20).selectExpr("id", "cast(id % 3 as int) as p", "'x' as s")
-      .repartition(4).write.format("delta")
+    val w = spark
+      .range(0, 20)
+      .selectExpr("id", "cast(id % 3 as int) as p", "'x' as s")
+      .repartition(4)
+      .write
+      .format("delta")
     val opts = props.map { case (k, v) => s"'$k' = '$v'" }.mkString(", ")
-    spark.sql(s"CREATE TABLE delta.`$dir` (id LONG, p INT, s STRING) USING delta " +
-      (if (partitioned) "PARTITIONED BY (p) " else "") +
-      (if (opts.nonEmpty) s"TBLPROPERTIES ($opts)" else ""))
+    spark.sql(
+      s"CREATE TABLE delta.`$dir` (id LONG, p INT, s STRING) USING delta " +
+        (if (partitioned) "PARTITIONED BY (p) " else "") +
+        (if (opts.nonEmpty) s"TBLPROPERTIES ($opts)" else "")
+    )
     w.mode("append").save(dir)
-    spark.range(20, 30).selectExpr("id", "cast(id % 3 as int) as p", "'y' as s")
-      .write.format("delta").mode("append").save(dir)
+    spark
+      .range(20, 30)
+      .selectExpr("id", "cast(id % 3 as int) as p", "'y' as s")
+      .write
+      .format("delta")
+      .mode("append")
+      .save(dir)
     spark.sql(s"DELETE FROM delta.`$dir` WHERE id < 5")
     dir
   }
@@ -45,7 +57,8 @@ class CheckpointWriterSuite extends SparkSuite {
 
   private def withFault[T](at: String)(body: => T): T = {
     CheckpointWriter.faultHook = s => if (s == at) throw new IllegalStateException(s"killed at $s")
-    try body finally CheckpointWriter.faultHook = _ => ()
+    try body
+    finally CheckpointWriter.faultHook = _ => ()
   }
 
   private def agreesWith(dir: String, before: txlog.SnapshotView): Unit = {
@@ -55,8 +68,13 @@ class CheckpointWriterSuite extends SparkSuite {
   }
 
   test("checkpoint content follows the spec: no commitInfo, lean removes, typed stats") {
-    val dir = table(Map("delta.checkpoint.writeStatsAsStruct" -> "true",
-      "delta.checkpoint.writeStatsAsJson" -> "false"), partitioned = true)
+    val dir = table(
+      Map(
+        "delta.checkpoint.writeStatsAsStruct" -> "true",
+        "delta.checkpoint.writeStatsAsJson" -> "false"
+      ),
+      partitioned = true
+    )
     val before = Oracle.txlog(spark, dir, None)
     val r = DeltaLog.forTable(spark, dir).checkpoint()
     assert(r.kind === "classic" && r.files.size === 1)
@@ -67,13 +85,21 @@ class CheckpointWriterSuite extends SparkSuite {
     val add = cp.schema("add").dataType.asInstanceOf[StructType]
     val remove = cp.schema("remove").dataType.asInstanceOf[StructType]
     assert(!add.fieldNames.contains("stats"), "writeStatsAsJson=false omits stats")
-    assert(add("partitionValues_parsed").dataType ===
-      new StructType().add("p", IntegerType))
+    assert(
+      add("partitionValues_parsed").dataType ===
+        new StructType().add("p", IntegerType)
+    )
     val statsParsed = add("stats_parsed").dataType.asInstanceOf[StructType]
     assert(statsParsed.fieldNames.toSeq.take(1) === Seq("numRecords"))
     assert(!remove.fieldNames.contains("stats") && !remove.fieldNames.contains("tags"))
-    val rows = cp.where("add is not null").selectExpr("add.partitionValues_parsed.p",
-      "add.partitionValues['p']", "add.stats_parsed.numRecords").collect()
+    val rows = cp
+      .where("add is not null")
+      .selectExpr(
+        "add.partitionValues_parsed.p",
+        "add.partitionValues['p']",
+        "add.stats_parsed.numRecords"
+      )
+      .collect()
     assert(rows.nonEmpty && rows.forall(r => r.getInt(0).toString == r.getString(1)))
     assert(rows.map(_.getLong(2)).sum === 25L)
     assert(cp.where("metaData is not null").count() === 1)
@@ -91,10 +117,10 @@ class CheckpointWriterSuite extends SparkSuite {
 
   test("_last_checkpoint is written with the spec checksum and delta-spark accepts it") {
     val dir = table()
-    val r = DeltaLog.forTable(spark, dir).checkpoint(kind = Some("multipart"),
-      options = Map("parts" -> "2"))
-    val json = new String(Files.readAllBytes(logDir(dir).toPath.resolve("_last_checkpoint")),
-      UTF_8)
+    val r = DeltaLog
+      .forTable(spark, dir)
+      .checkpoint(kind = Some("multipart"), options = Map("parts" -> "2"))
+    val json = new String(Files.readAllBytes(logDir(dir).toPath.resolve("_last_checkpoint")), UTF_8)
     val lc = LastCheckpoint.parse(json).toOption.get
     assert(lc.version === r.version && lc.parts === Some(2) && lc.size === r.numActions)
     assert(lc.numOfAddFiles === Some(r.numAddFiles))
@@ -109,8 +135,12 @@ class CheckpointWriterSuite extends SparkSuite {
     log.checkpoint()
     log.checkpoint(version = Some(1L))
     assert(LogListing.list(log.table).lastCheckpoint.map(_.version) === Some(3L))
-    assert(checkpointFiles(dir) === Seq(FileNames.classicCheckpointName(1),
-      FileNames.classicCheckpointName(3)))
+    assert(
+      checkpointFiles(dir) === Seq(
+        FileNames.classicCheckpointName(1),
+        FileNames.classicCheckpointName(3)
+      )
+    )
     agreesWith(dir, Oracle.txlog(spark, dir, None))
     assert(Oracle.txlog(spark, dir, Some(1L)) === Oracle.reference(spark, dir, Some(1L)))
   }
@@ -134,8 +164,9 @@ class CheckpointWriterSuite extends SparkSuite {
     val dir = table()
     val before = Oracle.txlog(spark, dir, None)
     intercept[IllegalStateException](withFault("published part 1") {
-      DeltaLog.forTable(spark, dir).checkpoint(kind = Some("multipart"),
-        options = Map("parts" -> "3"))
+      DeltaLog
+        .forTable(spark, dir)
+        .checkpoint(kind = Some("multipart"), options = Map("parts" -> "3"))
     })
     assert(checkpointFiles(dir) === Seq(FileNames.multiPartCheckpointName(3, 1, 3)))
     val log = DeltaLog.forTable(spark, dir)
@@ -146,8 +177,9 @@ class CheckpointWriterSuite extends SparkSuite {
   test("a deleted part of a multi-part checkpoint: readers fall back to the commits") {
     val dir = table()
     val before = Oracle.txlog(spark, dir, None)
-    val r = DeltaLog.forTable(spark, dir).checkpoint(kind = Some("multipart"),
-      options = Map("parts" -> "3"))
+    val r = DeltaLog
+      .forTable(spark, dir)
+      .checkpoint(kind = Some("multipart"), options = Map("parts" -> "3"))
     assert(r.files.size === 3)
     assert(new File(new java.net.URI(r.files(1))).delete())
     agreesWith(dir, before)
@@ -158,8 +190,9 @@ class CheckpointWriterSuite extends SparkSuite {
     val before = Oracle.txlog(spark, dir, None)
     Seq("classic" -> Map.empty[String, String], "multipart" -> Map("parts" -> "3"))
       .foreach { case (kind, o) =>
-        val writers = (1 to 2).map(_ => Future(
-          DeltaLog.forTable(spark, dir).checkpoint(kind = Some(kind), options = o)))
+        val writers = (1 to 2).map(_ =>
+          Future(DeltaLog.forTable(spark, dir).checkpoint(kind = Some(kind), options = o))
+        )
         val results = writers.map(Await.result(_, 5.minutes))
         assert(results.map(_.files).distinct.size === 1)
         assert(staging(dir).isEmpty)
@@ -171,30 +204,35 @@ class CheckpointWriterSuite extends SparkSuite {
 
   test("kinds the spec forbids on a table are refused, and nothing is written") {
     val plain = table()
-    val e1 = intercept[TxlogException](DeltaLog.forTable(spark, plain).checkpoint(
-      kind = Some("v2")))
+    val e1 =
+      intercept[TxlogException](DeltaLog.forTable(spark, plain).checkpoint(kind = Some("v2")))
     assert(e1.errorClass === "CHECKPOINT_KIND_NOT_ALLOWED")
-    val e2 = intercept[TxlogException](DeltaLog.forTable(spark, plain).checkpoint(
-      kind = Some("multipart"), options = Map("parts" -> "1")))
+    val e2 = intercept[TxlogException](
+      DeltaLog
+        .forTable(spark, plain)
+        .checkpoint(kind = Some("multipart"), options = Map("parts" -> "1"))
+    )
     assert(e2.errorClass === "INVALID_ARGUMENT" && e2.problem.contains("parts"))
-    val e3 = intercept[TxlogException](DeltaLog.forTable(spark, plain).checkpoint(
-      kind = Some("zip")))
+    val e3 =
+      intercept[TxlogException](DeltaLog.forTable(spark, plain).checkpoint(kind = Some("zip")))
     assert(e3.errorClass === "INVALID_ARGUMENT")
     assert(checkpointFiles(plain).isEmpty)
     assume(Fixtures.available, Fixtures.skipMessage)
     val v2 = Fixtures.copy("golden/v2-checkpoint-parquet", tempDir()).toString
     val existing = checkpointFiles(v2)
-    val e4 = intercept[TxlogException](DeltaLog.forTable(spark, v2).checkpoint(
-      kind = Some("multipart")))
+    val e4 =
+      intercept[TxlogException](DeltaLog.forTable(spark, v2).checkpoint(kind = Some("multipart")))
     assert(e4.errorClass === "CHECKPOINT_KIND_NOT_ALLOWED")
     assert(checkpointFiles(v2) === existing)
   }
 
   test("tables with writer features txlog does not support are refused by name") {
     val dir = table()
-    Files.write(logDir(dir).toPath.resolve(FileNames.commitName(4)),
+    Files.write(
+      logDir(dir).toPath.resolve(FileNames.commitName(4)),
       ("""{"protocol":{"minReaderVersion":1,"minWriterVersion":7,""" +
-        """"writerFeatures":["appendOnly","futureWriterFeature"]}}""" + "\n").getBytes(UTF_8))
+        """"writerFeatures":["appendOnly","futureWriterFeature"]}}""" + "\n").getBytes(UTF_8)
+    )
     val e = intercept[TxlogException](DeltaLog.forTable(spark, dir).checkpoint())
     assert(e.errorClass === "UNSUPPORTED_WRITER_FEATURES")
     assert(e.problem.contains("futureWriterFeature") && !e.problem.contains("appendOnly"))

@@ -12,10 +12,9 @@ import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 import txlog.{ChecksumMismatch, DeltaLog, Fixtures, SparkSuite, TxlogException}
 import txlog.log.FileNames
 
-/**
- * Version checksum files (`n.crc`): delta-spark's fixture files validate clean, files txlog
- * writes are accepted by delta-spark and by txlog, and bad files are reported precisely.
- */
+/** Version checksum files (`n.crc`): delta-spark's fixture files validate clean, files txlog writes
+  * are accepted by delta-spark and by txlog, and bad files are reported precisely.
+  */
 class VersionChecksumSuite extends SparkSuite {
   private val mapper = new ObjectMapper()
   private val Crc = """^(\d{20})\.crc$""".r
@@ -23,8 +22,13 @@ class VersionChecksumSuite extends SparkSuite {
   /** The versions with a `.crc` file in a table's `_delta_log`. */
   private def crcVersions(table: Path): Seq[Long] = {
     val s = Files.list(table.resolve("_delta_log"))
-    try s.iterator().asScala.map(_.getFileName.toString).collect { case Crc(v) => v.toLong }
-      .toSeq.sorted
+    try
+      s.iterator()
+        .asScala
+        .map(_.getFileName.toString)
+        .collect { case Crc(v) => v.toLong }
+        .toSeq
+        .sorted
     finally s.close()
   }
 
@@ -74,9 +78,11 @@ class VersionChecksumSuite extends SparkSuite {
   }
 
   test("the default histogram bins are the ones delta-spark writes") {
-    val withHistogram = withChecksums.flatMap { t =>
-      crcVersions(Fixtures.root.resolve(t)).map(v => crcPath(Fixtures.root.resolve(t), v))
-    }.map(p => mapper.readTree(Files.readString(p)))
+    val withHistogram = withChecksums
+      .flatMap { t =>
+        crcVersions(Fixtures.root.resolve(t)).map(v => crcPath(Fixtures.root.resolve(t), v))
+      }
+      .map(p => mapper.readTree(Files.readString(p)))
       .flatMap(j => Option(j.get("fileSizeHistogram")).orElse(Option(j.get("histogramOpt"))))
     assume(withHistogram.nonEmpty, "no fixture checksum has a histogram")
     withHistogram.foreach { h =>
@@ -91,7 +97,8 @@ class VersionChecksumSuite extends SparkSuite {
     "golden/commit-info-containing-arbitrary-operationParams-types", // CDF, writer features
     "golden/deltalog-getChanges", // txn actions
     "kernel/spark-variant-stable-feature-checkpoint", // reader features
-    "spark/table-with-dv-small") // deletion vectors
+    "spark/table-with-dv-small"
+  ) // deletion vectors
 
   accepted.foreach { name =>
     test(s"delta-spark accepts the checksums txlog writes: $name") {
@@ -106,8 +113,16 @@ class VersionChecksumSuite extends SparkSuite {
       val before = (0L to latest).map { v =>
         val s = ref.getSnapshotAt(v, None, None, false)
         assert(s.checksumOpt.isEmpty)
-        (s.sizeInBytes, s.numOfFiles, s.metadata, s.protocol, s.setTransactions.toSet,
-          s.domainMetadata.toSet, s.numDeletedRecordsOpt, s.numDeletionVectorsOpt)
+        (
+          s.sizeInBytes,
+          s.numOfFiles,
+          s.metadata,
+          s.protocol,
+          s.setTransactions.toSet,
+          s.domainMetadata.toSet,
+          s.numDeletedRecordsOpt,
+          s.numDeletionVectorsOpt
+        )
       }
       (0L to latest).foreach { v =>
         val written = log.writeChecksum(v)
@@ -139,8 +154,13 @@ class VersionChecksumSuite extends SparkSuite {
         assert(ours.mismatches === Nil)
         assert(ours.isValid)
       }
-      val leftovers = Files.list(table.resolve("_delta_log")).iterator().asScala
-        .map(_.getFileName.toString).filter(_.startsWith(".")).filter(_.contains(".crc"))
+      val leftovers = Files
+        .list(table.resolve("_delta_log"))
+        .iterator()
+        .asScala
+        .map(_.getFileName.toString)
+        .filter(_.startsWith("."))
+        .filter(_.contains(".crc"))
         .toSeq
       assert(leftovers.filterNot(_.endsWith(".json.crc")) === Nil)
       info(s"${latest + 1} checksum file(s) written and accepted")
@@ -158,12 +178,25 @@ class VersionChecksumSuite extends SparkSuite {
       val ours = mapper.readTree(Files.readString(crcPath(table, v)))
       val extra = ours.fieldNames().asScala.toSet -- theirs.fieldNames().asScala.toSet
       assert(extra === Set("fileSizeHistogram"))
-      Seq("tableSizeBytes", "numFiles", "numMetadata", "numProtocol", "setTransactions",
-        "domainMetadata", "metadata").foreach(f => assert(ours.get(f) === theirs.get(f), f))
-      def features(j: com.fasterxml.jackson.databind.JsonNode) = j.get("protocol")
-        .properties().asScala.map(e => e.getKey -> (if (e.getValue.isArray) {
-          e.getValue.elements().asScala.map(_.asText()).toSeq.sorted.mkString(",")
-        } else e.getValue.asText())).toMap
+      Seq(
+        "tableSizeBytes",
+        "numFiles",
+        "numMetadata",
+        "numProtocol",
+        "setTransactions",
+        "domainMetadata",
+        "metadata"
+      ).foreach(f => assert(ours.get(f) === theirs.get(f), f))
+      def features(j: com.fasterxml.jackson.databind.JsonNode) = j
+        .get("protocol")
+        .properties()
+        .asScala
+        .map(e =>
+          e.getKey -> (if (e.getValue.isArray) {
+                         e.getValue.elements().asScala.map(_.asText()).toSeq.sorted.mkString(",")
+                       } else e.getValue.asText())
+        )
+        .toMap
       assert(features(ours) === features(theirs))
     }
   }
@@ -175,13 +208,24 @@ class VersionChecksumSuite extends SparkSuite {
     log.writeChecksum()
     val v = log.snapshot().version
     val json = mapper.readTree(Files.readString(crcPath(table, v)))
-    val dvFiles = log.snapshot().allFiles.where("deletionVector is not null")
-      .selectExpr("deletionVector.cardinality").collect().map(_.getLong(0)).toSeq
+    val dvFiles = log
+      .snapshot()
+      .allFiles
+      .where("deletionVector is not null")
+      .selectExpr("deletionVector.cardinality")
+      .collect()
+      .map(_.getLong(0))
+      .toSeq
     assert(dvFiles.nonEmpty)
     assert(json.get("numDeletionVectorsOpt").asLong() === dvFiles.size.toLong)
     assert(json.get("numDeletedRecordsOpt").asLong() === dvFiles.sum)
-    val bins = json.get("deletedRecordCountsHistogramOpt").get("deletedRecordCounts")
-      .elements().asScala.map(_.asLong()).toSeq
+    val bins = json
+      .get("deletedRecordCountsHistogramOpt")
+      .get("deletedRecordCounts")
+      .elements()
+      .asScala
+      .map(_.asLong())
+      .toSeq
     assert(bins.size === 10)
     info(s"written fields: ${json.fieldNames().asScala.mkString(", ")}")
     def bin(c: Long): Int = DeletedRecordCounts.LowerBounds.lastIndexWhere(_ <= c)
@@ -195,9 +239,12 @@ class VersionChecksumSuite extends SparkSuite {
   /** The commit-info fixture with in-commit timestamps enabled by an added commit 3. */
   private def withInCommitTimestamps(ict: Long): Path = {
     val table = copy("golden/commit-info-containing-arbitrary-operationParams-types")
-    val md = mapper.readTree(Files.readString(crcPath(table, 2))).get("metadata")
+    val md = mapper
+      .readTree(Files.readString(crcPath(table, 2)))
+      .get("metadata")
       .asInstanceOf[ObjectNode]
-    md.get("configuration").asInstanceOf[ObjectNode]
+    md.get("configuration")
+      .asInstanceOf[ObjectNode]
       .put("delta.enableInCommitTimestamps", "true")
       .put("delta.inCommitTimestampEnablementVersion", "3")
       .put("delta.inCommitTimestampEnablementTimestamp", ict.toString)
@@ -206,9 +253,12 @@ class VersionChecksumSuite extends SparkSuite {
         """"operation":"SET TBLPROPERTIES","operationParameters":{}}}""",
       """{"protocol":{"minReaderVersion":1,"minWriterVersion":7,"writerFeatures":""" +
         """["changeDataFeed","appendOnly","invariants","inCommitTimestamp"]}}""",
-      s"""{"metaData":${mapper.writeValueAsString(md)}}""")
-    Files.writeString(table.resolve("_delta_log").resolve(FileNames.commitName(3)),
-      lines.mkString("", "\n", "\n"))
+      s"""{"metaData":${mapper.writeValueAsString(md)}}"""
+    )
+    Files.writeString(
+      table.resolve("_delta_log").resolve(FileNames.commitName(3)),
+      lines.mkString("", "\n", "\n")
+    )
     deleteChecksums(table)
     table
   }
@@ -228,45 +278,64 @@ class VersionChecksumSuite extends SparkSuite {
     assert(s.checksumOpt.flatMap(_.inCommitTimestampOpt) === Some(ict))
     assert(s.validateChecksum(Map.empty))
     tamper(table, 3)(_.put("inCommitTimestampOpt", ict + 1))
-    assert(log.validateChecksum(3L).mismatches ===
-      Seq(ChecksumMismatch(3, "inCommitTimestampOpt", (ict + 1).toString, ict.toString)))
+    assert(
+      log.validateChecksum(3L).mismatches ===
+        Seq(ChecksumMismatch(3, "inCommitTimestampOpt", (ict + 1).toString, ict.toString))
+    )
   }
 
   test("domain metadata: live domains are written, removed ones are not, delta-spark agrees") {
     val table = copy("golden/commit-info-containing-arbitrary-operationParams-types")
     deleteChecksums(table)
     def commit(v: Long, lines: String*): Unit =
-      Files.writeString(table.resolve("_delta_log").resolve(FileNames.commitName(v)),
-        lines.mkString("", "\n", "\n"))
+      Files.writeString(
+        table.resolve("_delta_log").resolve(FileNames.commitName(v)),
+        lines.mkString("", "\n", "\n")
+      )
     def domain(name: String, conf: String, removed: Boolean): String =
       s"""{"domainMetadata":{"domain":"$name",""" +
         s""""configuration":${mapper.writeValueAsString(conf)},"removed":$removed}}"""
-    commit(3,
+    commit(
+      3,
       """{"commitInfo":{"timestamp":1740185400000,"operation":"MANUAL UPDATE"}}""",
       """{"protocol":{"minReaderVersion":1,"minWriterVersion":7,"writerFeatures":""" +
         """["changeDataFeed","appendOnly","invariants","domainMetadata"]}}""",
       domain("app.a", """{"k":1}""", removed = false),
       domain("app.b", """{"k":2}""", removed = false),
-      """{"txn":{"appId":"stream-1","version":7,"lastUpdated":1740185400000}}""")
-    commit(4,
+      """{"txn":{"appId":"stream-1","version":7,"lastUpdated":1740185400000}}"""
+    )
+    commit(
+      4,
       """{"commitInfo":{"timestamp":1740185401000,"operation":"MANUAL UPDATE"}}""",
-      domain("app.b", """{"k":2}""", removed = true))
+      domain("app.b", """{"k":2}""", removed = true)
+    )
     val log = DeltaLog.forTable(spark, table.toString)
     log.writeChecksum(4L)
     val json = mapper.readTree(Files.readString(crcPath(table, 4)))
-    assert(mapper.writeValueAsString(json.get("domainMetadata")) ===
-      """[{"domain":"app.a","configuration":"{\"k\":1}","removed":false}]""")
-    assert(mapper.writeValueAsString(json.get("setTransactions")) ===
-      """[{"appId":"stream-1","version":7,"lastUpdated":1740185400000}]""")
+    assert(
+      mapper.writeValueAsString(json.get("domainMetadata")) ===
+        """[{"domain":"app.a","configuration":"{\"k\":1}","removed":false}]"""
+    )
+    assert(
+      mapper.writeValueAsString(json.get("setTransactions")) ===
+        """[{"appId":"stream-1","version":7,"lastUpdated":1740185400000}]"""
+    )
     assert(log.validateChecksum(4L).isValid)
     RefLog.clearCache()
     val s = RefLog.forTable(spark, table.toString).getSnapshotAt(4L, None, None, false)
     assert(s.checksumOpt.flatMap(_.domainMetadata).map(_.map(_.domain)) === Some(Seq("app.a")))
     assert(s.validateChecksum(Map.empty))
-    tamper(table, 4)(_.get("domainMetadata").get(0).asInstanceOf[ObjectNode]
-      .put("configuration", "{}"))
-    assert(log.validateChecksum(4L).mismatches === Seq(ChecksumMismatch(4, "domainMetadata",
-      """{"app.a":"{}"}""", """{"app.a":"{\"k\":1}"}""")))
+    tamper(table, 4)(
+      _.get("domainMetadata")
+        .get(0)
+        .asInstanceOf[ObjectNode]
+        .put("configuration", "{}")
+    )
+    assert(
+      log.validateChecksum(4L).mismatches === Seq(
+        ChecksumMismatch(4, "domainMetadata", """{"app.a":"{}"}""", """{"app.a":"{\"k\":1}"}""")
+      )
+    )
   }
 
   test("writing is refused on tables with writer features txlog does not implement") {
@@ -311,18 +380,26 @@ class VersionChecksumSuite extends SparkSuite {
     tamper(table, 2) { j =>
       j.put("numFiles", 3L)
       j.put("tableSizeBytes", 1000L)
-      j.get("metadata").asInstanceOf[ObjectNode].putObject("configuration")
+      j.get("metadata")
+        .asInstanceOf[ObjectNode]
+        .putObject("configuration")
         .put("delta.enableChangeDataFeed", "false")
     }
     val log = DeltaLog.forTable(spark, table.toString)
     val result = log.validateChecksum(2L)
     assert(!result.isValid)
-    assert(result.mismatches.toSet === Set(
-      ChecksumMismatch(2, "numFiles", "3", "2"),
-      ChecksumMismatch(2, "tableSizeBytes", "1000", "904"),
-      ChecksumMismatch(2, "metadata.configuration",
-        """{"delta.enableChangeDataFeed":"false"}""",
-        """{"delta.enableChangeDataFeed":"true"}""")))
+    assert(
+      result.mismatches.toSet === Set(
+        ChecksumMismatch(2, "numFiles", "3", "2"),
+        ChecksumMismatch(2, "tableSizeBytes", "1000", "904"),
+        ChecksumMismatch(
+          2,
+          "metadata.configuration",
+          """{"delta.enableChangeDataFeed":"false"}""",
+          """{"delta.enableChangeDataFeed":"true"}"""
+        )
+      )
+    )
     assert(result.mismatches.size === 3)
     assert(log.validateChecksum(1L).isValid)
     val df = result.toDF(spark)
@@ -348,8 +425,10 @@ class VersionChecksumSuite extends SparkSuite {
       j.putArray("setTransactions").addObject().put("appId", "nobody").put("version", 1L)
     }
     val fields = log.validateChecksum(v).mismatches.map(_.field)
-    assert(fields.toSet ===
-      Set("fileSizeHistogram.fileCounts", "protocol.minWriterVersion", "setTransactions"))
+    assert(
+      fields.toSet ===
+        Set("fileSizeHistogram.fileCounts", "protocol.minWriterVersion", "setTransactions")
+    )
     val hist = log.validateChecksum(v).mismatches.find(_.field.startsWith("fileSize")).get
     assert(hist.actual === counts)
   }
@@ -359,8 +438,12 @@ class VersionChecksumSuite extends SparkSuite {
     val log = DeltaLog.forTable(spark, table.toString)
     def histogram(name: String, counts: String, bytes: String): Unit = tamper(table, 2) { j =>
       Seq("fileSizeHistogram", "histogramOpt").foreach(j.remove)
-      j.set[com.fasterxml.jackson.databind.JsonNode](name, mapper.readTree(
-        s"""{"sortedBinBoundaries":[0,400,500],"fileCounts":$counts,"totalBytes":$bytes}"""))
+      j.set[com.fasterxml.jackson.databind.JsonNode](
+        name,
+        mapper.readTree(
+          s"""{"sortedBinBoundaries":[0,400,500],"fileCounts":$counts,"totalBytes":$bytes}"""
+        )
+      )
     }
     // v2 has two live files of 452 bytes each.
     histogram("histogramOpt", "[0,2,0]", "[0,904,0]")
@@ -368,8 +451,11 @@ class VersionChecksumSuite extends SparkSuite {
     histogram("fileSizeHistogram", "[0,2,0]", "[0,904,0]")
     assert(log.validateChecksum(2L).isValid)
     histogram("fileSizeHistogram", "[2,0,0]", "[0,904,0]")
-    assert(log.validateChecksum(2L).mismatches === Seq(ChecksumMismatch(2,
-      "fileSizeHistogram.fileCounts", "[2,0,0]", "[0,2,0]")))
+    assert(
+      log.validateChecksum(2L).mismatches === Seq(
+        ChecksumMismatch(2, "fileSizeHistogram.fileCounts", "[2,0,0]", "[0,2,0]")
+      )
+    )
   }
 
   // (e) malformed and missing files.
@@ -416,8 +502,10 @@ class VersionChecksumSuite extends SparkSuite {
   override def afterAll(): Unit = {
     try {
       if (Fixtures.available) {
-        info(s"$validatedClean delta-spark checksum file(s) in ${withChecksums.size} fixture " +
-          "table(s) validated clean")
+        info(
+          s"$validatedClean delta-spark checksum file(s) in ${withChecksums.size} fixture " +
+            "table(s) validated clean"
+        )
       }
     } finally super.afterAll()
   }

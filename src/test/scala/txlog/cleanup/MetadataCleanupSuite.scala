@@ -11,12 +11,12 @@ import org.apache.spark.sql.Row
 import txlog.{DeltaLog, Fixtures, Oracle, SnapshotView, SparkSuite, TxlogException}
 import txlog.log.FileNames
 
-/**
- * DeltaLog.cleanup on tables whose commit times are set days apart: exactly the spec's files
- * go, and every version from the cutoff commit on reads as before.
- */
+/** DeltaLog.cleanup on tables whose commit times are set days apart: exactly the spec's files go,
+  * and every version from the cutoff commit on reads as before.
+  */
 class MetadataCleanupSuite extends SparkSuite {
   private val Day = CleanupPlanner.DayMillis
+
   /** Midnight UTC today: file times are set relative to it, so cutoffs are unambiguous. */
   private val today = CleanupPlanner.midnightUtc(System.currentTimeMillis())
 
@@ -24,8 +24,15 @@ class MetadataCleanupSuite extends SparkSuite {
 
   private def files(dir: Path): Set[String] =
     if (!Files.isDirectory(dir)) Set.empty
-    else Files.list(dir).iterator().asScala.filter(Files.isRegularFile(_))
-      .map(_.getFileName.toString).filterNot(_.startsWith(".")).toSet
+    else
+      Files
+        .list(dir)
+        .iterator()
+        .asScala
+        .filter(Files.isRegularFile(_))
+        .map(_.getFileName.toString)
+        .filterNot(_.startsWith("."))
+        .toSet
 
   /** Sets commit v's file time to `daysAgo(v)` days before today's midnight, plus one hour. */
   private def ageCommits(t: Path, daysAgo: Long => Long): Unit =
@@ -83,8 +90,10 @@ class MetadataCleanupSuite extends SparkSuite {
     assert(paths(done) === paths(dry))
     assert(done.forall(_.getAs[Boolean]("deleted")))
     assert(files(logDir(t)) === all -- expected)
-    assert(expected.forall(n => !Files.exists(logDir(t).resolve(s".$n.crc"))),
-      "Hadoop checksum side files of deleted files are left behind")
+    assert(
+      expected.forall(n => !Files.exists(logDir(t).resolve(s".$n.crc"))),
+      "Hadoop checksum side files of deleted files are left behind"
+    )
     assert(files(logDir(t)).contains(FileNames.LastCheckpoint))
     (4L to 7L).foreach { v =>
       Oracle.both(spark, path, Some(v)) match {
@@ -105,8 +114,10 @@ class MetadataCleanupSuite extends SparkSuite {
     val log = DeltaLog.forTable(spark, t.toString)
     val dry = log.cleanup().collect().toSeq
     assert(paths(dry).exists(_ == FileNames.commitName(3)))
-    spark.sql(s"ALTER TABLE delta.`$t` SET TBLPROPERTIES " +
-      "('delta.logRetentionDuration' = 'interval 100 days')")
+    spark.sql(
+      s"ALTER TABLE delta.`$t` SET TBLPROPERTIES " +
+        "('delta.logRetentionDuration' = 'interval 100 days')"
+    )
     ageCommits(t, v => 40 - 2 * v)
     val kept = log.cleanup().collect().toSeq
     assert(kept.map(_.getAs[String]("kind")) === Seq("none"))
@@ -116,15 +127,21 @@ class MetadataCleanupSuite extends SparkSuite {
     val t = makeTable(5, 100)
     ageCommits(t, v => 20 - 2 * v)
     val all = files(logDir(t))
-    val rows = DeltaLog.forTable(spark, t.toString).cleanup(Some("1 day"), dryRun = false)
-      .collect().toSeq
+    val rows = DeltaLog
+      .forTable(spark, t.toString)
+      .cleanup(Some("1 day"), dryRun = false)
+      .collect()
+      .toSeq
     assert(rows.size === 1 && rows.head.getAs[String]("kind") === "none")
     assert(rows.head.getAs[String]("reason").contains("checkpoint"))
     assert(!rows.head.getAs[Boolean]("deleted"))
     assert(files(logDir(t)) === all)
     // All commits newer than the cutoff: nothing either.
-    val young = DeltaLog.forTable(spark, t.toString).cleanup(Some("30 days"), dryRun = false)
-      .collect().toSeq
+    val young = DeltaLog
+      .forTable(spark, t.toString)
+      .cleanup(Some("30 days"), dryRun = false)
+      .collect()
+      .toSeq
     assert(young.map(_.getAs[String]("kind")) === Seq("none"))
     assert(files(logDir(t)) === all)
   }
@@ -145,13 +162,17 @@ class MetadataCleanupSuite extends SparkSuite {
     Files.write(fresh, Array[Byte](1, 2, 3))
     // Every sidecar except `fresh` is three days old; `fresh` is from today.
     (original + stray.getFileName.toString).foreach(n =>
-      assert(sidecarDir.resolve(n).toFile.setLastModified(today - 3 * Day)))
+      assert(sidecarDir.resolve(n).toFile.setLastModified(today - 3 * Day))
+    )
     assert(fresh.toFile.setLastModified(today + 1000))
     val before = views(path, Seq(4L))
 
     // Cutoff = midnight 5 days ago: cutoff commit 4 (6 days old), which is checkpointed.
-    val rows = DeltaLog.forTable(spark, path).cleanup(Some("5 days"), dryRun = false)
-      .collect().toSeq
+    val rows = DeltaLog
+      .forTable(spark, path)
+      .cleanup(Some("5 days"), dryRun = false)
+      .collect()
+      .toSeq
     val deletedSidecars = rows.filter(_.getAs[String]("kind") == "sidecar")
     assert(paths(deletedSidecars).toSet === (original -- ofFour) + "stray-old.parquet")
     assert(files(sidecarDir) === ofFour + "stray-fresh.parquet")
@@ -166,21 +187,26 @@ class MetadataCleanupSuite extends SparkSuite {
 
   test("a table with a writer feature txlog does not know is refused") {
     val t = makeTable(3, 2)
-    Files.write(logDir(t).resolve(FileNames.commitName(3)), Seq(
-      """{"protocol":{"minReaderVersion":1,"minWriterVersion":7,""" +
-        """"writerFeatures":["someFutureFeature"]}}""").asJava, UTF_8)
+    Files.write(
+      logDir(t).resolve(FileNames.commitName(3)),
+      Seq(
+        """{"protocol":{"minReaderVersion":1,"minWriterVersion":7,""" +
+          """"writerFeatures":["someFutureFeature"]}}"""
+      ).asJava,
+      UTF_8
+    )
     ageCommits(t, v => 20 - 2 * v)
     val all = files(logDir(t))
     val e = intercept[TxlogException](
-      DeltaLog.forTable(spark, t.toString).cleanup(Some("1 day"), dryRun = false))
+      DeltaLog.forTable(spark, t.toString).cleanup(Some("1 day"), dryRun = false)
+    )
     assert(e.errorClass === "UNSUPPORTED_WRITER_FEATURES")
     assert(files(logDir(t)) === all)
   }
 
   test("a retention that is not a duration is INVALID_ARGUMENT") {
     val t = makeTable(1, 2)
-    val e = intercept[TxlogException](
-      DeltaLog.forTable(spark, t.toString).cleanup(Some("soon")))
+    val e = intercept[TxlogException](DeltaLog.forTable(spark, t.toString).cleanup(Some("soon")))
     assert(e.errorClass === "INVALID_ARGUMENT" && e.getMessage.contains("retention"))
   }
 }

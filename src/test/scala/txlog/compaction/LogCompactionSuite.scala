@@ -22,7 +22,8 @@ class LogCompactionSuite extends SparkSuite {
     Files.list(t.resolve("_delta_log")).iterator().asScala.map(_.getFileName.toString).toSet
 
   private def removeCompactions(t: Path): Unit =
-    logFiles(t).filter(_.endsWith(".compacted.json"))
+    logFiles(t)
+      .filter(_.endsWith(".compacted.json"))
       .foreach(n => Files.delete(t.resolve("_delta_log").resolve(n)))
 
   private def error(body: => Any): TxlogException =
@@ -34,7 +35,8 @@ class LogCompactionSuite extends SparkSuite {
     ("golden/log-replay-dv-key-cases", Seq((0L, 3L), (1L, 2L), (1L, 3L))),
     ("golden/delete-re-add-same-file-different-transactions", Seq((0L, 3L), (1L, 2L))),
     ("golden/log-replay-latest-metadata-protocol", Seq((0L, 2L), (1L, 2L))),
-    ("golden/basic-with-inserts-deletes-checkpoint", Seq((11L, 13L), (3L, 12L), (0L, 9L))))
+    ("golden/basic-with-inserts-deletes-checkpoint", Seq((11L, 13L), (3L, 12L), (0L, 9L)))
+  )
 
   cases.foreach { case (name, ranges) =>
     test(s"compactions agree with delta-spark and are used by txlog: $name") {
@@ -78,8 +80,11 @@ class LogCompactionSuite extends SparkSuite {
     val file = t.resolve("_delta_log").resolve(FileNames.compactionName(1, 3))
     log.compact(1, 3)
     val bytes = Files.readAllBytes(file)
-    assert(new String(bytes, UTF_8).linesIterator.forall(l =>
-      !l.contains("\"commitInfo\"") && l.startsWith("{")))
+    assert(
+      new String(bytes, UTF_8).linesIterator.forall(l =>
+        !l.contains("\"commitInfo\"") && l.startsWith("{")
+      )
+    )
     log.compact(1, 3)
     assert(Files.readAllBytes(file) === bytes)
     Files.write(file, "{\"txn\":{\"appId\":\"x\",\"version\":1}}\n".getBytes(UTF_8))
@@ -92,18 +97,23 @@ class LogCompactionSuite extends SparkSuite {
     val logDir = t.resolve("_delta_log")
     def commit(v: Int, lines: String*): Unit =
       Files.write(logDir.resolve(FileNames.commitName(v)), lines.asJava, UTF_8)
-    commit(5, """{"domainMetadata":{"domain":"a","configuration":"1","removed":false}}""",
-      """{"domainMetadata":{"domain":"b","configuration":"2","removed":false}}""")
-    commit(6, """{"domainMetadata":{"domain":"a","configuration":"1","removed":true}}""",
-      """{"txn":{"appId":"app","version":3}}""")
+    commit(
+      5,
+      """{"domainMetadata":{"domain":"a","configuration":"1","removed":false}}""",
+      """{"domainMetadata":{"domain":"b","configuration":"2","removed":false}}"""
+    )
+    commit(
+      6,
+      """{"domainMetadata":{"domain":"a","configuration":"1","removed":true}}""",
+      """{"txn":{"appId":"app","version":3}}"""
+    )
     commit(7, """{"txn":{"appId":"app","version":4}}""")
     val log = DeltaLog.forTable(spark, t.toString)
     log.compact(6, 7)
     val lines = Files.readAllLines(logDir.resolve(FileNames.compactionName(6, 7))).asScala
     assert(lines.count(_.contains("\"domainMetadata\"")) === 1)
     assert(lines.exists(l => l.contains("\"removed\":true")))
-    assert(lines.filter(_.contains("\"txn\"")) === Seq(
-      """{"txn":{"appId":"app","version":4}}"""))
+    assert(lines.filter(_.contains("\"txn\"")) === Seq("""{"txn":{"appId":"app","version":4}}"""))
     val s = log.snapshot()
     assert(compactions(s.segment) === Seq(6L -> 7L))
     assert(s.domainMetadata === Map("b" -> "2"))
@@ -144,9 +154,14 @@ class LogCompactionSuite extends SparkSuite {
   test("a table with a writer feature txlog does not know is refused") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = Fixtures.copy("golden/snapshot-data2-deleted", tempDir())
-    Files.write(t.resolve("_delta_log").resolve(FileNames.commitName(5)), Seq(
-      """{"protocol":{"minReaderVersion":1,"minWriterVersion":7,""" +
-        """"writerFeatures":["someFutureFeature"]}}""").asJava, UTF_8)
+    Files.write(
+      t.resolve("_delta_log").resolve(FileNames.commitName(5)),
+      Seq(
+        """{"protocol":{"minReaderVersion":1,"minWriterVersion":7,""" +
+          """"writerFeatures":["someFutureFeature"]}}"""
+      ).asJava,
+      UTF_8
+    )
     val e = error(DeltaLog.forTable(spark, t.toString).compact(0, 2))
     assert(e.errorClass === "UNSUPPORTED_WRITER_FEATURES")
     assert(!logFiles(t).exists(_.endsWith(".compacted.json")))
