@@ -51,16 +51,21 @@ def _path_text(path: str | os.PathLike[str]) -> str:
     raise TypeError(f"path must be a str or os.PathLike[str], got {type(path).__name__}")
 
 
-def _version_text(version: Any) -> str:
-    if isinstance(version, bool):
-        raise TypeError("version must be an int, got bool")
+def _whole_number(name: str, value: Any) -> str:
+    """``value`` as the text of a non-negative int; TypeError/ValueError naming ``name``."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got bool")
     try:
-        v = operator.index(version)
+        v = operator.index(value)
     except TypeError:
-        raise TypeError(f"version must be an int, got {type(version).__name__}") from None
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}") from None
     if v < 0:
-        raise ValueError(f"version must be a non-negative int, got {v}")
+        raise ValueError(f"{name} must be a non-negative int, got {v}")
     return str(v)
+
+
+def _version_text(version: Any) -> str:
+    return _whole_number("version", version)
 
 
 def _timestamp_text(timestamp: Any) -> str:
@@ -258,8 +263,8 @@ class DeltaLog:
         >>> log.compact(0, 9)
         'file:/data/events/_delta_log/00000000000000000000.00000000000000000009.compacted.json'
         """
-        start_text = DeltaLog._whole_number("start", start)
-        end_text = DeltaLog._whole_number("end", end)
+        start_text = _whole_number("start", start)
+        end_text = _whole_number("end", end)
         if int(start_text) > int(end_text):
             raise ValueError(f"start ({start_text}) must not be after end ({end_text})")
         return str(call(self._facade.compact, self._jlog, start_text, end_text))
@@ -288,14 +293,3 @@ class DeltaLog:
         options["dryRun"] = "true" if dry_run else "false"
         return DataFrame(call(self._facade.cleanup, self._jlog, options), self._spark)
 
-    @staticmethod
-    def _whole_number(name: str, value: Any) -> str:
-        if isinstance(value, bool):
-            raise TypeError(f"{name} must be an int, got bool")
-        try:
-            v = operator.index(value)
-        except TypeError:
-            raise TypeError(f"{name} must be an int, got {type(value).__name__}") from None
-        if v < 0:
-            raise ValueError(f"{name} must be a non-negative int, got {v}")
-        return str(v)

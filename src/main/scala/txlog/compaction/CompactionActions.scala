@@ -6,8 +6,7 @@ import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{IntegerType, StringType, StructType}
 
-import txlog.TxlogErrors
-import txlog.replay.{FileReconciler, LogActions}
+import txlog.replay.{FileReconciler, LogActions, NonFileState}
 
 /** The content of a log compaction file ("Log Compaction Files", "Action Reconciliation") as a
   * DataFrame of (rank, line): the newest add or remove per (path, deletionVector.uniqueId) (removes
@@ -63,14 +62,7 @@ private[txlog] object CompactionActions {
 
   /** The latest action per protocol, metaData, txn appId and domain, as (rank, line) rows. */
   private def reconcileNonFile(rows: Seq[Row]): Seq[Row] = {
-    rows.find(r => !r.isNullAt(r.fieldIndex(LogActions.CorruptColumn))).foreach { r =>
-      throw TxlogErrors.malformedLogFile(
-        r.getAs[String]("file"),
-        r.getAs[Long]("version"),
-        s"Line ${r.getAs[Long]("idx") + 1} is not a valid action: " +
-          r.getAs[String](LogActions.CorruptColumn).take(200)
-      )
-    }
+    NonFileState.failOnCorrupt(rows)
     val ordered = rows.sortBy(r => (r.getAs[Long]("version"), r.getAs[Long]("idx")))
     val latest = ordered.foldLeft(Map.empty[(Int, String), String]) { (m, r) =>
       val kind = r.getAs[Int]("kind")

@@ -35,13 +35,7 @@ object PythonFacade {
     (o.get("version"), o.get("timestamp")) match {
       case (Some(_), Some(_)) =>
         throw TxlogErrors.invalidArgument("version", "give either version or timestamp, not both")
-      case (Some(v), None) =>
-        val version = v.toLongOption
-          .filter(_ >= 0)
-          .getOrElse(
-            throw TxlogErrors.invalidArgument("version", s"'$v' is not a non-negative integer")
-          )
-        log.snapshot(version)
+      case (Some(v), None) => log.snapshot(wholeNumber("version", v))
       case (None, Some(t)) => log.snapshotAsOf(t)
       case (None, None)    => log.snapshot()
     }
@@ -113,15 +107,7 @@ object PythonFacade {
     */
   def checkpoint(log: DeltaLog, options: JMap[String, String]): String = {
     val o = Option(options).map(_.asScala.toMap).getOrElse(Map.empty)
-    val version = o
-      .get("version")
-      .map(v =>
-        v.toLongOption
-          .filter(_ >= 0)
-          .getOrElse(
-            throw TxlogErrors.invalidArgument("version", s"'$v' is not a non-negative integer")
-          )
-      )
+    val version = o.get("version").map(wholeNumber("version", _))
     val r = log.checkpoint(version, o.get("kind"), o -- Seq("version", "kind"))
     mapper.writeValueAsString(
       Map[String, Any](
@@ -143,7 +129,7 @@ object PythonFacade {
     * null, and returns the file's path. Example: `PythonFacade.writeChecksum(log, "3")`.
     */
   def writeChecksum(log: DeltaLog, version: String): String =
-    Option(version).fold(log.writeChecksum())(v => log.writeChecksum(checksumVersion(v)))
+    Option(version).fold(log.writeChecksum())(v => log.writeChecksum(wholeNumber("version", v)))
 
   /** The mismatches (version, field, expected, actual) between the version checksum of `version`
     * (latest when null) and a replay; empty when valid. Example:
@@ -151,13 +137,11 @@ object PythonFacade {
     */
   def validateChecksum(spark: SparkSession, log: DeltaLog, version: String): DataFrame = {
     val result =
-      Option(version).fold(log.validateChecksum())(v => log.validateChecksum(checksumVersion(v)))
+      Option(version).fold(log.validateChecksum())(v =>
+        log.validateChecksum(wholeNumber("version", v))
+      )
     result.toDF(spark)
   }
-
-  private def checksumVersion(v: String): Long = v.toLongOption
-    .filter(_ >= 0)
-    .getOrElse(throw TxlogErrors.invalidArgument("version", s"'$v' is not a non-negative integer"))
 
   // ---- Log hygiene: log compaction and metadata cleanup ----
 
@@ -181,6 +165,7 @@ object PythonFacade {
     log.cleanup(o.get("retention"), dryRun)
   }
 
+  /** `text` as a non-negative whole number, or INVALID_ARGUMENT naming `name`. */
   private def wholeNumber(name: String, text: String): Long =
     Option(text)
       .flatMap(_.toLongOption)

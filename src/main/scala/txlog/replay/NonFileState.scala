@@ -76,8 +76,10 @@ private[txlog] object NonFileState {
     }
   }
 
-  /** Reconciles collected rows (see [[rowsToCollect]]); corrupt lines are errors. */
-  def reconcile(rows: Seq[Row], initial: NonFileState): NonFileState = {
+  /** Raises MALFORMED_LOG_FILE (naming file, version and line) for the first row whose
+    * `_corrupt_record` is set; rows need `file`, `version` and `idx`.
+    */
+  def failOnCorrupt(rows: Seq[Row]): Unit =
     rows.find(r => !r.isNullAt(r.fieldIndex(LogActions.CorruptColumn))).foreach { r =>
       throw TxlogErrors.malformedLogFile(
         r.getAs[String]("file"),
@@ -86,6 +88,10 @@ private[txlog] object NonFileState {
           r.getAs[String](LogActions.CorruptColumn).take(200)
       )
     }
+
+  /** Reconciles collected rows (see [[rowsToCollect]]); corrupt lines are errors. */
+  def reconcile(rows: Seq[Row], initial: NonFileState): NonFileState = {
+    failOnCorrupt(rows)
     val ordered = rows.sortBy(r => (r.getAs[Long]("version"), r.getAs[Long]("idx")))
     ordered.foldLeft(initial) { (s, r) =>
       def struct(name: String): Option[Row] = Option(r.getAs[Row](name))
