@@ -107,6 +107,32 @@ class CheckpointWriterSuite extends SparkSuite {
     agreesWith(dir, before)
   }
 
+  test("under column mapping, typed stats and partition values use physical names") {
+    val dir = table(
+      Map(
+        "delta.columnMapping.mode" -> "name",
+        "delta.checkpoint.writeStatsAsStruct" -> "true"
+      ),
+      partitioned = true
+    )
+    val before = Oracle.txlog(spark, dir, None)
+    val md = DeltaLog.forTable(spark, dir).snapshot().metadata
+    def physical(name: String) =
+      md.schema(name).metadata.getString("delta.columnMapping.physicalName")
+    assert(physical("p") != "p", "the table maps its columns")
+    val r = DeltaLog.forTable(spark, dir).checkpoint()
+    val add = spark.read.parquet(r.files.head).schema("add").dataType.asInstanceOf[StructType]
+    assert(
+      add("partitionValues_parsed").dataType === new StructType().add(physical("p"), IntegerType)
+    )
+    val minValues = add("stats_parsed").dataType.asInstanceOf[StructType]("minValues")
+    assert(
+      minValues.dataType.asInstanceOf[StructType].fieldNames.toSet ===
+        Set(physical("id"), physical("s"))
+    )
+    agreesWith(dir, before)
+  }
+
   test("expired tombstones are left out of the checkpoint") {
     val dir = table(Map("delta.deletedFileRetentionDuration" -> "interval 0 seconds"))
     Thread.sleep(5)
