@@ -1,12 +1,16 @@
 """The demo: txlog replays the Delta table in examples/tables/demo through PySpark.
 
-Prints the latest snapshot's summary, the table history and a time-travelled version.
+Prints the latest snapshot's summary, the table history and a time-travelled version; then,
+on a scratch copy of the table, writes a checkpoint and a version checksum, validates the
+checksum and shows what metadata cleanup would delete (a dry run).
 Run it with `make demo` (which sets everything up), or `.venv/bin/python examples/demo.py [table]`.
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from pyspark.sql import SparkSession
@@ -28,6 +32,28 @@ def describe(title: str, snap: txlog.Snapshot) -> None:
     print(f"partition columns  {', '.join(snap.metadata.partition_columns) or 'none'}")
     print(f"files              {snap.num_files} live, {snap.size_in_bytes} bytes, "
           f"{snap.num_tombstones} tombstones")
+
+
+def maintain(spark: SparkSession, table: Path) -> None:
+    """Log maintenance on a scratch copy, so the demo table itself is never changed."""
+    with tempfile.TemporaryDirectory(prefix="txlog-demo-") as scratch:
+        copy = Path(scratch) / table.name
+        shutil.copytree(table, copy)
+        log = txlog.DeltaLog.for_table(spark, copy)
+        result = log.checkpoint()
+        print(f"\n== Maintenance on a copy ({copy})")
+        print(f"checkpoint         {result.kind} of version {result.version}: "
+              f"{result.num_add_files} adds, {result.num_remove_files} removes, "
+              f"{result.size_in_bytes} bytes in {len(result.files)} file(s)")
+        crc = f"{result.version:020d}.crc"
+        if not (copy / "_delta_log" / crc).exists():
+            log.write_checksum(result.version)
+        mismatches = log.validate_checksum(result.version).count()
+        print(f"version checksum   {crc}: {mismatches} mismatch(es) with the replayed state")
+        print(f"after checkpoint   version {log.snapshot().version} replays from checkpoint "
+              f"{log.snapshot().checkpoint_version}")
+        print("cleanup (dry run, retention 0 days):")
+        log.cleanup(retention="0 days").show(truncate=60)
 
 
 def main(table: str) -> None:
@@ -56,6 +82,7 @@ def main(table: str) -> None:
         describe("Time travel to version 2", older)
         as_of = log.snapshot(timestamp=latest.timestamp)
         print(f"\n== As of {latest.timestamp.isoformat()}: version {as_of.version}")
+        maintain(spark, Path(table))
     finally:
         spark.stop()
 
