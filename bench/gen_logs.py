@@ -4,6 +4,7 @@ Two shapes:
   w1 -- N live files in one classic checkpoint at version 1000, then 100 JSON commits of
         100 adds / 50 removes each (W1; W4 is this shape at 5M and 20M files).
   w2 -- a chain of JSON commits of 10 adds each from version 0, no checkpoint (W2, W6).
+and w7, a fresh copy of a w2 table that run.py checkpoints with txlog before timing (W7).
 
 Each table is written once under bench/out/tables/<shape>-<scale>/ and reused. Its
 manifest.json holds the expected final state (file count, total size), the W6 time-travel
@@ -62,9 +63,28 @@ def w2(n_commits: int) -> Table:
     return _cached(OUT / f"w2-{n_commits}", lambda log: _write_w2(log, n_commits))
 
 
+def w7(n_commits: int) -> Table:
+    """A fresh copy of the w2 table (not cached: made again on every call), without the
+    time-travel target. run.py then has txlog write a checkpoint of its latest version."""
+    source = w2(n_commits)
+    directory = OUT / f"w7-{n_commits}"
+    shutil.rmtree(directory, ignore_errors=True)
+    started = time.perf_counter()
+    shutil.copytree(source.path, directory / "table")  # keeps the commits' modification times
+    manifest = {k: v for k, v in source.manifest.items() if k != "time_travel"}
+    manifest["copy_of"] = source.path.parent.name
+    manifest["generate_s"] = round(time.perf_counter() - started, 2)
+    write_manifest(directory / "table", manifest)
+    return Table(directory / "table", manifest)
+
+
 def manifest(table_path: Path) -> dict:
     """The manifest of a generated table, given the table's path."""
     return json.loads((Path(table_path).parent / "manifest.json").read_text())
+
+
+def write_manifest(table_path: Path, manifest: dict) -> None:
+    (Path(table_path).parent / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
 
 def append_commit(table_path: Path, manifest: dict) -> dict:

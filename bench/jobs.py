@@ -1,4 +1,4 @@
-"""The workloads (W1-W6) at full or smoke scale, as jobs over generated tables."""
+"""The workloads (W1-W7) at full or smoke scale, as jobs over generated tables."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import gen_logs
 @dataclass(frozen=True)
 class Scale:
     w1_files: int  # W1, W3, W5: live files in the checkpoint
-    w2_commits: int  # W2, W6: JSON commits of 10 adds
+    w2_commits: int  # W2, W6, W7: JSON commits of 10 adds
     w4_files: tuple[int, ...]  # W4: the W1 shape, larger
 
 
@@ -57,8 +57,9 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         ),
         ("W5", "update", "w1", scale.w1_files, "update a cached W1 snapshot after one more commit"),
         ("W6", "time_travel", "w2", scale.w2_commits, "timestamp time travel to the middle of W2"),
+        ("W7", "load", "w7", scale.w2_commits, f"load: W2 ({c2} commits) after a txlog checkpoint"),
     ]
-    shapes = {"w1": gen_logs.w1, "w2": gen_logs.w2}
+    shapes = {"w1": gen_logs.w1, "w2": gen_logs.w2, "w7": gen_logs.w7}
     return [
         Job(job_id, task, shapes[shape](size), description)
         for job_id, task, shape, size, description in specs

@@ -38,6 +38,32 @@ def _ratio(figures: dict, job: str, peer: str, key: str) -> str:
     return f"{ours[key] / theirs[key]:.2f}"
 
 
+def _checkpoint_effect(results: dict, engines: list[str]) -> list[str]:
+    """W7 (W2's table after a txlog checkpoint) next to W2, per engine."""
+    figures = results["figures"]
+    if not {"W2", "W7"} <= results["jobs"].keys():
+        return []
+    lines = ["## Checkpoint effect: W7 ÷ W2 (below 1: the txlog checkpoint speeds loading)", ""]
+    rows = []
+    for engine in engines:
+        w2, w7 = figures[engine].get("W2", {}), figures[engine].get("W7", {})
+        cells = [engine]
+        for key in ("warm_s", "cold_s"):
+            a, b = w2.get(key), w7.get(key)
+            cells += [_num(a), _num(b), "n/a" if a is None or b is None else f"{b / a:.2f}"]
+        rows.append(cells)
+    lines += _table(
+        ["engine", "W2 warm (s)", "W7 warm (s)", "warm W7÷W2",
+         "W2 cold (s)", "W7 cold (s)", "cold W7÷W2"],
+        rows,
+    )  # fmt: skip
+    for table, m in results["tables"].items():
+        if "txlog_checkpoint_s" in m:
+            lines += [f"txlog checkpointed `{table}` (a copy of {m['copy_of']}) in "
+                      f"{m['txlog_checkpoint_s']:.2f} s before timing.", ""]  # fmt: skip
+    return lines
+
+
 def _method(s: dict) -> str:
     cold = (
         "the first run of the job in that session (only the first job's is a fresh process)"
@@ -117,6 +143,7 @@ def markdown(results: dict, plot_name: str) -> str:
         [[j, *(_ratio(figures, j, p, f"{k}_s") for k in ("warm", "cold") for p in PEERS)]
          for j in jobs],
     )  # fmt: skip
+    lines += _checkpoint_effect(results, engines)
     lines += ["## Load time against file count (W1 shape)", "", f"![load time]({plot_name})", ""]
     return "\n".join(lines)
 
