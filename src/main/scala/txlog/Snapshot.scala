@@ -61,7 +61,19 @@ final class Snapshot private[txlog] (
   /** The latest transaction version per application id. Example:
     * `snap.setTransactions.get("my-stream")`.
     */
-  def setTransactions: Map[String, Long] = state.txns.view.mapValues(_.version).toMap
+  def setTransactions: Map[String, Long] = liveTransactions.map(t => t.appId -> t.version).toMap
+
+  /** The txn actions in force, sorted by appId: all of them, or with
+    * `delta.setTransactionRetentionDuration` set, those updated within it.
+    */
+  private[txlog] def liveTransactions: Seq[txlog.replay.SetTransaction] = {
+    val cutoff = TableProperties
+      .setTransactionRetentionMillis(metadata.configuration)
+      .map(System.currentTimeMillis() - _)
+    state.txns.values.toSeq
+      .filter(t => cutoff.forall(c => t.lastUpdated.exists(_ > c)))
+      .sortBy(_.appId)
+  }
 
   /** Domain metadata in force, configuration by domain. Example: `snap.domainMetadata.keys`. */
   def domainMetadata: Map[String, String] = state.domains.view.mapValues(_.configuration).toMap

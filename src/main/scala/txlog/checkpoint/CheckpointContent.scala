@@ -36,15 +36,7 @@ private[txlog] final class CheckpointContent(
   val statsAsStruct: Boolean = flag("delta.checkpoint.writeStatsAsStruct")
 
   /** Transactions that are not expired per `delta.setTransactionRetentionDuration`. */
-  val txns: Seq[txlog.replay.SetTransaction] = {
-    val retention = md.configuration
-      .get("delta.setTransactionRetentionDuration")
-      .map(TableProperties.durationMillis)
-    val cutoff = retention.map(System.currentTimeMillis() - _)
-    snapshot.state.txns.values.toSeq
-      .sortBy(_.appId)
-      .filter(t => cutoff.forall(c => t.lastUpdated.forall(_ > c)))
-  }
+  val txns: Seq[txlog.replay.SetTransaction] = snapshot.liveTransactions
 
   val domains: Seq[txlog.replay.DomainMetadata] =
     snapshot.state.domains.values.toSeq.sortBy(_.domain)

@@ -41,7 +41,7 @@ private[txlog] object ChecksumValidator {
     checkProtocol(file, snapshot, check)
     file.array("setTransactions").foreach { txns =>
       val expected = txns.map(t => text(t.get("appId")) -> t.get("version"))
-      val actual = snapshot.state.txns.values.map(t => t.appId -> nodes.numberNode(t.version))
+      val actual = snapshot.liveTransactions.map(t => t.appId -> nodes.numberNode(t.version))
       check("setTransactions", renderMap(expected), renderMap(actual.toSeq))
     }
     file.array("domainMetadata").foreach { ds =>

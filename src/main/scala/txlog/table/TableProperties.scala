@@ -30,6 +30,12 @@ private[txlog] object TableProperties {
   def deletedFileRetentionMillis(configuration: Map[String, String]): Long =
     durationMillis(withDefaults(configuration)("delta.deletedFileRetentionDuration"))
 
+  /** `delta.setTransactionRetentionDuration` in milliseconds, when set: transactions last updated
+    * longer ago than this (or never stamped) are expired, as delta-spark expires them.
+    */
+  def setTransactionRetentionMillis(configuration: Map[String, String]): Option[Long] =
+    configuration.get("delta.setTransactionRetentionDuration").map(durationMillis)
+
   /** `delta.logRetentionDuration` in milliseconds: how long log entries are kept. */
   def logRetentionMillis(configuration: Map[String, String]): Long =
     durationMillis(withDefaults(configuration)("delta.logRetentionDuration"))

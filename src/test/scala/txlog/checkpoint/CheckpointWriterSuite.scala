@@ -133,6 +133,33 @@ class CheckpointWriterSuite extends SparkSuite {
     agreesWith(dir, before)
   }
 
+  test("transactions expire per delta.setTransactionRetentionDuration, as in delta-spark") {
+    val dir = table()
+    def append(app: String, v: Long) = spark
+      .range(1)
+      .selectExpr("id", "1 as p", "'t' as s")
+      .write
+      .format("delta")
+      .mode("append")
+      .option("txnAppId", app)
+      .option("txnVersion", v)
+      .save(dir)
+    append("old-app", 7L)
+    append("other-app", 3L)
+    assert(Oracle.txlog(spark, dir, None).txns === Map("old-app" -> 7L, "other-app" -> 3L))
+    spark.sql(
+      s"ALTER TABLE delta.`$dir` SET TBLPROPERTIES " +
+        "('delta.setTransactionRetentionDuration' = 'interval 1 seconds')"
+    )
+    Thread.sleep(1500)
+    val before = Oracle.txlog(spark, dir, None)
+    assert(before.txns.isEmpty, "both transactions are older than a second")
+    assert(Oracle.reference(spark, dir, None).txns === before.txns)
+    val r = DeltaLog.forTable(spark, dir).checkpoint()
+    assert(spark.read.parquet(r.files.head).where("txn is not null").count() === 0)
+    agreesWith(dir, before)
+  }
+
   test("expired tombstones are left out of the checkpoint") {
     val dir = table(Map("delta.deletedFileRetentionDuration" -> "interval 0 seconds"))
     Thread.sleep(5)
