@@ -44,7 +44,7 @@ private[txlog] object ActionCounts {
   * read as part of the log), read back to be verified, then moved into place.
   */
 private[txlog] object StagedFiles {
-  private val PartFile = """^part-(\d+)-.*\.(parquet|json)$""".r
+  private val PartFile = """^part-(\d+)-.*\.(parquet|json|txt)$""".r
 
   /** A written file and the index of the Spark partition that wrote it. */
   final case class Staged(status: FileStatus, partition: Int)
@@ -56,7 +56,7 @@ private[txlog] object StagedFiles {
     df.write
       .options(table.readOptions)
       .option("maxRecordsPerFile", "0")
-      .option("compression", if (format == "json") "none" else "snappy")
+      .option("compression", if (format == "parquet") "snappy" else "none")
       .format(format)
       .save(dir.toString)
     list(table, dir)

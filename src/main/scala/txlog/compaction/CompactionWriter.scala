@@ -10,7 +10,8 @@ import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.functions.col
 
 import txlog.TxlogErrors
-import txlog.log.LogWrites
+import txlog.checkpoint.StagedFiles
+import txlog.log.{LogWrites, TablePath}
 
 /** Writes the lines of a log compaction with Spark (executors write the text) into a hidden staging
   * directory inside `_delta_log`, then publishes the one file it holds with a single put-if-absent
@@ -21,24 +22,16 @@ private[txlog] object CompactionWriter {
   /** Publishes `lines` (see [[CompactionActions.schema]]) as `target`. When `target` exists with
     * the same lines this is a no-op (false); with other content, LOG_FILE_EXISTS.
     */
-  def write(fs: FileSystem, lines: DataFrame, target: Path): Boolean = {
+  def write(table: TablePath, lines: DataFrame, target: Path): Boolean = {
+    val fs = table.fs
     val staging = new Path(target.getParent, s".${target.getName}.${UUID.randomUUID()}.staging")
     try {
       // One output file, sorted so that the same range always gives the same bytes.
-      lines
-        .repartition(1)
-        .sortWithinPartitions(col("rank"), col("line"))
-        .select("line")
-        .write
-        .option("compression", "none")
-        .text(staging.toString)
-      val parts = fs
-        .listStatus(staging)
-        .filter(s =>
-          s.isFile && s.getPath.getName
-            .startsWith("part-")
-        )
-        .map(_.getPath)
+      val sorted = lines.repartition(1).sortWithinPartitions(col("rank"), col("line"))
+      val parts = StagedFiles
+        .write(table, sorted.select("line"), staging, "text")
+        .map(_.status.getPath)
+        .toArray
       val published = parts match {
         case Array(part) => LogWrites.publish(fs, part, target, overwrite = false)
         case Array()     => LogWrites.putIfAbsent(fs, target, Array.emptyByteArray)

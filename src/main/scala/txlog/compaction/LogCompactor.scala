@@ -31,7 +31,7 @@ private[txlog] object LogCompactor {
     ReadErrors.translate(range) {
       val tail = LogActions.tail(spark, table, commits)
       val lines = CompactionActions.of(spark, tail, table.root)
-      CompactionWriter.write(table.fs, lines, target)
+      CompactionWriter.write(table, lines, target)
     }
     target.toString
   }
