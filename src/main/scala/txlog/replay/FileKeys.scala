@@ -6,7 +6,13 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.Column
+import org.apache.spark.sql.catalyst.expressions.Literal
+import org.apache.spark.sql.catalyst.expressions.objects.StaticInvoke
+import org.apache.spark.sql.types.StringType
+import org.apache.spark.unsafe.types.UTF8String
 import org.apache.spark.sql.functions._
+
+import org.apache.spark.sql.txlog.SparkExpressions
 
 /** The primary key of a logical file ("Action Reconciliation"): (path, deletionVector.uniqueId).
   *
@@ -33,7 +39,7 @@ private[txlog] object FileKeys {
   }
 
   /** Whether `path` is a plain relative path: its own key, with no decoding needed. */
-  private def isPlain(p: String): Boolean =
+  private[replay] def isPlain(p: String): Boolean =
     !p.contains(":") && !p.contains("%") && !p.startsWith("/") && !p.startsWith(".") &&
       !p.contains("/.") && !p.contains("//")
 
@@ -59,14 +65,17 @@ private[txlog] object FileKeys {
         (if (offset == null) "" else "@" + offset)
     }
 
-  /** Column expression of [[pathKeyValue]]. */
-  def pathKey(path: Column, root: String): Column = {
-    // The same test as isPlain, as an expression.
-    val plain = !path.contains(":") && !path.contains("%") && !path.startsWith("/") &&
-      !path.startsWith(".") && !path.contains("/.") && !path.contains("//")
-    val slow = udf((p: String) => if (p == null) null else pathKeyValue(root, p))
-    when(plain, path).otherwise(slow(path))
-  }
+  /** Column expression of [[pathKeyValue]]: generated code calls [[PathKeyFunctions.pathKey]] on
+    * each row's bytes.
+    */
+  def pathKey(path: Column, root: String): Column = SparkExpressions.column(
+    StaticInvoke(
+      Class.forName(PathKeyFunctions.getClass.getName.stripSuffix("$")),
+      StringType,
+      "pathKey",
+      Seq(Literal(UTF8String.fromString(root), StringType), SparkExpressions.expression(path))
+    )
+  )
 
   /** The deletion vector's uniqueId ("Deletion Vector Descriptor Schema", derived fields):
     * storageType ++ pathOrInlineDv, plus "@" ++ offset when an offset is present; null without a
