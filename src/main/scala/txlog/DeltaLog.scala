@@ -80,7 +80,10 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
   def snapshotAsOf(timestamp: String): Snapshot = snapshotAsOf(DeltaLog.parseTimestamp(timestamp))
 
   /** The latest snapshot, listing only what changed since the last one this log returned. When that
-    * snapshot is cached, the new commits are reconciled onto its cached files.
+    * snapshot is cached (or was itself updated from a cached one), the new commits are reconciled
+    * onto the cached files: a few commits are reconciled on the driver and the new snapshot shares
+    * the cache; after many more (over 100,000 actions in all) the new files are cached instead and
+    * the old cache released.
     *
     * {{{
     * val s1 = log.snapshot().cache(); /* writers commit */; val s2 = log.update()
@@ -93,7 +96,8 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
       if (l.latestVersion == prev.version) prev
       else {
         val next = SnapshotLoader.update(spark, l, LogSegment.build(l, None), prev)
-        if (prev.isCached && next.isCached) prev.unpersist()
+        // A cached update replaces the cache it was built on; an update that shares it does not.
+        if (next.isCached) prev.cachedRoot.filter(_ ne next).foreach(_.unpersist())
         current = Some(next)
         next
       }

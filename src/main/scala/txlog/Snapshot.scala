@@ -5,7 +5,7 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.storage.StorageLevel
 
 import txlog.log.LogSegment
-import txlog.replay.NonFileState
+import txlog.replay.{FileCounts, NonFileState, SnapshotOverlay}
 import txlog.scan.FileColumns
 import txlog.table.TableProperties
 import txlog.util.Jobs
@@ -29,12 +29,18 @@ final class Snapshot private[txlog] (
     /** The commit timestamp of this version, in milliseconds since the epoch. */
     val timestamp: Long,
     files: => DataFrame,
-    lean: => DataFrame
+    lean: => DataFrame,
+    counter: Long => FileCounts,
+    private[txlog] val overlay: Option[SnapshotOverlay] = None
 ) {
 
   /** The reconciled file actions (pathKey, dvId, add, remove), planned on first use. */
-  private[txlog] lazy val reconciledFiles: DataFrame = files
+  private[txlog] lazy val reconciledFiles: DataFrame = { filesPlanned = true; files }
+  @volatile private var filesPlanned = false
   private[txlog] lazy val leanFiles: DataFrame = lean
+
+  /** The reconciled files in the shape counting needs; cached beside them by [[cache]]. */
+  private[txlog] lazy val countingFiles: DataFrame = FileCounts.counting(reconciledFiles)
 
   /** The table version. Example: `snap.version`. */
   def version: Long = segment.version
@@ -125,22 +131,19 @@ final class Snapshot private[txlog] (
   /** The number of unexpired tombstones (see [[tombstones]]). Example: `snap.numTombstones`. */
   def numTombstones: Long = stats._3
 
-  @volatile private var statsCache: Option[(Long, Long, Long)] = None
+  @volatile private var statsCache: Option[FileCounts] = None
 
-  private def stats: (Long, Long, Long) = statsCache.getOrElse {
-    val files = if (isCached) reconciledFiles else leanFiles
-    val row = Jobs.named(spark, s"count files of $tablePath v$version") {
-      files
-        .agg(
-          count(col("add")),
-          coalesce(sum(col("add.size")), lit(0L)),
-          count(when(coalesce(col("remove.deletionTimestamp"), lit(0L)) > tombstoneCutoff, 1))
-        )
-        .head()
+  private def stats: (Long, Long, Long) = {
+    val c = statsCache.getOrElse {
+      val cutoff = tombstoneCutoff
+      val counted =
+        if (isCached) {
+          FileCounts.aggregate(spark, countingFiles, cutoff, s"count files of $tablePath v$version")
+        } else counter(cutoff)
+      statsCache = Some(counted)
+      counted
     }
-    val s = (row.getLong(0), row.getLong(1), row.getLong(2))
-    statsCache = Some(s)
-    s
+    (c.files, c.bytes, c.tombstones)
   }
 
   /** Keeps the reconciled files in memory (spilling to disk), materializes them, and returns this
@@ -153,6 +156,7 @@ final class Snapshot private[txlog] (
   def cache(): Snapshot = {
     if (!isCached) {
       reconciledFiles.persist(StorageLevel.MEMORY_AND_DISK)
+      countingFiles.persist(StorageLevel.MEMORY_AND_DISK)
       statsCache = None
       stats
     }
@@ -160,10 +164,19 @@ final class Snapshot private[txlog] (
   }
 
   /** Whether [[cache]] was called and not undone. Example: `snap.isCached`. */
-  def isCached: Boolean = reconciledFiles.storageLevel != StorageLevel.NONE
+  def isCached: Boolean = filesPlanned && reconciledFiles.storageLevel != StorageLevel.NONE
 
   /** Releases what [[cache]] kept. Example: `snap.unpersist()`. */
-  def unpersist(): Unit = reconciledFiles.unpersist(blocking = false)
+  def unpersist(): Unit = if (filesPlanned) {
+    countingFiles.unpersist(blocking = false)
+    reconciledFiles.unpersist(blocking = false)
+  }
+
+  /** The cached snapshot whose files this one's build on: itself when cached, else the root of the
+    * updates it came from (see `DeltaLog.update`), while that is still cached.
+    */
+  private[txlog] def cachedRoot: Option[Snapshot] =
+    if (isCached) Some(this) else overlay.map(_.root).filter(_.isCached)
 
   override def toString: String = s"Snapshot($tablePath, version=$version)"
 }

@@ -6,6 +6,7 @@ import java.nio.file.Files
 import scala.jdk.CollectionConverters._
 
 import txlog.log.{CompactionFile, FileNames, LogListing, LogSegment}
+import txlog.replay.SnapshotLoader
 
 /** Which files a version is replayed from: checkpoints, commits, log compactions. */
 class LogSegmentSuite extends SparkSuite {
@@ -53,27 +54,63 @@ class LogSegmentSuite extends SparkSuite {
     assert(segment(t.toString, Some(12)).deltas.map(_.version) === Seq(11L, 12L))
   }
 
-  test("update() reuses a cached snapshot and sees new commits") {
+  test("update() builds on a cached snapshot: shares its cache, then caches again") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = Fixtures.copy("golden/time-travel-start-start20-start40", tempDir())
     val log = DeltaLog.forTable(spark, t.toString)
     val first = log.snapshot().cache()
     assert(log.update() eq first)
     val logDir = t.resolve("_delta_log")
-    Files.write(
-      logDir.resolve(FileNames.commitName(3)),
-      Seq(
-        """{"add":{"path":"new.parquet","partitionValues":{},"size":7,"modificationTime":1,""" +
-          """"dataChange":true}}""",
-        """{"txn":{"appId":"app","version":9}}"""
-      ).asJava,
-      UTF_8
+    def commit(version: Long, actions: String*): Unit =
+      Files.write(logDir.resolve(FileNames.commitName(version)), actions.asJava, UTF_8)
+    def add(path: String, size: Long) =
+      s"""{"add":{"path":"$path","partitionValues":{},"size":$size,"modificationTime":1,""" +
+        """"dataChange":true}}"""
+    def remove(path: String) =
+      s"""{"remove":{"path":"$path","deletionTimestamp":${System.currentTimeMillis()},""" +
+        """"dataChange":true}}"""
+    def agrees(s: Snapshot): Unit = {
+      val reference = Oracle.reference(spark, t.toString, None)
+      assert(Oracle.view(s) === reference)
+      assert(
+        (s.numFiles, s.sizeInBytes) === (reference.live.size, reference.live.toSeq.map(_._3).sum)
+      )
+      assert(s.numTombstones === reference.tombstones.size)
+    }
+
+    commit(3, add("new.parquet", 7), """{"txn":{"appId":"app","version":9}}""")
+    val second = log.update()
+    // A few commits: reconciled on the driver onto the first snapshot's cache, shared.
+    assert(second.version === 3 && !second.isCached && second.cachedRoot.exists(_ eq first))
+    assert(first.isCached)
+    assert(second.numFiles === first.numFiles + 1)
+    assert(second.sizeInBytes === first.sizeInBytes + 7)
+    assert(second.setTransactions === Map("app" -> 9L))
+    agrees(second)
+
+    // The next update still builds on the first cache, with both commits on top.
+    val cachedPath = first.allFiles.select("path").head().getString(0)
+    commit(4, remove(cachedPath), remove("new.parquet"), add("other.parquet", 5))
+    val third = log.update()
+    assert(third.version === 4 && third.cachedRoot.exists(_ eq first))
+    assert(third.numFiles === first.numFiles)
+    assert(
+      third.sizeInBytes === first.sizeInBytes + 5 - first.allFiles
+        .where(s"path = '$cachedPath'")
+        .select("size")
+        .head()
+        .getLong(0)
     )
-    val next = log.update()
-    assert(next.version === 3 && next.isCached)
-    assert(next.numFiles === first.numFiles + 1)
-    assert(next.sizeInBytes === first.sizeInBytes + 7)
-    assert(next.setTransactions === Map("app" -> 9L))
-    assert(Oracle.txlog(spark, t.toString, None) === Oracle.reference(spark, t.toString, None))
+    agrees(third)
+
+    // Past the overlay limit the new files are cached and the first cache is released.
+    spark.conf.set(SnapshotLoader.MaxOverlayActionsConf, "2")
+    try {
+      commit(5, add("a.parquet", 1), add("b.parquet", 2))
+      val fourth = log.update()
+      assert(fourth.version === 5 && fourth.isCached && !first.isCached)
+      agrees(fourth)
+      fourth.unpersist()
+    } finally spark.conf.unset(SnapshotLoader.MaxOverlayActionsConf)
   }
 }

@@ -64,7 +64,11 @@ object Oracle {
 
   def txlog(spark: SparkSession, path: String, version: Option[Long]): SnapshotView = {
     val log = DeltaLog.forTable(spark, path)
-    val s = version.fold(log.snapshot())(log.snapshot)
+    view(version.fold(log.snapshot())(log.snapshot))
+  }
+
+  /** The comparable content of a txlog snapshot. */
+  def view(s: Snapshot): SnapshotView = {
     val p = s.protocol
     val m = s.metadata
     def dvId(r: Row): String = Option(r.getAs[Row]("deletionVector"))

@@ -47,67 +47,6 @@ private[txlog] object FileReconciler {
     }
   }
 
-  /** Reconciles a small tail held on the driver onto `base`: the newest action per key is chosen on
-    * the driver, base rows the tail touches are dropped by a hash-set filter, and the winners join
-    * as a local relation, so no shuffle or join is needed.
-    */
-  def reconcileLocal(
-      spark: SparkSession,
-      base: Option[DataFrame],
-      tail: Seq[Row],
-      root: String,
-      lean: Boolean
-  ): DataFrame = {
-    val newest = mutable.HashMap.empty[(String, String), Row]
-    tail.foreach { r =>
-      val add = r.getAs[Row]("add")
-      val remove = r.getAs[Row]("remove")
-      val action =
-        if (add != null && add.getAs[String]("path") != null) add
-        else if (remove != null && remove.getAs[String]("path") != null) remove
-        else null
-      if (action != null) {
-        val key = (
-          FileKeys.pathKeyValue(root, action.getAs[String]("path")),
-          FileKeys.dvIdValue(action.getAs[Row]("deletionVector"))
-        )
-        val isNewer = newest.get(key).forall { w =>
-          val (v, i) = (r.getAs[Long]("version"), r.getAs[Long]("idx"))
-          v > w.getLong(4) || (v == w.getLong(4) && i > w.getLong(5))
-        }
-        if (isNewer) {
-          newest(key) = Row(
-            key._1,
-            key._2,
-            if (action eq add) add else null,
-            if (action eq remove) remove else null,
-            r.getAs[Long]("version"),
-            r.getAs[Long]("idx")
-          )
-        }
-      }
-    }
-    val schema = new StructType()
-      .add(PathKey, StringType)
-      .add(DvKey, StringType)
-      .add("add", ActionSchemas.add)
-      .add("remove", ActionSchemas.remove)
-    val full = spark.createDataFrame(
-      newest.values.map(w => Row(w(0), w(1), w(2), w(3))).toSeq.asJava,
-      schema
-    )
-    val winners = if (lean) FileState.narrow(full) else full
-    base.fold(winners) { b =>
-      val touched = spark.createDataFrame(
-        newest.keys.map { case (p, d) => Row(p, d) }.toSeq.asJava,
-        new StructType().add(PathKey, StringType).add(DvKey, StringType)
-      )
-      b.join(broadcast(touched), Seq(PathKey, DvKey), "left_anti")
-        .select(PathKey, DvKey, "add", "remove")
-        .unionByName(winners)
-    }
-  }
-
   /** File actions of `actions` with their key columns; an absent DV keys as "". */
   def keyed(actions: DataFrame, root: String): DataFrame = {
     val path = coalesce(col("add.path"), col("remove.path"))

@@ -4,17 +4,22 @@ import java.net.URI
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
-import org.apache.spark.sql.functions.{col, struct, when}
+import org.apache.spark.sql.functions.{broadcast, col, struct, when}
 import org.apache.spark.sql.types.StructType
 
 import txlog.actions.ActionSchemas
-import txlog.log.LogSegment
+import txlog.log.{LogFile, LogSegment}
 
 /** The reconciled file actions of a segment, as a lazy DataFrame of (pathKey, dvId, add, remove).
   * Built in two shapes from the same plan: `full` (every field, for `allFiles` and `tombstones`)
   * and `lean` (paths, sizes, deletion vector ids and deletion times only, for counts and sizes), so
   * that counting never reads stats.
   */
+/** The file actions of the commits after a base: reconciled on the driver, or left to tasks. */
+private[txlog] sealed trait TailFiles
+private[txlog] final case class LocalTailFiles(files: LocalFiles) extends TailFiles
+private[txlog] final case class DistributedTailFiles(deltas: Seq[LogFile]) extends TailFiles
+
 private[txlog] object FileState {
 
   /** Tails up to this many bytes of JSON are broadcast to the checkpoint anti-join. */
@@ -23,16 +28,23 @@ private[txlog] object FileState {
   def schema(lean: Boolean): StructType =
     if (lean) ActionSchemas.leanFileActions else ActionSchemas.fileActions
 
-  /** The file state of `segment`, whose V2 checkpoint (if any) names `sidecars`. */
-  def of(
+  /** The file actions of `tail`: reconciled on the driver when it is held there. */
+  def tailFiles(tail: TailActions, root: String): TailFiles = tail match {
+    case t: LocalTail          => LocalTailFiles(LocalFiles.of(t.rows, root))
+    case DistributedTail(_, d) => DistributedTailFiles(d)
+  }
+
+  /** The keyed file actions of `segment`'s checkpoint, whose V2 checkpoint (if any) names
+    * `sidecars`.
+    */
+  def checkpointBase(
       spark: SparkSession,
       segment: LogSegment,
       sidecars: Seq[String],
-      tail: TailActions,
       lean: Boolean
-  ): DataFrame = {
+  ): Option[DataFrame] = {
     val table = segment.table
-    val base = segment.checkpoint.map { cp =>
+    segment.checkpoint.map { cp =>
       val inline = LogActions
         .checkpoint(spark, table, cp, schema(lean))
         .select("version", "idx", "add", "remove")
@@ -48,9 +60,10 @@ private[txlog] object FileState {
               schema(lean)
             )
           )
-      FileReconciler.keyed(all, table.root)
+      FileReconciler
+        .keyed(all, table.root)
+        .select(FileKeys.PathKey, FileKeys.DvKey, "add", "remove")
     }
-    onto(spark, segment, base, tail, lean)
   }
 
   /** The `tail` reconciled onto `base`, an already reconciled file state (or nothing). */
@@ -58,19 +71,42 @@ private[txlog] object FileState {
       spark: SparkSession,
       segment: LogSegment,
       base: Option[DataFrame],
-      tail: TailActions,
+      tail: TailFiles,
       lean: Boolean
   ): DataFrame = tail match {
-    case LocalTail(rows, _, _) =>
-      FileReconciler.reconcileLocal(spark, base, rows, segment.table.root, lean)
-    case DistributedTail(_, deltas) =>
-      // Parsed again against the narrower schema: cheaper than keeping the full parse.
+    case LocalTailFiles(files) =>
+      val winners = files.winners(spark, lean)
+      base.fold(winners)(b => replace(spark, b, files).unionByName(winners))
+    case DistributedTailFiles(deltas) =>
       FileReconciler.reconcile(
         base,
         LogActions.tail(spark, segment.table, deltas, schema(lean)),
         segment.table.root,
         deltas.map(_.file.size).sum <= BroadcastTailBytes
       )
+  }
+
+  /** The rows of `base` (keyed, any shape) whose keys `files` does not touch. */
+  private def replace(spark: SparkSession, base: DataFrame, files: LocalFiles): DataFrame =
+    if (files.size == 0) base
+    else {
+      base.join(broadcast(files.touched(spark)), Seq(FileKeys.PathKey, FileKeys.DvKey), "left_anti")
+    }
+
+  /** The counts of `files` reconciled onto `counted` (a base in the [[FileCounts.counting]] shape):
+    * the base is counted in one job without the rows `files` replaces, `files` on the driver.
+    */
+  def count(
+      spark: SparkSession,
+      counted: Option[DataFrame],
+      files: LocalFiles,
+      tombstoneCutoff: Long,
+      job: String
+  ): FileCounts = {
+    val base = counted.fold(FileCounts.zero) { b =>
+      FileCounts.aggregate(spark, replace(spark, b, files), tombstoneCutoff, job)
+    }
+    base + files.counts(tombstoneCutoff)
   }
 
   /** A full file state narrowed to the lean shape (for counting a cached full state). */

@@ -44,11 +44,8 @@ private[txlog] object LogLineReader {
   def read(spark: SparkSession, table: TablePath, files: Seq[(Long, FileInfo)]): DataFrame = {
     val bytes = files.map(_._2.size).sum
     if (files.isEmpty) spark.createDataFrame(java.util.List.of[Row](), schema)
-    else if (isLocal(spark, bytes)) {
-      val fs = table.fs
-      val rows = files.flatMap { case (v, f) => lines(fs, v, f.path) }
-      spark.createDataFrame(rows.asJava, schema)
-    } else {
+    else if (isLocal(spark, bytes)) spark.createDataFrame(readLocal(table, files).asJava, schema)
+    else {
       val conf = new SerializableConf(table.readConf)
       val slices = math
         .max(
@@ -67,6 +64,12 @@ private[txlog] object LogLineReader {
       rdd.setName(s"txlog: read ${files.size} log files")
       spark.createDataFrame(rdd, schema)
     }
+  }
+
+  /** The lines of `files`, read on the driver, as rows of [[schema]]. */
+  def readLocal(table: TablePath, files: Seq[(Long, FileInfo)]): Seq[Row] = {
+    val fs = table.fs
+    files.flatMap { case (v, f) => lines(fs, v, f.path) }
   }
 
   private def lines(fs: FileSystem, version: Long, file: String): Iterator[Row] = {

@@ -1,7 +1,9 @@
 package txlog.replay
 
 import org.apache.spark.sql.{Column, DataFrame, Row}
+import org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema
 import org.apache.spark.sql.functions._
+import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
 import txlog.{Metadata, Protocol, TxlogErrors}
 
@@ -36,17 +38,41 @@ private[txlog] final case class NonFileState(
 private[txlog] object NonFileState {
   val empty: NonFileState = NonFileState(None, None, Map.empty, Map.empty, Seq.empty, None)
 
+  private val nonFile = Seq("protocol", "metaData", "txn", "domainMetadata")
+
   /** Selects the rows to collect from checkpoint and tail actions (both as produced by
     * [[LogActions]]): non-file actions, sidecars, corrupt lines and the target's commitInfo.
     */
-  def rowsToCollect(checkpoint: Option[DataFrame], tail: DataFrame, version: Long): DataFrame = {
-    val nonFile = Seq("protocol", "metaData", "txn", "domainMetadata")
-    val wanted = (nonFile :+ LogActions.CorruptColumn).map(c => col(c).isNotNull)
-    val fromTail = tail
-      .where(
-        (wanted :+ (col("version") === version && col("commitInfo").isNotNull))
-          .reduce(_ || _)
+  def rowsToCollect(checkpoint: Option[DataFrame], tail: DataFrame, version: Long): DataFrame =
+    checkpoint.fold(tailRows(tail, version))(cp =>
+      checkpointRows(cp).unionByName(tailRows(tail, version))
+    )
+
+  /** [[rowsToCollect]] of a checkpoint alone. */
+  def checkpointRows(cp: DataFrame): DataFrame = {
+    // Required leaf fields rather than whole structs: parquet can skip row groups on them.
+    val present = Seq(
+      "protocol.minReaderVersion",
+      "metaData.id",
+      "txn.appId",
+      "domainMetadata.domain",
+      "sidecar.path",
+      LogActions.CorruptColumn
+    )
+    cp.where(present.map(c => col(c).isNotNull).reduce(_ || _))
+      .select(
+        Seq(col("version"), col("idx"), col("file")) ++ nonFile.map(col) ++ Seq(
+          col("sidecar.path").as("sidecarPath"),
+          lit(null).cast("long").as("ict"),
+          col(LogActions.CorruptColumn)
+        ): _*
       )
+  }
+
+  private def tailRows(tail: DataFrame, version: Long): DataFrame = {
+    val wanted = (nonFile :+ LogActions.CorruptColumn).map(c => col(c).isNotNull)
+    tail
+      .where((wanted :+ (col("version") === version && col("commitInfo").isNotNull)).reduce(_ || _))
       .select(
         Seq(col("version"), col("idx"), col("file")) ++ nonFile.map(col) ++ Seq(
           lit(null).cast("string").as("sidecarPath"),
@@ -54,25 +80,24 @@ private[txlog] object NonFileState {
           col(LogActions.CorruptColumn)
         ): _*
       )
-    checkpoint.fold(fromTail) { cp =>
-      // Required leaf fields rather than whole structs: parquet can skip row groups on them.
-      val present = Seq(
-        "protocol.minReaderVersion",
-        "metaData.id",
-        "txn.appId",
-        "domainMetadata.domain",
-        "sidecar.path",
-        LogActions.CorruptColumn
-      )
-      cp.where(present.map(c => col(c).isNotNull).reduce(_ || _))
-        .select(
-          Seq(col("version"), col("idx"), col("file")) ++ nonFile.map(col) ++ Seq(
-            col("sidecar.path").as("sidecarPath"),
-            lit(null).cast("long").as("ict"),
-            col(LogActions.CorruptColumn)
-          ): _*
-        )
-        .unionByName(fromTail)
+  }
+
+  private val collectedSchema: StructType = StructType(
+    TailActions.localSchema.fields.filter(f => Seq("version", "idx", "file").contains(f.name)) ++
+      nonFile.map(TailActions.localSchema(_))
+  ).add("sidecarPath", StringType)
+    .add("ict", LongType)
+    .add(LogActions.CorruptColumn, StringType)
+
+  /** What [[rowsToCollect]] selects from a tail, for one held on the driver ([[LocalTail]]). */
+  def localTailRows(rows: Seq[Row], version: Long): Seq[Row] = rows.flatMap { r =>
+    val actions = nonFile.map(r.getAs[Row])
+    val commitInfo = if (r.getLong(0) == version) Option(r.getAs[Row]("commitInfo")) else None
+    if (actions.forall(_ == null) && commitInfo.isEmpty) None
+    else {
+      val ict = commitInfo.flatMap(c => Option(c.getAs[Any]("inCommitTimestamp"))).orNull
+      val values = Seq[Any](r.get(0), r.get(1), r.get(2)) ++ actions ++ Seq(null, ict, null)
+      Some(new GenericRowWithSchema(values.toArray, collectedSchema): Row)
     }
   }
 
@@ -84,10 +109,13 @@ private[txlog] object NonFileState {
       throw TxlogErrors.malformedLogFile(
         r.getAs[String]("file"),
         r.getAs[Long]("version"),
-        s"Line ${r.getAs[Long]("idx") + 1} is not a valid action: " +
-          r.getAs[String](LogActions.CorruptColumn).take(200)
+        invalidLine(r.getAs[Long]("idx"), r.getAs[String](LogActions.CorruptColumn))
       )
     }
+
+  /** The detail of MALFORMED_LOG_FILE for the line at `idx` (from 0) with `text`. */
+  def invalidLine(idx: Long, text: String): String =
+    s"Line ${idx + 1} is not a valid action: " + text.take(200)
 
   /** Reconciles collected rows (see [[rowsToCollect]]); corrupt lines are errors. */
   def reconcile(rows: Seq[Row], initial: NonFileState): NonFileState = {

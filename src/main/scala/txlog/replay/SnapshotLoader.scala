@@ -1,6 +1,6 @@
 package txlog.replay
 
-import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions.col
 
 import txlog.{Snapshot, TxlogErrors}
@@ -14,26 +14,47 @@ import txlog.util.Jobs
   * domain metadata and sidecar names to the driver; the file state stays a lazy DataFrame.
   */
 private[txlog] object SnapshotLoader {
+
+  /** An update keeps building on the cached snapshot it started from (instead of caching the new
+    * files again) while the file actions of the commits since then, held on the driver, are at most
+    * this many (default 100,000).
+    */
+  val MaxOverlayActionsConf = "spark.txlog.update.maxOverlayActions"
+
   def load(spark: SparkSession, listing: LogListing, segment: LogSegment): Snapshot = {
     val table = segment.table
     val tail = TailActions.read(spark, table, segment.deltas)
     val checkpoint = segment.checkpoint.map(
       LogActions.checkpoint(spark, table, _, ActionSchemas.checkpointNonFileRow)
     )
-    val state = collectState(spark, segment, checkpoint, tail.df, NonFileState.empty)
+    val state = collectState(spark, segment, checkpoint, tail, NonFileState.empty)
+    val tailFiles = FileState.tailFiles(tail, table.root)
+    def base(lean: Boolean) = FileState.checkpointBase(spark, segment, state.sidecars, lean)
+    def files(lean: Boolean) = FileState.onto(spark, segment, base(lean), tailFiles, lean)
+    val job = countJob(segment)
+    val counter: Long => FileCounts = tailFiles match {
+      case LocalTailFiles(local) =>
+        cutoff =>
+          FileState.count(spark, base(lean = true).map(FileCounts.counting), local, cutoff, job)
+      case _: DistributedTailFiles =>
+        cutoff => FileCounts.aggregate(spark, FileCounts.counting(files(lean = true)), cutoff, job)
+    }
     new Snapshot(
       spark,
       segment,
       state,
       timestamp(listing, segment, state),
-      FileState.of(spark, segment, state.sidecars, tail, lean = false),
-      FileState.of(spark, segment, state.sidecars, tail, lean = true)
+      files(lean = false),
+      files(lean = true),
+      counter
     )
   }
 
   /** The snapshot at `segment`, built on `previous` when `segment` only adds commits after it and
-    * `previous` is cached: its non-file state is carried over and its cached files are the base the
-    * new commits are reconciled onto. Otherwise a full [[load]]. The new snapshot is cached too.
+    * `previous` is cached or was itself built this way: its non-file state is carried over and the
+    * new commits are reconciled onto the cached files. While those commits are few they are
+    * reconciled on the driver and the cached files are used as they are (the new snapshot shares
+    * them); otherwise the new files are cached. Anything else is a full [[load]].
     */
   def update(
       spark: SparkSession,
@@ -44,36 +65,85 @@ private[txlog] object SnapshotLoader {
     val old = previous.segment
     val extendsPrevious = segment.checkpoint == old.checkpoint &&
       segment.version > old.version && segment.deltas.startsWith(old.deltas)
-    if (!extendsPrevious || !previous.isCached) return load(spark, listing, segment)
+    val root = previous.cachedRoot
+    if (!extendsPrevious || root.isEmpty) return load(spark, listing, segment)
 
     val newDeltas = segment.deltas.drop(old.deltas.length)
     val newTail = TailActions.read(spark, segment.table, newDeltas)
     val state =
-      collectState(spark, segment, None, newTail.df, previous.state.copy(inCommitTimestamp = None))
-    val base = previous.reconciledFiles
-    new Snapshot(
-      spark,
-      segment,
-      state,
-      timestamp(listing, segment, state),
-      FileState.onto(spark, segment, Some(base), newTail, lean = false),
-      FileState.onto(spark, segment, Some(FileState.narrow(base)), newTail, lean = true)
-    )
-      .cache()
+      collectState(spark, segment, None, newTail, previous.state.copy(inCommitTimestamp = None))
+    val newFiles = FileState.tailFiles(newTail, segment.table.root)
+    val overlay = (newFiles, previous.overlay) match {
+      case (LocalTailFiles(f), Some(o)) if !previous.isCached => Some(o.local ++ f)
+      case (LocalTailFiles(f), _)                             => Some(f)
+      case _                                                  => None
+    }
+    val maxOverlay = spark.conf.getOption(MaxOverlayActionsConf).map(_.toLong).getOrElse(100000L)
+    overlay.filter(_.size <= maxOverlay) match {
+      case Some(local) =>
+        val cached = root.get
+        val job = countJob(segment)
+        def files(lean: Boolean) = FileState.onto(
+          spark,
+          segment,
+          Some(if (lean) FileState.narrow(cached.reconciledFiles) else cached.reconciledFiles),
+          LocalTailFiles(local),
+          lean
+        )
+        new Snapshot(
+          spark,
+          segment,
+          state,
+          timestamp(listing, segment, state),
+          files(lean = false),
+          files(lean = true),
+          cutoff => FileState.count(spark, Some(cached.countingFiles), local, cutoff, job),
+          Some(SnapshotOverlay(cached, local))
+        )
+      case None =>
+        val base = previous.reconciledFiles
+        def files(lean: Boolean) = FileState.onto(
+          spark,
+          segment,
+          Some(if (lean) FileState.narrow(base) else base),
+          newFiles,
+          lean
+        )
+        val job = countJob(segment)
+        new Snapshot(
+          spark,
+          segment,
+          state,
+          timestamp(listing, segment, state),
+          files(lean = false),
+          files(lean = true),
+          cutoff =>
+            FileCounts.aggregate(spark, FileCounts.counting(files(lean = true)), cutoff, job)
+        ).cache()
+    }
   }
+
+  private def countJob(segment: LogSegment): String =
+    s"count files of ${segment.table.root} v${segment.version}"
 
   private def collectState(
       spark: SparkSession,
       segment: LogSegment,
       checkpoint: Option[DataFrame],
-      tail: DataFrame,
+      tail: TailActions,
       initial: NonFileState
   ): NonFileState = {
     val table = segment.table.root
-    val rows = Jobs.named(spark, s"read protocol and metadata of $table v${segment.version}") {
-      ReadErrors.translate(segment) {
-        NonFileState.rowsToCollect(checkpoint, tail, segment.version).collect().toSeq
+    def collect(rows: DataFrame): Seq[Row] =
+      Jobs.named(spark, s"read protocol and metadata of $table v${segment.version}") {
+        ReadErrors.translate(segment)(rows.collect().toSeq)
       }
+    val rows = tail match {
+      case t: LocalTail =>
+        checkpoint.fold(Seq.empty[Row])(cp => collect(NonFileState.checkpointRows(cp))) ++
+          NonFileState.localTailRows(t.rows, segment.version)
+      case t: DistributedTail =>
+        collect(NonFileState.rowsToCollect(checkpoint, t.df, segment.version))
     }
     val state = NonFileState.reconcile(rows, initial)
     val protocol =

@@ -1,0 +1,82 @@
+package txlog.replay
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.types.{StringType, StructType}
+
+import txlog.actions.ActionSchemas
+
+/** The newest action on one logical file among actions held on the driver. */
+private[txlog] final case class LocalAction(add: Row, remove: Row, version: Long, idx: Long)
+
+/** File actions held on the driver (a small tail, or the commits since a cached snapshot),
+  * reconciled there: the newest action per (pathKey, dvId). Its size grows with those commits,
+  * never with the table; the base they apply to stays distributed.
+  */
+private[txlog] final class LocalFiles(val newest: Map[(String, String), LocalAction]) {
+  def size: Int = newest.size
+
+  /** These actions with `later`'s (from later commits) winning on shared keys. */
+  def ++(later: LocalFiles): LocalFiles = new LocalFiles(newest ++ later.newest)
+
+  /** The keys these actions touch, as (pathKey, dvId): base rows with them are replaced. */
+  def touched(spark: SparkSession): DataFrame = spark.createDataFrame(
+    newest.keys.map { case (p, d) => Row(p, d) }.toSeq.asJava,
+    new StructType().add(FileKeys.PathKey, StringType).add(FileKeys.DvKey, StringType)
+  )
+
+  /** The winning actions as (pathKey, dvId, add, remove), full or lean. */
+  def winners(spark: SparkSession, lean: Boolean): DataFrame = {
+    val full = spark.createDataFrame(
+      newest.toSeq.map { case ((p, d), a) => Row(p, d, a.add, a.remove) }.asJava,
+      LocalFiles.schema
+    )
+    if (lean) FileState.narrow(full) else full
+  }
+
+  /** Live files, their size, and removes deleted after `tombstoneCutoff`, among the winners. */
+  def counts(tombstoneCutoff: Long): FileCounts = newest.values.foldLeft(FileCounts.zero) {
+    (c, a) =>
+      if (a.add != null) c.copy(files = c.files + 1, bytes = c.bytes + a.add.getAs[Long]("size"))
+      else {
+        val at = Option(a.remove.getAs[Any]("deletionTimestamp")).fold(0L)(_.asInstanceOf[Long])
+        if (at > tombstoneCutoff) c.copy(tombstones = c.tombstones + 1) else c
+      }
+  }
+}
+
+private[txlog] object LocalFiles {
+  val empty: LocalFiles = new LocalFiles(Map.empty)
+
+  private val schema = new StructType()
+    .add(FileKeys.PathKey, StringType)
+    .add(FileKeys.DvKey, StringType)
+    .add("add", ActionSchemas.add)
+    .add("remove", ActionSchemas.remove)
+
+  /** Reconciles tail rows (version, idx, add, remove, ... as [[TailActions]] holds them). */
+  def of(rows: Seq[Row], root: String): LocalFiles = {
+    val newest = scala.collection.mutable.HashMap.empty[(String, String), LocalAction]
+    rows.foreach { r =>
+      val add = r.getAs[Row]("add")
+      val remove = r.getAs[Row]("remove")
+      val action =
+        if (add != null && add.getAs[String]("path") != null) add
+        else if (remove != null && remove.getAs[String]("path") != null) remove
+        else null
+      if (action != null) {
+        val key = (
+          FileKeys.pathKeyValue(root, action.getAs[String]("path")),
+          FileKeys.dvIdValue(action.getAs[Row]("deletionVector"))
+        )
+        val (v, i) = (r.getAs[Long]("version"), r.getAs[Long]("idx"))
+        if (newest.get(key).forall(w => v > w.version || (v == w.version && i > w.idx))) {
+          newest(key) =
+            if (action eq add) LocalAction(add, null, v, i) else LocalAction(null, remove, v, i)
+        }
+      }
+    }
+    new LocalFiles(newest.toMap)
+  }
+}
