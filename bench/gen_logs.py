@@ -8,8 +8,10 @@ and w7, a fresh copy of a w2 table that run.py checkpoints with txlog before tim
 
 Each table is written once under bench/out/tables/<shape>-<scale>/ and reused. Its
 manifest.json holds the expected final state (file count, total size), the W6 time-travel
-target and the W5 commit to append. Generation is deterministic: the same shape and scale
-always give byte-identical logs.
+target and the W5 commit to append: that commit is written at generation time beside the
+manifest (append-commit.json), so any runner, in any language, appends it by copying the file
+into a copy of the table's _delta_log and setting its modification time to the manifest's
+`ts`. Generation is deterministic: the same shape and scale always give byte-identical logs.
 
     .venv/bin/python bench/gen_logs.py w1 1000000
 """
@@ -32,7 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import synth
 
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 SEED = 20240101
 OUT = Path(__file__).resolve().parent / "out" / "tables"
 
@@ -45,6 +47,7 @@ BATCH_ROWS = 1 << 19
 COMMITS_START_MS = synth.BASE_MS + 86_400_000  # a day after the first file was written
 W1_COMMIT_GAP_MS = 60_000
 W2_COMMIT_GAP_MS = 1_000
+APPEND_COMMIT = "append-commit.json"  # the W5 commit, beside manifest.json
 
 
 @dataclass(frozen=True)
@@ -87,14 +90,15 @@ def write_manifest(table_path: Path, manifest: dict) -> None:
     (Path(table_path).parent / "manifest.json").write_text(json.dumps(manifest, indent=1))
 
 
-def append_commit(table_path: Path, manifest: dict) -> dict:
-    """Appends the commit planned in the manifest (100 adds, 50 removes of live files) to the
-    table at table_path (normally a copy of a w1 table); returns the expected new state."""
+def append_commit(source: Path, target: Path, manifest: dict) -> dict:
+    """Appends the commit planned for the w1 table at `source` (100 adds, 50 removes of live
+    files; the file beside its manifest) to the table at `target` (normally a copy of it):
+    copies it to target's `_delta_log/<version>.json` with the manifest's `ts` as modification
+    time. Returns the expected new state."""
     plan = manifest["append"]
-    adds = np.arange(plan["first_add"], plan["first_add"] + TAIL_ADDS)
-    _write_commit(
-        table_path / "_delta_log", plan["version"], adds, np.array(plan["removes"]), plan["ts"]
-    )
+    commit = target / "_delta_log" / f"{plan['version']:020d}.json"
+    shutil.copyfile(Path(source).parent / plan["file"], commit)
+    os.utime(commit, (plan["ts"] / 1000, plan["ts"] / 1000))
     return plan["expected"]
 
 
@@ -119,12 +123,10 @@ def _write_json(file: Path, actions: list[dict], ts_ms: int) -> None:
     os.utime(file, (ts_ms / 1000, ts_ms / 1000))
 
 
-def _write_commit(
-    log: Path, version: int, adds: np.ndarray, removes: np.ndarray, ts_ms: int
-) -> None:
+def _write_commit(file: Path, adds: np.ndarray, removes: np.ndarray, ts_ms: int) -> None:
     actions = [synth.commit_info(ts_ms)]
     actions += synth.add_actions(adds, SEED) + synth.remove_actions(removes, SEED, ts_ms)
-    _write_json(log / f"{version:020d}.json", actions, ts_ms)
+    _write_json(file, actions, ts_ms)
 
 
 def _pick_live(alive: np.ndarray, below: int, count: int, rng: np.random.Generator) -> np.ndarray:
@@ -177,11 +179,12 @@ def _write_w1(log: Path, n_files: int) -> dict:
         return adds, removes, COMMITS_START_MS + (version - c) * W1_COMMIT_GAP_MS
 
     for version in range(c + 1, c + TAIL_COMMITS + 1):
-        _write_commit(log, version, *next_commit(version))
+        _write_commit(log / f"{version:020d}.json", *next_commit(version))
     final = dict(state)
     adds, removes, ts = next_commit(c + TAIL_COMMITS + 1)  # planned for W5, see append_commit
-    append = {"version": state["version"], "first_add": int(adds[0]), "removes": removes.tolist()}
-    return {**final, "append": {**append, "ts": ts, "expected": state}}
+    _write_commit(log.parent.parent / APPEND_COMMIT, adds, removes, ts)
+    append = {"version": state["version"], "file": APPEND_COMMIT, "ts": ts}
+    return {**final, "append": {**append, "expected": state}}
 
 
 def _write_w2(log: Path, n_commits: int) -> dict:

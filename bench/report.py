@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 ENGINE_ORDER = ["txlog", "txlog-scala", "delta-rs", "delta-spark"]
 PEERS = ["delta-rs", "delta-spark"]
+TXLOG_RUNNERS = ["txlog", "txlog-scala"]  # the Python API through PySpark; BenchMain via sbt
 
 
 def _num(x: float | None, digits: int = 2) -> str:
@@ -31,8 +32,8 @@ def _status(figure: dict) -> str:
     return f"**failed**: {figure.get('error', '')}"
 
 
-def _ratio(figures: dict, job: str, peer: str, key: str) -> str:
-    ours, theirs = figures.get("txlog", {}).get(job, {}), figures.get(peer, {}).get(job, {})
+def _ratio(figures: dict, job: str, runner: str, peer: str, key: str) -> str:
+    ours, theirs = figures.get(runner, {}).get(job, {}), figures.get(peer, {}).get(job, {})
     if ours.get(key) is None or theirs.get(key) is None:
         return "n/a"
     return f"{ours[key] / theirs[key]:.2f}"
@@ -138,10 +139,11 @@ def markdown(results: dict, plot_name: str) -> str:
     )  # fmt: skip
     lines += [*(f"- {j}: {job['description']}" for j, job in jobs.items()), ""]
     lines += ["## Ratios: txlog ÷ peer (below 1: txlog is faster)", ""]
+    runners = [e for e in TXLOG_RUNNERS if e in figures] or TXLOG_RUNNERS[:1]
     lines += _table(
-        ["job", *(f"{k} vs {p}" for k in ("warm", "cold") for p in PEERS)],
-        [[j, *(_ratio(figures, j, p, f"{k}_s") for k in ("warm", "cold") for p in PEERS)]
-         for j in jobs],
+        ["job", "txlog runner", *(f"{k} vs {p}" for k in ("warm", "cold") for p in PEERS)],
+        [[j, r, *(_ratio(figures, j, r, p, f"{k}_s") for k in ("warm", "cold") for p in PEERS)]
+         for j in jobs for r in runners],
     )  # fmt: skip
     lines += _checkpoint_effect(results, engines)
     lines += ["## Load time against file count (W1 shape)", "", f"![load time]({plot_name})", ""]

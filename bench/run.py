@@ -60,7 +60,8 @@ class Runner:
             argv += ["--driver-memory", memory, "--out", str(out)]
         with open(self.logs / f"{name}.log", "w") as sink:
             proc = subprocess.Popen(
-                argv, stdout=sink, stderr=subprocess.STDOUT, cwd=BENCH.parent,
+                argv, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
+                cwd=BENCH.parent,
                 start_new_session=True,  # its own process group, JVM included
             )  # fmt: skip
             try:
@@ -160,7 +161,8 @@ def summarise(results: list[dict], driver_memory: str) -> dict:
     warm = [run["seconds"] for run in results[0]["runs"][1:]]
     cold = [r["runs"][0]["seconds"] for r in results]
     heaps = [run["jvm_heap_mb"] for r in results for run in r["runs"] if run["jvm_heap_mb"]]
-    rss = [r["memory"]["python_rss_mb"] + (r["memory"]["jvm_rss_mb"] or 0) for r in results]
+    # The Scala runner has no Python process (python_rss_mb null), delta-rs no JVM.
+    rss = [(r["memory"]["python_rss_mb"] or 0) + (r["memory"]["jvm_rss_mb"] or 0) for r in results]
     return {
         "status": "ok",
         "warm_s": statistics.median(warm) if warm else None,

@@ -109,7 +109,7 @@ def run_update(engine: Engine, table: Path, manifest: dict) -> dict:
     with scratch_copy(table) as copy:
         handle = engine.open(str(copy))
         try:
-            expected = gen_logs.append_commit(copy, manifest)
+            expected = gen_logs.append_commit(table, copy, manifest)
             counts, run = timed(engine, lambda: engine.update(handle))
         finally:
             engine.release(handle)

@@ -1,9 +1,10 @@
-"""Hook for the Scala runner: the main class txlog.bench.BenchMain, run through sbt.
+"""The Scala runner (engine `txlog-scala`): the main class txlog.bench.BenchMain
+(src/test/scala/txlog/bench/), run through sbt on the test classpath.
 
-Until a source file defines `object BenchMain` under src/, the engine is unavailable.
-Contract (same arguments and JSON result as bench/worker.py, see bench/README.md):
+It takes the same arguments and writes the same JSON result as bench/worker.py (see
+bench/README.md); its JVM heap is set with -Xmx (local mode: the driver is that JVM):
 
-    build/sbt 'set Test/javaOptions += "-Xmx4g"' \
+    build/sbt 'set Test/javaOptions += "-Xmx4g"' \\
       'Test/runMain txlog.bench.BenchMain --job load T [--job TASK T ...] --runs N --out R.json'
 """
 
@@ -13,12 +14,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 MAIN_CLASS = "txlog.bench.BenchMain"
+SOURCE = REPO / "src" / "test" / "scala" / "txlog" / "bench" / "BenchMain.scala"
 
 
 def available() -> bool:
-    return any(
-        "object BenchMain" in f.read_text(errors="replace") for f in (REPO / "src").rglob("*.scala")
-    )
+    """Whether this checkout has the runner (users' clones may leave out the test sources)."""
+    return SOURCE.is_file()
 
 
 def command(work: list[tuple[str, Path]], runs: int, driver_memory: str, out: Path) -> list[str]:
