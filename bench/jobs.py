@@ -55,6 +55,16 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
             (f"W4-{human(n)}", "load", "w1", n, f"load: W1 shape, {human(n)} files")
             for n in scale.w4_files
         ),
+        *(
+            (
+                f"W4-{human(n)}-checkpoint",
+                "checkpoint",
+                "w1",
+                n,
+                f"write a checkpoint of the W4 table ({human(n)} files)",
+            )
+            for n in scale.w4_files
+        ),
         ("W5", "update", "w1", scale.w1_files, "update a cached W1 snapshot after one more commit"),
         ("W6", "time_travel", "w2", scale.w2_commits, "timestamp time travel to the middle of W2"),
         ("W7", "load", "w7", scale.w2_commits, f"load: W2 ({c2} commits) after a txlog checkpoint"),

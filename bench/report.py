@@ -152,7 +152,11 @@ def markdown(results: dict, plot_name: str) -> str:
 
 def plot(results: dict, path: Path) -> None:
     """Load time of the checkpointed tables (W1, W4) against live files, per engine."""
-    loads = {j: job for j, job in results["jobs"].items() if j == "W1" or j.startswith("W4")}
+    loads = {
+        j: job
+        for j, job in results["jobs"].items()
+        if j == "W1" or (j.startswith("W4") and not j.endswith("-checkpoint"))
+    }
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for color, engine in enumerate(e for e in ENGINE_ORDER if e in results["figures"]):
         for key, style in (("warm_s", "-o"), ("cold_s", "--x")):

@@ -5,7 +5,7 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.storage.StorageLevel
 
 import txlog.log.LogSegment
-import txlog.replay.{FileCounts, NonFileState, SnapshotOverlay}
+import txlog.replay.{FileCounts, FileIndex, NonFileState, SnapshotOverlay}
 import txlog.scan.FileColumns
 import txlog.table.TableProperties
 import txlog.util.Jobs
@@ -159,15 +159,26 @@ final class Snapshot private[txlog] (
       countingFiles.persist(StorageLevel.MEMORY_AND_DISK)
       statsCache = None
       stats
+      fileIndex = FileIndex.build(
+        spark,
+        countingFiles,
+        statsCache.get,
+        s"index files of $tablePath v$version"
+      )
     }
     this
   }
+
+  /** The cached files hashed by key for counting updates (see [[FileIndex]]), set by [[cache]]. */
+  @volatile private[txlog] var fileIndex: Option[FileIndex] = None
 
   /** Whether [[cache]] was called and not undone. Example: `snap.isCached`. */
   def isCached: Boolean = filesPlanned && reconciledFiles.storageLevel != StorageLevel.NONE
 
   /** Releases what [[cache]] kept. Example: `snap.unpersist()`. */
   def unpersist(): Unit = if (filesPlanned) {
+    fileIndex.foreach(_.unpersist())
+    fileIndex = None
     countingFiles.unpersist(blocking = false)
     reconciledFiles.unpersist(blocking = false)
   }

@@ -6,7 +6,7 @@ import java.nio.file.Files
 import scala.jdk.CollectionConverters._
 
 import txlog.log.{CompactionFile, FileNames, LogListing, LogSegment}
-import txlog.replay.SnapshotLoader
+import txlog.replay.{FileIndex, SnapshotLoader}
 
 /** Which files a version is replayed from: checkpoints, commits, log compactions. */
 class LogSegmentSuite extends SparkSuite {
@@ -55,10 +55,21 @@ class LogSegmentSuite extends SparkSuite {
   }
 
   test("update() builds on a cached snapshot: shares its cache, then caches again") {
+    updatesOnCache(indexed = true)
+  }
+
+  test("update() without the file index counts by scanning the cached files") {
+    spark.conf.set(FileIndex.MaxIndexedFilesConf, "0")
+    try updatesOnCache(indexed = false)
+    finally spark.conf.unset(FileIndex.MaxIndexedFilesConf)
+  }
+
+  private def updatesOnCache(indexed: Boolean): Unit = {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = Fixtures.copy("golden/time-travel-start-start20-start40", tempDir())
     val log = DeltaLog.forTable(spark, t.toString)
     val first = log.snapshot().cache()
+    assert(first.fileIndex.isDefined === indexed)
     assert(log.update() eq first)
     val logDir = t.resolve("_delta_log")
     def commit(version: Long, actions: String*): Unit =

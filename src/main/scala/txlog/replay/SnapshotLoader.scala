@@ -97,7 +97,11 @@ private[txlog] object SnapshotLoader {
           timestamp(listing, segment, state),
           files(lean = false),
           files(lean = true),
-          cutoff => FileState.count(spark, Some(cached.countingFiles), local, cutoff, job),
+          cutoff =>
+            cached.fileIndex match {
+              case Some(index) => index.counts(spark, local, cutoff, job)
+              case None => FileState.count(spark, Some(cached.countingFiles), local, cutoff, job)
+            },
           Some(SnapshotOverlay(cached, local))
         )
       case None =>
