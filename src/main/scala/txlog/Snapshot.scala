@@ -5,7 +5,7 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.storage.StorageLevel
 
 import txlog.log.LogSegment
-import txlog.replay.{FileCounts, FileIndex, NonFileState, SnapshotOverlay}
+import txlog.replay.{FileCounts, FileIndex, NonFileState, ReadErrors, SnapshotOverlay}
 import txlog.scan.FileColumns
 import txlog.table.TableProperties
 import txlog.util.Jobs
@@ -139,7 +139,7 @@ final class Snapshot private[txlog] (
       val counted =
         if (isCached) {
           FileCounts.aggregate(spark, countingFiles, cutoff, s"count files of $tablePath v$version")
-        } else counter(cutoff)
+        } else ReadErrors.translate(segment)(counter(cutoff))
       statsCache = Some(counted)
       counted
     }

@@ -36,6 +36,24 @@ class BadInputSuite extends SparkSuite {
     assert(error(t)(_.snapshot()).errorClass === "MALFORMED_LOG_FILE")
   }
 
+  test("read by tasks (a large tail), bad lines are MALFORMED_LOG_FILE naming file and version") {
+    val t = copy("golden/checkpoint")
+    spark.conf.set(txlog.replay.LogLineReader.LocalReadMaxBytesConf, "0")
+    try {
+      append(logFile(t, FileNames.commitName(12)), "{\"add\":{\"path\":\"x\",\"size\":\"big\"}}\n")
+      // A file action of the wrong type: found by the job that reconciles files.
+      val wrongType = error(t)(_.snapshot().numFiles)
+      assert(wrongType.errorClass === "MALFORMED_LOG_FILE")
+      assert(wrongType.getMessage.contains(FileNames.commitName(12)))
+      assert(wrongType.getMessage.contains("version 12"))
+      // Not JSON at all: found while reading protocol and metadata.
+      append(logFile(t, FileNames.commitName(13)), "{\"remove\": {\"path\": \n")
+      val notJson = error(t)(_.snapshot())
+      assert(notJson.errorClass === "MALFORMED_LOG_FILE")
+      assert(notJson.getMessage.contains(FileNames.commitName(13)))
+    } finally spark.conf.unset(txlog.replay.LogLineReader.LocalReadMaxBytesConf)
+  }
+
   test("unknown actions and unknown fields are ignored") {
     val t = copy("golden/checkpoint")
     val before = view(t)

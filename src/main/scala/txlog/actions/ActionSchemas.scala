@@ -143,6 +143,12 @@ private[txlog] object ActionSchemas {
     .add("checkpointMetadata", checkpointMetadata)
     .add("sidecar", sidecar)
 
+  /** What snapshot state (other than files) needs of a commit line: parsing only this skips the
+    * values of file actions, which a large tail's file state parses on its own.
+    */
+  val stateLine: StructType = nonFileActions
+    .add("commitInfo", new StructType().add("inCommitTimestamp", LongType))
+
   /** The non-file rows of a checkpoint (V1 or V2, parquet or json). */
   val checkpointNonFileRow: StructType = new StructType()
     .add("protocol", protocol)

@@ -47,12 +47,32 @@ private[txlog] object FileReconciler {
     }
   }
 
-  /** File actions of `actions` with their key columns; an absent DV keys as "". */
+  /** File actions of `actions` with their key columns; an absent DV keys as "". A row whose line
+    * was not a valid action (`_corrupt_record` set) fails the job with a message naming its file
+    * and version (turned into MALFORMED_LOG_FILE by [[ReadErrors]]).
+    */
   def keyed(actions: DataFrame, root: String): DataFrame = {
     val path = coalesce(col("add.path"), col("remove.path"))
     val dv = coalesce(col("add.deletionVector"), col("remove.deletionVector"))
+    val isFile = col("add.path").isNotNull || col("remove.path").isNotNull
+    val corrupt = col(LogActions.CorruptColumn)
+    val checked =
+      if (!actions.columns.contains(LogActions.CorruptColumn)) isFile
+      else {
+        val message = concat(
+          lit("Log file "),
+          col("file"),
+          lit(" (version "),
+          col("version").cast("string"),
+          lit(s") has an invalid action at line "),
+          (col("idx") + 1).cast("string"),
+          lit(": "),
+          substring(corrupt, 1, 200)
+        )
+        when(corrupt.isNotNull, raise_error(message)).otherwise(isFile)
+      }
     actions
-      .where(col("add.path").isNotNull || col("remove.path").isNotNull)
+      .where(checked)
       .select(
         col("version"),
         col("idx"),

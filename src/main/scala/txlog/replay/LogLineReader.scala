@@ -1,6 +1,5 @@
 package txlog.replay
 
-import java.io.{BufferedReader, InputStreamReader}
 import java.nio.charset.StandardCharsets.UTF_8
 
 import scala.jdk.CollectionConverters._
@@ -72,18 +71,33 @@ private[txlog] object LogLineReader {
     files.flatMap { case (v, f) => lines(fs, v, f.path) }
   }
 
+  /** The non-blank lines of `file` with their positions, split as `BufferedReader.readLine` does
+    * ("\n", "\r" or "\r\n" ends a line). Log files are small: each is read whole, in one call, and
+    * decoded line by line (a reader per file cost more than the parsing on logs of many small
+    * commits).
+    */
   private def lines(fs: FileSystem, version: Long, file: String): Iterator[Row] = {
-    val in = new BufferedReader(new InputStreamReader(fs.open(new Path(file)), UTF_8))
-    try {
-      val out = Vector.newBuilder[Row]
-      var idx = 0L
-      var line = in.readLine()
-      while (line != null) {
-        if (line.trim.nonEmpty) out += Row(version, idx, file, line)
-        idx += 1
-        line = in.readLine()
+    val in = fs.open(new Path(file))
+    val bytes =
+      try in.readAllBytes()
+      finally in.close()
+    val out = Vector.newBuilder[Row]
+    var (idx, start, i) = (0L, 0, 0)
+    def emit(end: Int): Unit = {
+      val line = new String(bytes, start, end - start, UTF_8)
+      if (line.trim.nonEmpty) out += Row(version, idx, file, line)
+      idx += 1
+    }
+    while (i < bytes.length) {
+      val b = bytes(i)
+      if (b == '\n' || b == '\r') {
+        emit(i)
+        if (b == '\r' && i + 1 < bytes.length && bytes(i + 1) == '\n') i += 1
+        start = i + 1
       }
-      out.result().iterator
-    } finally in.close()
+      i += 1
+    }
+    if (start < bytes.length) emit(bytes.length)
+    out.result().iterator
   }
 }

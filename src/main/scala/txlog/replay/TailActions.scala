@@ -17,7 +17,9 @@ import txlog.log.{LogFile, TablePath}
   */
 private[txlog] sealed trait TailActions {
 
-  /** The parsed actions: version, idx, file, one column per action, `_corrupt_record`. */
+  /** The parsed actions: version, idx, file, one column per action, `_corrupt_record`. A line that
+    * is not valid JSON, or a non-file action with fields of the wrong types, is corrupt.
+    */
   def df: DataFrame
   def deltas: Seq[LogFile]
 }
@@ -33,7 +35,10 @@ private[txlog] final class LocalTail(
   lazy val df: DataFrame = spark.createDataFrame(rows.asJava, TailActions.localSchema)
 }
 
-/** A large tail, read and parsed by tasks. */
+/** A large tail, read and parsed by tasks; `df` parses only what non-file state needs
+  * ([[ActionSchemas.stateLine]]): file actions are parsed (and checked) by the file state's own
+  * job.
+  */
 private[txlog] final case class DistributedTail(df: DataFrame, deltas: Seq[LogFile])
     extends TailActions
 
@@ -51,7 +56,7 @@ private[txlog] object TailActions {
   def read(spark: SparkSession, table: TablePath, deltas: Seq[LogFile]): TailActions = {
     val files = deltas.map(d => d.version -> d.file)
     if (!LogLineReader.isLocal(spark, files.map(_._2.size).sum)) {
-      DistributedTail(LogActions.tail(spark, table, deltas), deltas)
+      DistributedTail(LogActions.tail(spark, table, deltas, ActionSchemas.stateLine), deltas)
     } else {
       val parser =
         new LineParser(ActionSchemas.commitLine, spark.conf.get("spark.sql.session.timeZone"))
