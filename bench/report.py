@@ -74,7 +74,8 @@ def _method(s: dict) -> str:
     shared = "One process per engine ran every job; its peak RSS covers them all. "
     return (
         f"{shared if s['shared_session'] else ''}"
-        f"Warm: median of {s['warm']} run(s) after a warm-up run in the same process. "
+        f"Warm: median of {s['warm']} run(s) in the same process after the cold run and "
+        f"{s.get('warmup', 0)} more discarded warm-up run(s) (JIT compilation of the JVM engines). "
         f"Cold: {cold}. Session start-up is excluded from both and shown apart. "
         "Peak RSS: the Python process plus, for Spark engines, the driver JVM (VmHWM). "
         "JVM heap: the sum of the heap pools' peak usage during one operation (includes "

@@ -122,24 +122,26 @@ class Runner:
         return figures
 
     def series(self, engine: str, j: jobs.Job) -> dict:
-        """`cold` fresh processes: the first runs the job 1 + warm times (its first run is
-        cold, then the warm-up for the others), the rest run it once."""
+        """`cold` fresh processes: the first runs the job 1 + warmup + warm times (its first
+        run is cold, the next `warmup` runs are discarded, the rest are the warm figures), the
+        others run it once."""
         memory = self.memory_for(engine, j)
         work = [(j.task, j.table.path)]
-        results = [job_result(self.process(engine, work, 1 + self.args.warm, memory), *work[0])]
+        runs = 1 + self.args.warmup + self.args.warm
+        results = [job_result(self.process(engine, work, runs, memory), *work[0])]
         while len(results) < self.args.cold and results[-1]["status"] == "ok":
             results.append(job_result(self.process(engine, work, 1, memory), *work[0]))
-        return summarise(results, memory)
+        return summarise(results, memory, self.args.warmup)
 
     def shared(self, engine: str, selected: list[jobs.Job]) -> dict[str, dict]:
         w4 = [j for j in selected if j.id.startswith("W4")]  # its heap applies to all jobs
         memory = self.memory_for(engine, w4[0] if w4 else selected[0])
         log(f"{engine}: {len(selected)} jobs in one session")
         work = [(j.task, j.table.path) for j in selected]
-        result = self.process(engine, work, 1 + self.args.warm, memory)
+        result = self.process(engine, work, 1 + self.args.warmup + self.args.warm, memory)
         figures = {}
         for j, (task, table) in zip(selected, work, strict=True):
-            figures[j.id] = summarise([job_result(result, task, table)], memory)
+            figures[j.id] = summarise([job_result(result, task, table)], memory, self.args.warmup)
             log(f"  {j.id}: {figures[j.id]}")
         return figures
 
@@ -153,12 +155,13 @@ def job_result(result: dict, task: str, table: Path) -> dict:
     return {**process, **job}
 
 
-def summarise(results: list[dict], driver_memory: str) -> dict:
-    """Figures from the job results of one or more processes (the first with warm runs)."""
+def summarise(results: list[dict], driver_memory: str, warmup: int) -> dict:
+    """Figures from the job results of one or more processes (the first with warm runs, after
+    its cold run and `warmup` discarded runs)."""
     bad = next((r for r in results if r["status"] != "ok"), None)
     if bad is not None:
         return {k: bad[k] for k in ("status", "reason", "error", "startup_s") if k in bad}
-    warm = [run["seconds"] for run in results[0]["runs"][1:]]
+    warm = [run["seconds"] for run in results[0]["runs"][1 + warmup :]]
     cold = [r["runs"][0]["seconds"] for r in results]
     heaps = [run["jvm_heap_mb"] for r in results for run in r["runs"] if run["jvm_heap_mb"]]
     # The Scala runner has no Python process (python_rss_mb null), delta-rs no JVM.
@@ -185,6 +188,9 @@ def main() -> None:
         "then first runs in a shared session, not in fresh processes",
     )  # fmt: skip
     parser.add_argument("--warm", type=int, help="warm runs after the warm-up (default 5; smoke 1)")
+    parser.add_argument(
+        "--warmup", type=int, help="runs discarded after the cold run (default 2; smoke 0)"
+    )
     parser.add_argument("--cold", type=int, help="fresh processes per figure (default 3)")
     parser.add_argument("--engines", nargs="+", choices=ENGINES, default=ENGINES)
     parser.add_argument("--only", nargs="+", metavar="JOB", help="job ids, e.g. W1 W4-5M")
@@ -195,6 +201,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     args.warm = args.warm if args.warm is not None else (1 if args.smoke else 5)
+    args.warmup = args.warmup if args.warmup is not None else (0 if args.smoke else 2)
     args.cold = args.cold if args.cold is not None else (1 if args.smoke else 3)
     args.timeout = args.timeout or (900 if args.smoke else 3 * 3600)
     args.shared_session = args.shared_session or args.smoke
@@ -210,7 +217,7 @@ def main() -> None:
         "mode": "smoke" if args.smoke else "full",
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine.describe(),
-        "settings": {k: getattr(args, k) for k in ("warm", "cold", "shared_session",
+        "settings": {k: getattr(args, k) for k in ("warm", "warmup", "cold", "shared_session",
                                                    "driver_memory", "txlog_w4_driver_memory")},
         "tables": {str(t.path.relative_to(BENCH)): t.manifest for t in tables},
         "jobs": {j.id: {"task": j.task, "files": j.files, "description": j.description,
