@@ -149,6 +149,11 @@ private[txlog] object ActionSchemas {
   val stateLine: StructType = nonFileActions
     .add("commitInfo", new StructType().add("inCommitTimestamp", LongType))
 
+  /** What a small tail, parsed on the driver, is parsed against first: [[stateLine]] and
+    * [[leanFileActions]].
+    */
+  val localLine: StructType = StructType(stateLine.fields ++ leanFileActions.fields)
+
   /** The non-file rows of a checkpoint (V1 or V2, parquet or json). */
   val checkpointNonFileRow: StructType = new StructType()
     .add("protocol", protocol)

@@ -5,10 +5,20 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types.{StringType, StructType}
 
+import txlog.TxlogErrors
 import txlog.actions.ActionSchemas
 
-/** The newest action on one logical file among actions held on the driver. */
-private[txlog] final case class LocalAction(add: Row, remove: Row, version: Long, idx: Long)
+/** The newest action on one logical file among actions held on the driver: lean `add` or `remove`
+  * ([[ActionSchemas.leanFileActions]]), where it came from, and its line, parsed in full on demand.
+  */
+private[txlog] final case class LocalAction(
+    add: Row,
+    remove: Row,
+    version: Long,
+    idx: Long,
+    file: String,
+    text: String
+)
 
 /** File actions held on the driver (a small tail, or the commits since a cached snapshot),
   * reconciled there: the newest action per (pathKey, dvId). Its size grows with those commits,
@@ -26,13 +36,28 @@ private[txlog] final class LocalFiles(val newest: Map[(String, String), LocalAct
     new StructType().add(FileKeys.PathKey, StringType).add(FileKeys.DvKey, StringType)
   )
 
-  /** The winning actions as (pathKey, dvId, add, remove), full or lean. */
+  /** The winning actions as (pathKey, dvId, add, remove), lean or full: the full actions are parsed
+    * from their lines now (a field of the wrong type there is MALFORMED_LOG_FILE).
+    */
   def winners(spark: SparkSession, lean: Boolean): DataFrame = {
-    val full = spark.createDataFrame(
-      newest.toSeq.map { case ((p, d), a) => Row(p, d, a.add, a.remove) }.asJava,
-      LocalFiles.schema
-    )
-    if (lean) FileState.narrow(full) else full
+    val rows =
+      if (lean) newest.toSeq.map { case ((p, d), a) => Row(p, d, a.add, a.remove) }
+      else {
+        val parser = new LineParser(ActionSchemas.fileActions, TailActions.timeZone(spark))
+        newest.toSeq.map { case ((p, d), a) =>
+          val full = parser.parse(a.text).getOrElse {
+            throw TxlogErrors
+              .malformedLogFile(a.file, a.version, NonFileState.invalidLine(a.idx, a.text))
+          }
+          Row(
+            p,
+            d,
+            if (a.add != null) full.get(0) else null,
+            if (a.remove != null) full.get(1) else null
+          )
+        }
+      }
+    spark.createDataFrame(rows.asJava, if (lean) LocalFiles.leanSchema else LocalFiles.fullSchema)
   }
 
   /** Live files, their size, and removes deleted after `tombstoneCutoff`, among the winners. */
@@ -49,13 +74,12 @@ private[txlog] final class LocalFiles(val newest: Map[(String, String), LocalAct
 private[txlog] object LocalFiles {
   val empty: LocalFiles = new LocalFiles(Map.empty)
 
-  private val schema = new StructType()
-    .add(FileKeys.PathKey, StringType)
-    .add(FileKeys.DvKey, StringType)
-    .add("add", ActionSchemas.add)
-    .add("remove", ActionSchemas.remove)
+  private val keys =
+    new StructType().add(FileKeys.PathKey, StringType).add(FileKeys.DvKey, StringType)
+  private val fullSchema = StructType(keys.fields ++ ActionSchemas.fileActions.fields)
+  private val leanSchema = StructType(keys.fields ++ ActionSchemas.leanFileActions.fields)
 
-  /** Reconciles tail rows (version, idx, add, remove, ... as [[TailActions]] holds them). */
+  /** Reconciles the rows of a [[LocalTail]]. */
   def of(rows: Seq[Row], root: String): LocalFiles = {
     val newest = scala.collection.mutable.HashMap.empty[(String, String), LocalAction]
     rows.foreach { r =>
@@ -72,8 +96,10 @@ private[txlog] object LocalFiles {
         )
         val (v, i) = (r.getAs[Long]("version"), r.getAs[Long]("idx"))
         if (newest.get(key).forall(w => v > w.version || (v == w.version && i > w.idx))) {
+          val (file, text) = (r.getAs[String]("file"), r.getAs[String]("text"))
           newest(key) =
-            if (action eq add) LocalAction(add, null, v, i) else LocalAction(null, remove, v, i)
+            if (action eq add) LocalAction(add, null, v, i, file, text)
+            else LocalAction(null, remove, v, i, file, text)
         }
       }
     }
