@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import resource
 import shutil
 import tempfile
 import time
@@ -162,7 +163,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1, help="runs of each job")
     parser.add_argument("--driver-memory", default="4g")
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--max-memory-gb", type=int, help="address-space limit (delta-rs only)")
     args = parser.parse_args()
+    if args.max_memory_gb and args.engine == "delta-rs":  # a JVM reserves far more than it uses
+        limit = args.max_memory_gb * 2**30
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     for task, _ in args.job:
         if task not in TASKS:
             parser.error(f"unknown task {task}")
