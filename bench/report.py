@@ -9,6 +9,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import targets  # noqa: E402
+
 ENGINE_ORDER = ["txlog", "txlog-scala", "delta-rs", "delta-spark"]
 PEERS = ["delta-rs", "delta-spark"]
 TXLOG_RUNNERS = ["txlog", "txlog-scala"]  # the Python API through PySpark; BenchMain via sbt
@@ -146,6 +148,9 @@ def markdown(results: dict, plot_name: str) -> str:
         [[j, r, *(_ratio(figures, j, r, p, f"{k}_s") for k in ("warm", "cold") for p in PEERS)]
          for j in jobs for r in runners],
     )  # fmt: skip
+    for runner in (r for r in TXLOG_RUNNERS if r in figures):
+        lines += [f"## Targets ({runner})", ""]
+        lines += _table(["target", "measured", "verdict"], targets.rows(figures, runner))
     lines += _checkpoint_effect(results, engines)
     lines += ["## Load time against file count (W1 shape)", "", f"![load time]({plot_name})", ""]
     return "\n".join(lines)
