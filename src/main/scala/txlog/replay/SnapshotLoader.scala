@@ -31,23 +31,14 @@ private[txlog] object SnapshotLoader {
     val tailFiles = FileState.tailFiles(tail, table.root)
     def base(lean: Boolean) = FileState.checkpointBase(spark, segment, state.sidecars, lean)
     def files(lean: Boolean) = FileState.onto(spark, segment, base(lean), tailFiles, lean)
-    val job = countJob(segment)
     val counter: Long => FileCounts = tailFiles match {
       case LocalTailFiles(local) =>
         cutoff =>
-          FileState.count(spark, base(lean = true).map(FileCounts.counting), local, cutoff, job)
-      case _: DistributedTailFiles =>
-        cutoff => FileCounts.aggregate(spark, FileCounts.counting(files(lean = true)), cutoff, job)
+          val counted = base(lean = true).map(FileCounts.counting)
+          FileState.count(spark, counted, local, cutoff, countJob(segment))
+      case _: DistributedTailFiles => aggregated(spark, segment, files)
     }
-    new Snapshot(
-      spark,
-      segment,
-      state,
-      timestamp(listing, segment, state),
-      files(lean = false),
-      files(lean = true),
-      counter
-    )
+    snapshot(spark, listing, segment, state, files, counter)
   }
 
   /** The snapshot at `segment`, built on `previous` when `segment` only adds commits after it and
@@ -82,50 +73,67 @@ private[txlog] object SnapshotLoader {
     overlay.filter(_.size <= maxOverlay) match {
       case Some(local) =>
         val cached = root.get
-        val job = countJob(segment)
-        def files(lean: Boolean) = FileState.onto(
+        val counter: Long => FileCounts = cutoff => {
+          val job = countJob(segment)
+          cached.fileIndex match {
+            case Some(index) => index.counts(spark, local, cutoff, job)
+            case None => FileState.count(spark, Some(cached.countingFiles), local, cutoff, job)
+          }
+        }
+        def files(lean: Boolean) =
+          onto(spark, segment, cached.reconciledFiles, LocalTailFiles(local), lean)
+        snapshot(
           spark,
-          segment,
-          Some(if (lean) FileState.narrow(cached.reconciledFiles) else cached.reconciledFiles),
-          LocalTailFiles(local),
-          lean
-        )
-        new Snapshot(
-          spark,
+          listing,
           segment,
           state,
-          timestamp(listing, segment, state),
-          files(lean = false),
-          files(lean = true),
-          cutoff =>
-            cached.fileIndex match {
-              case Some(index) => index.counts(spark, local, cutoff, job)
-              case None => FileState.count(spark, Some(cached.countingFiles), local, cutoff, job)
-            },
+          files,
+          counter,
           Some(SnapshotOverlay(cached, local))
         )
       case None =>
-        val base = previous.reconciledFiles
-        def files(lean: Boolean) = FileState.onto(
-          spark,
-          segment,
-          Some(if (lean) FileState.narrow(base) else base),
-          newFiles,
-          lean
-        )
-        val job = countJob(segment)
-        new Snapshot(
-          spark,
-          segment,
-          state,
-          timestamp(listing, segment, state),
-          files(lean = false),
-          files(lean = true),
-          cutoff =>
-            FileCounts.aggregate(spark, FileCounts.counting(files(lean = true)), cutoff, job)
-        ).cache()
+        def files(lean: Boolean) = onto(spark, segment, previous.reconciledFiles, newFiles, lean)
+        snapshot(spark, listing, segment, state, files, aggregated(spark, segment, files)).cache()
     }
   }
+
+  private def snapshot(
+      spark: SparkSession,
+      listing: LogListing,
+      segment: LogSegment,
+      state: NonFileState,
+      files: Boolean => DataFrame,
+      counter: Long => FileCounts,
+      overlay: Option[SnapshotOverlay] = None
+  ): Snapshot = new Snapshot(
+    spark,
+    segment,
+    state,
+    timestamp(listing, segment, state),
+    files(false),
+    files(true),
+    counter,
+    overlay
+  )
+
+  /** `tail` reconciled onto `base`, a full file state, narrowed first for the lean shape. */
+  private def onto(
+      spark: SparkSession,
+      segment: LogSegment,
+      base: DataFrame,
+      tail: TailFiles,
+      lean: Boolean
+  ): DataFrame =
+    FileState.onto(spark, segment, Some(if (lean) FileState.narrow(base) else base), tail, lean)
+
+  /** Counts by one aggregation over the lean file state. */
+  private def aggregated(
+      spark: SparkSession,
+      segment: LogSegment,
+      files: Boolean => DataFrame
+  ): Long => FileCounts =
+    cutoff =>
+      FileCounts.aggregate(spark, FileCounts.counting(files(true)), cutoff, countJob(segment))
 
   private def countJob(segment: LogSegment): String =
     s"count files of ${segment.table.root} v${segment.version}"
