@@ -5,7 +5,7 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.storage.StorageLevel
 
 import txlog.log.LogSegment
-import txlog.replay.{FileCounts, FileIndex, NonFileState, ReadErrors, SnapshotOverlay}
+import txlog.replay.{FileCounts, FileIndex, NonFileState, ReadErrors, CachedBase}
 import txlog.scan.FileColumns
 import txlog.table.TableProperties
 import txlog.util.Jobs
@@ -31,7 +31,7 @@ final class Snapshot private[txlog] (
     files: => DataFrame,
     lean: => DataFrame,
     counter: Long => FileCounts,
-    private[txlog] val overlay: Option[SnapshotOverlay] = None
+    private[txlog] val cachedBase: Option[CachedBase] = None
 ) {
 
   /** The reconciled file actions (pathKey, dvId, add, remove), planned on first use. */
@@ -123,27 +123,24 @@ final class Snapshot private[txlog] (
     System.currentTimeMillis() - TableProperties.deletedFileRetentionMillis(metadata.configuration)
 
   /** The number of live files. Example: `snap.numFiles`. */
-  def numFiles: Long = stats._1
+  def numFiles: Long = counts.files
 
   /** The total size of live files in bytes. Example: `snap.sizeInBytes`. */
-  def sizeInBytes: Long = stats._2
+  def sizeInBytes: Long = counts.bytes
 
   /** The number of unexpired tombstones (see [[tombstones]]). Example: `snap.numTombstones`. */
-  def numTombstones: Long = stats._3
+  def numTombstones: Long = counts.tombstones
 
-  @volatile private var statsCache: Option[FileCounts] = None
+  @volatile private var countsCache: Option[FileCounts] = None
 
-  private def stats: (Long, Long, Long) = {
-    val c = statsCache.getOrElse {
-      val cutoff = tombstoneCutoff
-      val counted =
-        if (isCached) {
-          FileCounts.aggregate(spark, countingFiles, cutoff, s"count files of $tablePath v$version")
-        } else ReadErrors.translate(segment)(counter(cutoff))
-      statsCache = Some(counted)
-      counted
-    }
-    (c.files, c.bytes, c.tombstones)
+  private def counts: FileCounts = countsCache.getOrElse {
+    val cutoff = tombstoneCutoff
+    val counted =
+      if (isCached) {
+        FileCounts.aggregate(spark, countingFiles, cutoff, s"count files of $tablePath v$version")
+      } else ReadErrors.translate(segment)(counter(cutoff))
+    countsCache = Some(counted)
+    counted
   }
 
   /** Keeps the reconciled files in memory (spilling to disk), materializes them, and returns this
@@ -157,12 +154,12 @@ final class Snapshot private[txlog] (
     if (!isCached) {
       reconciledFiles.persist(StorageLevel.MEMORY_AND_DISK)
       countingFiles.persist(StorageLevel.MEMORY_AND_DISK)
-      statsCache = None
-      stats
+      countsCache = None
+      counts
       fileIndex = FileIndex.build(
         spark,
         countingFiles,
-        statsCache.get,
+        countsCache.get,
         s"index files of $tablePath v$version"
       )
     }
@@ -187,7 +184,7 @@ final class Snapshot private[txlog] (
     * updates it came from (see `DeltaLog.update`), while that is still cached.
     */
   private[txlog] def cachedRoot: Option[Snapshot] =
-    if (isCached) Some(this) else overlay.map(_.root).filter(_.isCached)
+    if (isCached) Some(this) else cachedBase.map(_.root).filter(_.isCached)
 
   override def toString: String = s"Snapshot($tablePath, version=$version)"
 }

@@ -152,7 +152,7 @@ private[txlog] object ActionSchemas {
   /** What a small tail, parsed on the driver, is parsed against first: [[stateLine]] and
     * [[leanFileActions]].
     */
-  val localLine: StructType = StructType(stateLine.fields ++ leanFileActions.fields)
+  val driverLine: StructType = StructType(stateLine.fields ++ leanFileActions.fields)
 
   /** The non-file rows of a checkpoint (V1 or V2, parquet or json). */
   val checkpointNonFileRow: StructType = new StructType()

@@ -18,7 +18,7 @@ private[txlog] object ChecksumValidator {
   private val nodes = JsonNodeFactory.instance
 
   def validate(snapshot: Snapshot): ChecksumValidation = {
-    val file = ChecksumFile.read(snapshot.segment.table, snapshot.version)
+    val file = StoredChecksum.read(snapshot.segment.table, snapshot.version)
     val boundaries = file.histogram
       .map(_._2.sortedBinBoundaries)
       .getOrElse(FileSizeHistogram.DefaultBoundaries)
@@ -69,7 +69,7 @@ private[txlog] object ChecksumValidator {
 
   private type Check = (String, String, String) => Unit
 
-  private def checkMetadata(file: ChecksumFile, snapshot: Snapshot, check: Check): Unit =
+  private def checkMetadata(file: StoredChecksum, snapshot: Snapshot, check: Check): Unit =
     file.obj("metadata").foreach { e =>
       val a = ChecksumJson.metadataJson(snapshot.metadata)
       def format(m: JsonNode, f: String): JsonNode = Option(m.get("format")).map(_.get(f)).orNull
@@ -100,7 +100,7 @@ private[txlog] object ChecksumValidator {
       }
     }
 
-  private def checkProtocol(file: ChecksumFile, snapshot: Snapshot, check: Check): Unit =
+  private def checkProtocol(file: StoredChecksum, snapshot: Snapshot, check: Check): Unit =
     file.obj("protocol").foreach { e =>
       val a = ChecksumJson.protocolJson(snapshot.protocol)
       Seq("minReaderVersion", "minWriterVersion").foreach { f =>

@@ -100,7 +100,8 @@ private[txlog] object CleanupPlanner {
       case x: CommitFile if x.version < cutOff => Some(c(CleanupCandidate.Commit, x.version))
       case x: CheckpointFile if x.version < cutOff =>
         Some(c(CleanupCandidate.Checkpoint, x.version))
-      case x: ChecksumFile if x.version < cutOff => Some(c(CleanupCandidate.Checksum, x.version))
+      case x: VersionChecksumFile if x.version < cutOff =>
+        Some(c(CleanupCandidate.Checksum, x.version))
       case x: CompactionFile if x.start <= cutOff =>
         Some(c(CleanupCandidate.Compaction, x.start))
       case _ => None

@@ -23,7 +23,7 @@ private[txlog] object FileNames {
     case Uuid(v, u, fmt) => Some(CheckpointFile(v.toLong, CheckpointNaming.Uuid(u, fmt), file))
     case Compaction(x, y) if x.toLong <= y.toLong =>
       Some(CompactionFile(x.toLong, y.toLong, file))
-    case Checksum(v) => Some(ChecksumFile(v.toLong, file))
+    case Checksum(v) => Some(VersionChecksumFile(v.toLong, file))
     case _           => None
   }
 

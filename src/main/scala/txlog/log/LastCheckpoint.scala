@@ -45,14 +45,17 @@ private[txlog] object LastCheckpoint {
     * is computed over the canonical form of the other fields.
     */
   def toJson(lc: LastCheckpoint): String = {
-    val node = JsonChecksum.mapper.createObjectNode()
+    val node = LastCheckpointChecksum.mapper.createObjectNode()
     node.put("version", lc.version)
     node.put("size", lc.size)
     lc.parts.foreach(p => node.put("parts", p))
     lc.sizeInBytes.foreach(s => node.put("sizeInBytes", s))
     lc.numOfAddFiles.foreach(n => node.put("numOfAddFiles", n))
-    node.put("checksum", JsonChecksum.checksum(JsonChecksum.mapper.writeValueAsString(node)))
-    JsonChecksum.mapper.writeValueAsString(node)
+    node.put(
+      "checksum",
+      LastCheckpointChecksum.checksum(LastCheckpointChecksum.mapper.writeValueAsString(node))
+    )
+    LastCheckpointChecksum.mapper.writeValueAsString(node)
   }
 
   /** Points `_last_checkpoint` at `lc` unless it already names a newer checkpoint; replaced
@@ -73,7 +76,7 @@ private[txlog] object LastCheckpoint {
   /** Parses and verifies a `_last_checkpoint` document; Left says why it cannot be used. */
   def parse(json: String): Either[String, LastCheckpoint] =
     try {
-      val node = JsonChecksum.mapper.readTree(json)
+      val node = LastCheckpointChecksum.mapper.readTree(json)
       if (node == null || !node.isObject || !node.hasNonNull("version")) {
         Left("no version field")
       } else {
@@ -87,8 +90,9 @@ private[txlog] object LastCheckpoint {
           checksum = Option(node.get("checksum")).filter(_.isTextual).map(_.asText())
         )
         lc.checksum match {
-          case Some(c) if c != JsonChecksum.checksum(json) => Left(s"checksum $c does not match")
-          case _                                           => Right(lc)
+          case Some(c) if c != LastCheckpointChecksum.checksum(json) =>
+            Left(s"checksum $c does not match")
+          case _ => Right(lc)
         }
       }
     } catch {

@@ -26,7 +26,7 @@ private[txlog] final case class CompactionFile(start: Long, version: Long, file:
     extends LogFile
 
 /** `n.crc`: the version checksum of version n ("Version Checksum File"). */
-private[txlog] final case class ChecksumFile(version: Long, file: FileInfo) extends LogFile
+private[txlog] final case class VersionChecksumFile(version: Long, file: FileInfo) extends LogFile
 
 /** One file of a checkpoint of version n, in one of the three naming schemes. */
 private[txlog] final case class CheckpointFile(

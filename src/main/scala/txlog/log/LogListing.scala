@@ -15,7 +15,7 @@ private[txlog] final case class LogListing(
     commits: IndexedSeq[CommitFile],
     checkpoints: IndexedSeq[CheckpointInstance],
     compactions: IndexedSeq[CompactionFile],
-    checksums: Map[Long, ChecksumFile],
+    checksums: Map[Long, VersionChecksumFile],
     lastCheckpoint: Option[LastCheckpoint]
 ) {
 
@@ -77,7 +77,7 @@ private[txlog] object LogListing {
       commits,
       checkpoints,
       parsed.collect { case c: CompactionFile => c }.sortBy(c => (c.start, c.version)),
-      parsed.collect { case c: ChecksumFile => c.version -> c }.toMap,
+      parsed.collect { case c: VersionChecksumFile => c.version -> c }.toMap,
       LastCheckpoint.read(fs, table.logDir)
     )
   }

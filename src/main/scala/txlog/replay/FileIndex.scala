@@ -56,14 +56,14 @@ private[txlog] final class FileIndex private (
     bytes: Long
 ) {
 
-  /** The counts of the cached snapshot with `local` (later actions) on top. */
+  /** The counts of the cached snapshot with `overlay` (later actions) on top. */
   def counts(
       spark: SparkSession,
-      local: LocalFiles,
+      overlay: FileOverlay,
       tombstoneCutoff: Long,
       job: String
   ): FileCounts = {
-    val byPartition = local.newest.keys
+    val byPartition = overlay.newest.keys
       .map { case (p, d) => FileIndex.key(p, d) }
       .groupBy(partitioner.getPartition)
       .map { case (i, ks) => i -> ks.toArray }
@@ -83,7 +83,7 @@ private[txlog] final class FileIndex private (
       base.files - replaced.files,
       base.bytes - replaced.bytes,
       base.tombstones - replaced.tombstones
-    ) + local.counts(tombstoneCutoff)
+    ) + overlay.counts(tombstoneCutoff)
   }
 
   def unpersist(): Unit = rdd.unpersist(blocking = false)

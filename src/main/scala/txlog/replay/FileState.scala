@@ -8,18 +8,13 @@ import org.apache.spark.sql.functions.{broadcast, col, struct, when}
 import org.apache.spark.sql.types.StructType
 
 import txlog.actions.ActionSchemas
-import txlog.log.{LogFile, LogSegment}
+import txlog.log.LogSegment
 
 /** The reconciled file actions of a segment, as a lazy DataFrame of (pathKey, dvId, add, remove).
   * Built in two shapes from the same plan: `full` (every field, for `allFiles` and `tombstones`)
   * and `lean` (paths, sizes, deletion vector ids and deletion times only, for counts and sizes), so
   * that counting never reads stats.
   */
-/** The file actions of the commits after a base: reconciled on the driver, or left to tasks. */
-private[txlog] sealed trait TailFiles
-private[txlog] final case class LocalTailFiles(files: LocalFiles) extends TailFiles
-private[txlog] final case class DistributedTailFiles(deltas: Seq[LogFile]) extends TailFiles
-
 private[txlog] object FileState {
 
   /** Tails up to this many bytes of JSON are broadcast to the checkpoint anti-join. */
@@ -29,8 +24,8 @@ private[txlog] object FileState {
     if (lean) ActionSchemas.leanFileActions else ActionSchemas.fileActions
 
   /** The file actions of `tail`: reconciled on the driver when it is held there. */
-  def tailFiles(tail: TailActions, root: String): TailFiles = tail match {
-    case t: LocalTail          => LocalTailFiles(LocalFiles.of(t.rows, root))
+  def tailFiles(tail: Tail, root: String): TailFiles = tail match {
+    case t: DriverTail         => DriverTailFiles(FileOverlay.of(t.rows, root))
     case DistributedTail(_, d) => DistributedTailFiles(d)
   }
 
@@ -74,7 +69,7 @@ private[txlog] object FileState {
       tail: TailFiles,
       lean: Boolean
   ): DataFrame = tail match {
-    case LocalTailFiles(files) =>
+    case DriverTailFiles(files) =>
       val winners = files.winners(spark, lean)
       base.fold(winners)(b => replace(spark, b, files).unionByName(winners))
     case DistributedTailFiles(deltas) =>
@@ -87,7 +82,7 @@ private[txlog] object FileState {
   }
 
   /** The rows of `base` (keyed, any shape) whose keys `files` does not touch. */
-  private def replace(spark: SparkSession, base: DataFrame, files: LocalFiles): DataFrame =
+  private def replace(spark: SparkSession, base: DataFrame, files: FileOverlay): DataFrame =
     if (files.size == 0) base
     else {
       base.join(broadcast(files.touched(spark)), Seq(FileKeys.PathKey, FileKeys.DvKey), "left_anti")
@@ -99,7 +94,7 @@ private[txlog] object FileState {
   def count(
       spark: SparkSession,
       counted: Option[DataFrame],
-      files: LocalFiles,
+      files: FileOverlay,
       tombstoneCutoff: Long,
       job: String
   ): FileCounts = {

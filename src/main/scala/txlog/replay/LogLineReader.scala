@@ -34,7 +34,7 @@ private[txlog] object LogLineReader {
   private val BytesPerTask = 16L * 1024 * 1024
 
   /** Whether files of this many bytes are read on the driver. */
-  def isLocal(spark: SparkSession, bytes: Long): Boolean =
+  def readsOnDriver(spark: SparkSession, bytes: Long): Boolean =
     bytes <= spark.conf
       .getOption(LocalReadMaxBytesConf)
       .map(_.toLong)
@@ -43,7 +43,8 @@ private[txlog] object LogLineReader {
   def read(spark: SparkSession, table: TablePath, files: Seq[(Long, FileInfo)]): DataFrame = {
     val bytes = files.map(_._2.size).sum
     if (files.isEmpty) spark.createDataFrame(java.util.List.of[Row](), schema)
-    else if (isLocal(spark, bytes)) spark.createDataFrame(readLocal(table, files).asJava, schema)
+    else if (readsOnDriver(spark, bytes))
+      spark.createDataFrame(readOnDriver(table, files).asJava, schema)
     else {
       val conf = new SerializableConf(table.readConf)
       val slices = math
@@ -66,7 +67,7 @@ private[txlog] object LogLineReader {
   }
 
   /** The lines of `files`, read on the driver, as rows of [[schema]]. */
-  def readLocal(table: TablePath, files: Seq[(Long, FileInfo)]): Seq[Row] = {
+  def readOnDriver(table: TablePath, files: Seq[(Long, FileInfo)]): Seq[Row] = {
     val fs = table.fs
     files.flatMap { case (v, f) => lines(fs, v, f.path) }
   }

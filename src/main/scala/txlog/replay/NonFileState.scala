@@ -83,14 +83,14 @@ private[txlog] object NonFileState {
   }
 
   private val collectedSchema: StructType = StructType(
-    TailActions.localSchema.fields.filter(f => Seq("version", "idx", "file").contains(f.name)) ++
-      nonFile.map(TailActions.localSchema(_))
+    Tail.driverSchema.fields.filter(f => Seq("version", "idx", "file").contains(f.name)) ++
+      nonFile.map(Tail.driverSchema(_))
   ).add("sidecarPath", StringType)
     .add("ict", LongType)
     .add(LogActions.CorruptColumn, StringType)
 
-  /** What [[rowsToCollect]] selects from a tail, for one held on the driver ([[LocalTail]]). */
-  def localTailRows(rows: Seq[Row], version: Long): Seq[Row] = rows.flatMap { r =>
+  /** What [[rowsToCollect]] selects from a tail, for one held on the driver ([[DriverTail]]). */
+  def driverTailRows(rows: Seq[Row], version: Long): Seq[Row] = rows.flatMap { r =>
     val actions = nonFile.map(r.getAs[Row])
     val commitInfo = if (r.getLong(0) == version) Option(r.getAs[Row]("commitInfo")) else None
     if (actions.forall(_ == null) && commitInfo.isEmpty) None

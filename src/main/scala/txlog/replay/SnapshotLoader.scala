@@ -23,7 +23,7 @@ private[txlog] object SnapshotLoader {
 
   def load(spark: SparkSession, listing: LogListing, segment: LogSegment): Snapshot = {
     val table = segment.table
-    val tail = TailActions.read(spark, table, segment.deltas)
+    val tail = Tail.read(spark, table, segment.deltas)
     val checkpoint = segment.checkpoint.map(
       LogActions.checkpoint(spark, table, _, ActionSchemas.checkpointNonFileRow)
     )
@@ -32,10 +32,10 @@ private[txlog] object SnapshotLoader {
     def base(lean: Boolean) = FileState.checkpointBase(spark, segment, state.sidecars, lean)
     def files(lean: Boolean) = FileState.onto(spark, segment, base(lean), tailFiles, lean)
     val counter: Long => FileCounts = tailFiles match {
-      case LocalTailFiles(local) =>
+      case DriverTailFiles(overlay) =>
         cutoff =>
           val counted = base(lean = true).map(FileCounts.counting)
-          FileState.count(spark, counted, local, cutoff, countJob(segment))
+          FileState.count(spark, counted, overlay, cutoff, countJob(segment))
       case _: DistributedTailFiles => aggregated(spark, segment, files)
     }
     snapshot(spark, listing, segment, state, files, counter)
@@ -60,28 +60,28 @@ private[txlog] object SnapshotLoader {
     if (!extendsPrevious || root.isEmpty) return load(spark, listing, segment)
 
     val newDeltas = segment.deltas.drop(old.deltas.length)
-    val newTail = TailActions.read(spark, segment.table, newDeltas)
+    val newTail = Tail.read(spark, segment.table, newDeltas)
     val state =
       collectState(spark, segment, None, newTail, previous.state.copy(inCommitTimestamp = None))
     val newFiles = FileState.tailFiles(newTail, segment.table.root)
-    val overlay = (newFiles, previous.overlay) match {
-      case (LocalTailFiles(f), Some(o)) if !previous.isCached => Some(o.local ++ f)
-      case (LocalTailFiles(f), _)                             => Some(f)
-      case _                                                  => None
+    val combined = (newFiles, previous.cachedBase) match {
+      case (DriverTailFiles(f), Some(o)) if !previous.isCached => Some(o.overlay ++ f)
+      case (DriverTailFiles(f), _)                             => Some(f)
+      case _                                                   => None
     }
     val maxOverlay = spark.conf.getOption(MaxOverlayActionsConf).map(_.toLong).getOrElse(100000L)
-    overlay.filter(_.size <= maxOverlay) match {
-      case Some(local) =>
+    combined.filter(_.size <= maxOverlay) match {
+      case Some(overlay) =>
         val cached = root.get
         val counter: Long => FileCounts = cutoff => {
           val job = countJob(segment)
           cached.fileIndex match {
-            case Some(index) => index.counts(spark, local, cutoff, job)
-            case None => FileState.count(spark, Some(cached.countingFiles), local, cutoff, job)
+            case Some(index) => index.counts(spark, overlay, cutoff, job)
+            case None => FileState.count(spark, Some(cached.countingFiles), overlay, cutoff, job)
           }
         }
         def files(lean: Boolean) =
-          onto(spark, segment, cached.reconciledFiles, LocalTailFiles(local), lean)
+          onto(spark, segment, cached.reconciledFiles, DriverTailFiles(overlay), lean)
         snapshot(
           spark,
           listing,
@@ -89,7 +89,7 @@ private[txlog] object SnapshotLoader {
           state,
           files,
           counter,
-          Some(SnapshotOverlay(cached, local))
+          Some(CachedBase(cached, overlay))
         )
       case None =>
         def files(lean: Boolean) = onto(spark, segment, previous.reconciledFiles, newFiles, lean)
@@ -104,7 +104,7 @@ private[txlog] object SnapshotLoader {
       state: NonFileState,
       files: Boolean => DataFrame,
       counter: Long => FileCounts,
-      overlay: Option[SnapshotOverlay] = None
+      cachedBase: Option[CachedBase] = None
   ): Snapshot = new Snapshot(
     spark,
     segment,
@@ -113,7 +113,7 @@ private[txlog] object SnapshotLoader {
     files(false),
     files(true),
     counter,
-    overlay
+    cachedBase
   )
 
   /** `tail` reconciled onto `base`, a full file state, narrowed first for the lean shape. */
@@ -142,7 +142,7 @@ private[txlog] object SnapshotLoader {
       spark: SparkSession,
       segment: LogSegment,
       checkpoint: Option[DataFrame],
-      tail: TailActions,
+      tail: Tail,
       initial: NonFileState
   ): NonFileState = {
     val table = segment.table.root
@@ -151,9 +151,9 @@ private[txlog] object SnapshotLoader {
         ReadErrors.translate(segment)(rows.collect().toSeq)
       }
     val rows = tail match {
-      case t: LocalTail =>
+      case t: DriverTail =>
         checkpoint.fold(Seq.empty[Row])(cp => collect(NonFileState.checkpointRows(cp))) ++
-          NonFileState.localTailRows(t.rows, segment.version)
+          NonFileState.driverTailRows(t.rows, segment.version)
       case t: DistributedTail =>
         collect(NonFileState.rowsToCollect(checkpoint, t.df, segment.version))
     }

@@ -8,7 +8,7 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.fs.Path
 
 import txlog.{Metadata, Protocol, TxlogErrors}
-import txlog.log.{CommitFile, JsonChecksum, TablePath}
+import txlog.log.{CommitFile, LastCheckpointChecksum, TablePath}
 
 /** The spec's "In-Commit Timestamps": enablement and reading a commit's inCommitTimestamp. */
 private[txlog] object InCommitTimestamps {
@@ -49,7 +49,7 @@ private[txlog] object InCommitTimestamps {
       }
     val ict =
       try {
-        Option(JsonChecksum.mapper.readTree(first))
+        Option(LastCheckpointChecksum.mapper.readTree(first))
           .flatMap(n => Option(n.get("commitInfo")))
           .flatMap(ci => Option(ci.get("inCommitTimestamp")))
           .filter(_.isNumber)

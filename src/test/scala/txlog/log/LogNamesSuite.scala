@@ -42,7 +42,7 @@ class LogNamesSuite extends AnyFunSuite {
           )
         )
     )
-    assert(parse("00000000000000000003.crc").get.isInstanceOf[ChecksumFile])
+    assert(parse("00000000000000000003.crc").get.isInstanceOf[VersionChecksumFile])
     Seq(
       "_last_checkpoint",
       ".00000000000000000003.json.crc",
@@ -59,17 +59,17 @@ class LogNamesSuite extends AnyFunSuite {
     val json = """{"k0":"'v 0'", "checksum": "adsaskfljadfkjadfkj", "k1":{"k2": 2, "k3": ["v3",""" +
       """ [1, 2], {"k4": "v4", "k5": ["v5", "v6", "v7"]}]}}"""
     assert(
-      JsonChecksum.canonicalize(json) ===
+      LastCheckpointChecksum.canonicalize(json) ===
         "\"k0\"=\"%27v%200%27\",\"k1\"+\"k2\"=2,\"k1\"+\"k3\"+0=\"v3\",\"k1\"+\"k3\"+1+0=1," +
         "\"k1\"+\"k3\"+1+1=2,\"k1\"+\"k3\"+2+\"k4\"=\"v4\",\"k1\"+\"k3\"+2+\"k5\"+0=\"v5\"," +
         "\"k1\"+\"k3\"+2+\"k5\"+1=\"v6\",\"k1\"+\"k3\"+2+\"k5\"+2=\"v7\""
     )
-    assert(JsonChecksum.checksum(json) === "6a92d155a59bf2eecbd4b4ec7fd1f875")
+    assert(LastCheckpointChecksum.checksum(json) === "6a92d155a59bf2eecbd4b4ec7fd1f875")
   }
 
   test("_last_checkpoint: a matching checksum is accepted, a wrong or duplicate one is not") {
     val body = """{"version":10,"size":13,"parts":2}"""
-    val good = body.dropRight(1) + s""","checksum":"${JsonChecksum.checksum(body)}"}"""
+    val good = body.dropRight(1) + s""","checksum":"${LastCheckpointChecksum.checksum(body)}"}"""
     assert(LastCheckpoint.parse(good).map(_.parts) === Right(Some(2)))
     assert(LastCheckpoint.parse(body).map(_.version) === Right(10L))
     assert(LastCheckpoint.parse(body.dropRight(1) + ""","checksum":"abc"}""").isLeft)

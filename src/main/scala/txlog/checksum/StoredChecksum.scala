@@ -18,7 +18,7 @@ import txlog.log.{FileNames, TablePath}
   * (MALFORMED_LOG_FILE otherwise). Fields are kept as JSON and read through the accessors; unknown
   * fields are ignored.
   */
-private[txlog] final class ChecksumFile private (
+private[txlog] final class StoredChecksum private (
     val path: String,
     val version: Long,
     val json: ObjectNode
@@ -92,10 +92,10 @@ private[txlog] final class ChecksumFile private (
     throw TxlogErrors.malformedLogFile(path, version, s"Invalid version checksum: $detail")
 }
 
-private[txlog] object ChecksumFile {
+private[txlog] object StoredChecksum {
 
   /** Reads `n.crc` of `table`: CHECKSUM_NOT_FOUND when absent, MALFORMED_LOG_FILE if bad. */
-  def read(table: TablePath, version: Long): ChecksumFile = {
+  def read(table: TablePath, version: Long): StoredChecksum = {
     val path = new Path(table.logDir, FileNames.checksumName(version))
     val text =
       try {
@@ -111,7 +111,7 @@ private[txlog] object ChecksumFile {
     val json = ChecksumJson
       .parse(text)
       .fold(why => throw TxlogErrors.malformedLogFile(path.toString, version, why), identity)
-    val file = new ChecksumFile(path.toString, version, json)
+    val file = new StoredChecksum(path.toString, version, json)
     Seq("tableSizeBytes", "numFiles", "numMetadata", "numProtocol").foreach(file.requiredLong)
     file
   }

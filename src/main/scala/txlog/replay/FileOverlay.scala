@@ -11,7 +11,7 @@ import txlog.actions.ActionSchemas
 /** The newest action on one logical file among actions held on the driver: lean `add` or `remove`
   * ([[ActionSchemas.leanFileActions]]), where it came from, and its line, parsed in full on demand.
   */
-private[txlog] final case class LocalAction(
+private[txlog] final case class OverlayAction(
     add: Row,
     remove: Row,
     version: Long,
@@ -24,11 +24,11 @@ private[txlog] final case class LocalAction(
   * reconciled there: the newest action per (pathKey, dvId). Its size grows with those commits,
   * never with the table; the base they apply to stays distributed.
   */
-private[txlog] final class LocalFiles(val newest: Map[(String, String), LocalAction]) {
+private[txlog] final class FileOverlay(val newest: Map[(String, String), OverlayAction]) {
   def size: Int = newest.size
 
   /** These actions with `later`'s (from later commits) winning on shared keys. */
-  def ++(later: LocalFiles): LocalFiles = new LocalFiles(newest ++ later.newest)
+  def ++(later: FileOverlay): FileOverlay = new FileOverlay(newest ++ later.newest)
 
   /** The keys these actions touch, as (pathKey, dvId): base rows with them are replaced. */
   def touched(spark: SparkSession): DataFrame = spark.createDataFrame(
@@ -43,7 +43,7 @@ private[txlog] final class LocalFiles(val newest: Map[(String, String), LocalAct
     val rows =
       if (lean) newest.toSeq.map { case ((p, d), a) => Row(p, d, a.add, a.remove) }
       else {
-        val parser = new LineParser(ActionSchemas.fileActions, TailActions.timeZone(spark))
+        val parser = new LineParser(ActionSchemas.fileActions, Tail.timeZone(spark))
         newest.toSeq.map { case ((p, d), a) =>
           val full = parser.parse(a.text).getOrElse {
             throw TxlogErrors
@@ -57,7 +57,7 @@ private[txlog] final class LocalFiles(val newest: Map[(String, String), LocalAct
           )
         }
       }
-    spark.createDataFrame(rows.asJava, if (lean) LocalFiles.leanSchema else LocalFiles.fullSchema)
+    spark.createDataFrame(rows.asJava, if (lean) FileOverlay.leanSchema else FileOverlay.fullSchema)
   }
 
   /** Live files, their size, and removes deleted after `tombstoneCutoff`, among the winners. */
@@ -71,17 +71,17 @@ private[txlog] final class LocalFiles(val newest: Map[(String, String), LocalAct
   }
 }
 
-private[txlog] object LocalFiles {
-  val empty: LocalFiles = new LocalFiles(Map.empty)
+private[txlog] object FileOverlay {
+  val empty: FileOverlay = new FileOverlay(Map.empty)
 
   private val keys =
     new StructType().add(FileKeys.PathKey, StringType).add(FileKeys.DvKey, StringType)
   private val fullSchema = StructType(keys.fields ++ ActionSchemas.fileActions.fields)
   private val leanSchema = StructType(keys.fields ++ ActionSchemas.leanFileActions.fields)
 
-  /** Reconciles the rows of a [[LocalTail]]. */
-  def of(rows: Seq[Row], root: String): LocalFiles = {
-    val newest = scala.collection.mutable.HashMap.empty[(String, String), LocalAction]
+  /** Reconciles the rows of a [[DriverTail]]. */
+  def of(rows: Seq[Row], root: String): FileOverlay = {
+    val newest = scala.collection.mutable.HashMap.empty[(String, String), OverlayAction]
     rows.foreach { r =>
       val add = r.getAs[Row]("add")
       val remove = r.getAs[Row]("remove")
@@ -98,11 +98,11 @@ private[txlog] object LocalFiles {
         if (newest.get(key).forall(w => v > w.version || (v == w.version && i > w.idx))) {
           val (file, text) = (r.getAs[String]("file"), r.getAs[String]("text"))
           newest(key) =
-            if (action eq add) LocalAction(add, null, v, i, file, text)
-            else LocalAction(null, remove, v, i, file, text)
+            if (action eq add) OverlayAction(add, null, v, i, file, text)
+            else OverlayAction(null, remove, v, i, file, text)
         }
       }
     }
-    new LocalFiles(newest.toMap)
+    new FileOverlay(newest.toMap)
   }
 }

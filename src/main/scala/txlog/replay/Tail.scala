@@ -13,44 +13,48 @@ import txlog.log.{LogFile, TablePath}
   * rows, so that it is reconciled without a shuffle; a larger one stays a distributed DataFrame,
   * reconciled by a window function.
   */
-private[txlog] sealed trait TailActions {
+private[txlog] sealed trait Tail {
   def deltas: Seq[LogFile]
 }
 
-/** A small tail, parsed on the driver against [[ActionSchemas.localLine]] (non-file actions, and
+/** A small tail, parsed on the driver against [[ActionSchemas.driverLine]] (non-file actions, and
   * file actions with only what reconciling and counting need); a malformed line has already failed
   * the read. Each row keeps its line (`text`), so that the winning file actions are parsed in full
   * only if the full file list is asked for.
   */
-private[txlog] final class LocalTail(val rows: IndexedSeq[Row], val deltas: Seq[LogFile])
-    extends TailActions
+private[txlog] final class DriverTail(val rows: IndexedSeq[Row], val deltas: Seq[LogFile])
+    extends Tail
 
 /** A large tail, read and parsed by tasks; `df` (version, idx, file, one column per action,
   * `_corrupt_record`) parses only what non-file state needs ([[ActionSchemas.stateLine]]): file
   * actions are parsed (and checked) by the file state's own job. A line that is not valid JSON, or
   * a non-file action with fields of the wrong types, is corrupt.
   */
-private[txlog] final case class DistributedTail(df: DataFrame, deltas: Seq[LogFile])
-    extends TailActions
+private[txlog] final case class DistributedTail(df: DataFrame, deltas: Seq[LogFile]) extends Tail
 
-private[txlog] object TailActions {
+/** The file actions of a tail: reconciled on the driver, or left to tasks. */
+private[txlog] sealed trait TailFiles
+private[txlog] final case class DriverTailFiles(files: FileOverlay) extends TailFiles
+private[txlog] final case class DistributedTailFiles(deltas: Seq[LogFile]) extends TailFiles
 
-  /** The rows of a [[LocalTail]]. */
-  val localSchema: StructType = StructType(
+private[txlog] object Tail {
+
+  /** The rows of a [[DriverTail]]. */
+  val driverSchema: StructType = StructType(
     new StructType()
       .add("version", LongType, nullable = false)
       .add("idx", LongType, nullable = false)
       .add("file", StringType, nullable = false)
-      .fields ++ ActionSchemas.localLine.fields
+      .fields ++ ActionSchemas.driverLine.fields
   ).add("text", StringType)
 
-  def read(spark: SparkSession, table: TablePath, deltas: Seq[LogFile]): TailActions = {
+  def read(spark: SparkSession, table: TablePath, deltas: Seq[LogFile]): Tail = {
     val files = deltas.map(d => d.version -> d.file)
-    if (!LogLineReader.isLocal(spark, files.map(_._2.size).sum)) {
+    if (!LogLineReader.readsOnDriver(spark, files.map(_._2.size).sum)) {
       DistributedTail(LogActions.tail(spark, table, deltas, ActionSchemas.stateLine), deltas)
     } else {
-      val parser = new LineParser(ActionSchemas.localLine, timeZone(spark))
-      val rows = LogLineReader.readLocal(table, files).map { line =>
+      val parser = new LineParser(ActionSchemas.driverLine, timeZone(spark))
+      val rows = LogLineReader.readOnDriver(table, files).map { line =>
         val (version, idx, file) = (line.getLong(0), line.getLong(1), line.getString(2))
         val text = line.getString(3)
         val action = parser.parse(text).getOrElse {
@@ -58,10 +62,10 @@ private[txlog] object TailActions {
         }
         new GenericRowWithSchema(
           (Seq[Any](version, idx, file) ++ action.toSeq :+ text).toArray,
-          localSchema
+          driverSchema
         ): Row
       }
-      new LocalTail(rows.toIndexedSeq, deltas)
+      new DriverTail(rows.toIndexedSeq, deltas)
     }
   }
 

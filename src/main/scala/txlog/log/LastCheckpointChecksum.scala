@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.{DeserializationFeature, JsonNode, ObjectM
 /** The spec's "JSON checksum" of `_last_checkpoint`: an MD5 over the canonicalized JSON, where
   * canonicalization flattens the document to sorted `path=value` pairs with strict URL encoding.
   */
-private[txlog] object JsonChecksum {
+private[txlog] object LastCheckpointChecksum {
 
   private[txlog] val mapper: ObjectMapper = new ObjectMapper()
     .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)

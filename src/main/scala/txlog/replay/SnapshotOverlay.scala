@@ -1,8 +1,0 @@
-package txlog.replay
-
-import txlog.Snapshot
-
-/** How an updated snapshot builds on a cached one without caching its own files: `root`'s cached
-  * files with `local` (the actions of every commit since `root`, reconciled on the driver) on top.
-  */
-private[txlog] final case class SnapshotOverlay(root: Snapshot, local: LocalFiles)
