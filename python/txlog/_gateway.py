@@ -44,6 +44,13 @@ def _find_txlog_exception(jexc: Any) -> Any | None:
     return None
 
 
+def _error_of(jexc: Any) -> Any:
+    """The Python error for a ``txlog.TxlogException``, with its file and version."""
+    version = jexc.getVersion()
+    return error_for(jexc.getErrorClass(), jexc.getMessage(), jexc.getFile(),
+                     None if version < 0 else version)
+
+
 def call(method: Callable[..., T], *args: Any) -> T:
     """Calls a py4j method; a ``txlog.TxlogException`` in the Java cause chain is raised as
     the mapped :class:`txlog.errors.TxlogError` subclass (``from None``); any other error
@@ -55,7 +62,7 @@ def call(method: Callable[..., T], *args: Any) -> T:
         jexc = _find_txlog_exception(e.java_exception)
         if jexc is None:
             raise
-        err = error_for(jexc.getErrorClass(), jexc.getMessage())
+        err = _error_of(jexc)
     except CapturedException as e:
         # PySpark's installed py4j handler converts some JVM exceptions before we see them;
         # it keeps the Java exception as `_origin`.
@@ -63,7 +70,7 @@ def call(method: Callable[..., T], *args: Any) -> T:
         jexc = _find_txlog_exception(origin) if origin is not None else None
         if jexc is None:
             raise
-        err = error_for(jexc.getErrorClass(), jexc.getMessage())
+        err = _error_of(jexc)
     raise err from None
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "ChecksumNotFoundError",
     "LogWriteError",
     "LogFileExistsError",
+    "LogReadError",
     "ERROR_CLASSES",
     "error_for",
 ]
@@ -37,10 +38,18 @@ class TxlogError(Exception):
     Python-side class for errors raised before reaching the JVM; ``message`` is the full text.
     """
 
-    def __init__(self, message: str, error_class: str | None = None) -> None:
+    #: Whether retrying the same call may succeed (a storage failure, not a broken log).
+    retryable: bool = False
+
+    def __init__(self, message: str, error_class: str | None = None,
+                 file: str | None = None, version: int | None = None) -> None:
         super().__init__(message)
         self.message: str = message
         self.error_class: str | None = error_class
+        #: The log file the error is about, when it is about one.
+        self.file: str | None = file
+        #: The table version of ``file``, when it has one.
+        self.version: int | None = version
 
     def __str__(self) -> str:
         return self.message
@@ -69,6 +78,14 @@ class UnsupportedFeatureError(TxlogError):
     """The table needs a reader or writer version, or features, txlog does not implement
     (``UNSUPPORTED_READER_VERSION``, ``UNSUPPORTED_READER_FEATURES``,
     ``UNSUPPORTED_WRITER_VERSION``, ``UNSUPPORTED_WRITER_FEATURES``)."""
+
+
+class LogReadError(TxlogError, OSError):
+    """A storage failure while reading the log: permission denied, throttling, a network
+    error, a file removed between listing and reading (``LOG_READ_FAILED``). Not corruption:
+    retrying may succeed. ``file`` names the file."""
+
+    retryable = True
 
 
 class LogWriteError(TxlogError, OSError):
@@ -132,14 +149,19 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "CHECKPOINT_KIND_NOT_ALLOWED": InvalidArgumentError,
     "LOG_FILE_EXISTS": LogFileExistsError,
     "LOG_WRITE_FAILED": LogWriteError,
+    "LOG_READ_FAILED": LogReadError,
     "CHECKPOINT_VERIFICATION_FAILED": LogWriteError,
     "INVALID_ARGUMENT": InvalidArgumentError,
     "CHECKSUM_NOT_FOUND": ChecksumNotFoundError,
 }
 
 
-def error_for(error_class: str | None, message: str) -> TxlogError:
+def error_for(error_class: str | None, message: str, file: str | None = None,
+              version: int | None = None) -> TxlogError:
     """The Python exception for a JVM error class. Example:
     ``error_for("LOG_VERSION_GAP", "...")`` is a :class:`CorruptLogError`."""
     cls = ERROR_CLASSES.get(error_class or "", TxlogError)
-    return cls(message, error_class)
+    err = cls(message, error_class, file, version)
+    if error_class == "LOG_WRITE_FAILED":
+        err.retryable = True
+    return err

@@ -5,6 +5,9 @@ package txlog
   */
 private[txlog] object TxlogErrors {
 
+  /** Error classes of storage failures: retrying the same call may succeed. */
+  val Retryable: Set[String] = Set("LOG_READ_FAILED", "LOG_WRITE_FAILED")
+
   def tableNotFound(table: String): TxlogException = new TxlogException(
     "DELTA_TABLE_NOT_FOUND",
     s"$table is not a Delta table.",
@@ -54,7 +57,28 @@ private[txlog] object TxlogErrors {
     s"Log file $file (version $version) cannot be read.",
     detail,
     "The file is corrupt or truncated; restore it from a backup.",
-    e
+    e,
+    Some(file),
+    Some(version)
+  )
+
+  /** A storage failure while reading the log (listing included): permission denied, throttling, a
+    * network error, a file removed between listing and reading. Not corruption: retryable.
+    * `version` is None for files without one (`_last_checkpoint`, sidecars, the listing).
+    */
+  def logReadFailed(
+      file: String,
+      version: Option[Long],
+      detail: String,
+      e: Throwable = null
+  ): TxlogException = new TxlogException(
+    "LOG_READ_FAILED",
+    s"Could not read $file${version.fold("")(v => s" (version $v)")}.",
+    detail,
+    "This is a storage failure, not a corrupt log: check access to the path and retry.",
+    e,
+    Some(file),
+    version
   )
 
   def missingProtocol(table: String, version: Long): TxlogException = new TxlogException(

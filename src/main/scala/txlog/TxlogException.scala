@@ -4,7 +4,10 @@ package txlog
   *
   * Every error has a stable `errorClass` (for example `VERSION_NOT_FOUND`) that callers and the
   * Python wrapper match on, and a message made of three parts: what went wrong (`problem`), why
-  * (`cause`) and what to do about it (`fix`). Errors are built only in [[TxlogErrors]].
+  * (`cause`) and what to do about it (`fix`). Errors about one log file carry it, and its version
+  * when it has one, as fields (`file`, `version`), set where the error is raised. `isRetryable`
+  * tells storage failures (the same call may succeed later) from a log that is broken. Errors are
+  * built only in [[TxlogErrors]].
   *
   * {{{
   * try DeltaLog.forTable(spark, "/data/t").snapshot(42L)
@@ -16,7 +19,11 @@ final class TxlogException private[txlog] (
     val problem: String,
     val cause: String,
     val fix: String,
-    underlying: Throwable = null
+    underlying: Throwable = null,
+    /** The log file the error is about, if it is about one. Example: `e.file`. */
+    val file: Option[String] = None,
+    /** The table version of [[file]], if it has one. Example: `e.version`. */
+    val version: Option[Long] = None
 ) extends RuntimeException(
       s"[$errorClass] $problem" +
         (if (cause.nonEmpty) s" Cause: $cause" else "") +
@@ -26,4 +33,17 @@ final class TxlogException private[txlog] (
 
   /** The error class, for Java and Python callers. Example: `e.getErrorClass()`. */
   def getErrorClass: String = errorClass
+
+  /** Whether retrying the same call may succeed: a storage failure, not a broken log. Example: `if
+    * (e.isRetryable) retry()`.
+    */
+  def isRetryable: Boolean = TxlogErrors.Retryable(errorClass)
+
+  /** [[file]] for Java and Python callers; null when the error is about no single file. Example:
+    * `e.getFile()`.
+    */
+  def getFile: String = file.orNull
+
+  /** [[version]] for Java and Python callers; -1 when unknown. Example: `e.getVersion()`. */
+  def getVersion: Long = version.getOrElse(-1L)
 }
