@@ -187,3 +187,34 @@ def test_public_api() -> None:
     assert txlog.errors.TimestampOutOfRangeError.__mro__[1] is VersionNotFoundError
     assert issubclass(InvalidArgumentError, ValueError)
     assert (Path(txlog.__file__).parent / "py.typed").is_file()
+
+
+def test_storage_failure_is_a_retryable_log_read_error(spark: SparkSession) -> None:
+    """LOG_READ_FAILED maps to LogReadError (an OSError, not a CorruptLogError), carrying the
+    file and version the JVM error names, and says a retry may succeed."""
+    from txlog._gateway import call
+    from txlog.errors import LogReadError
+
+    jvm = spark._jvm
+    # A version past 2^31, so that py4j passes a java.lang.Long into the Option.
+    name = "file:/t/_delta_log/00000000003000000000.json"
+    cause = jvm.java.nio.file.AccessDeniedException(name)
+    jexc = jvm.txlog.TxlogErrors.logReadFailed(name, jvm.scala.Some(3000000000), "denied", cause)
+    future = jvm.java.util.concurrent.CompletableFuture.failedFuture(jexc)
+    with pytest.raises(LogReadError) as info:
+        call(lambda: future.get())
+    err = info.value
+    assert err.error_class == "LOG_READ_FAILED"
+    assert isinstance(err, OSError) and not isinstance(err, CorruptLogError)
+    assert err.retryable is True
+    assert err.file == name
+    assert err.version == 3000000000
+
+    corrupt = jvm.txlog.TxlogErrors.malformedLogFile(
+        "file:/t/_delta_log/00000000000000000004.json", 4, "bad line", None)
+    future2 = jvm.java.util.concurrent.CompletableFuture.failedFuture(corrupt)
+    with pytest.raises(CorruptLogError) as info2:
+        call(lambda: future2.get())
+    assert info2.value.retryable is False
+    assert (info2.value.file, info2.value.version) == (
+        "file:/t/_delta_log/00000000000000000004.json", 4)

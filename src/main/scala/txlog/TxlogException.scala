@@ -19,17 +19,28 @@ final class TxlogException private[txlog] (
     val problem: String,
     val cause: String,
     val fix: String,
-    underlying: Throwable = null,
+    underlying: Throwable,
     /** The log file the error is about, if it is about one. Example: `e.file`. */
-    val file: Option[String] = None,
+    val file: Option[String],
     /** The table version of [[file]], if it has one. Example: `e.version`. */
-    val version: Option[Long] = None
+    val version: Option[Long]
 ) extends RuntimeException(
       s"[$errorClass] $problem" +
         (if (cause.nonEmpty) s" Cause: $cause" else "") +
         (if (fix.nonEmpty) s" Fix: $fix" else ""),
       underlying
     ) {
+
+  private[txlog] def this(
+      errorClass: String,
+      problem: String,
+      cause: String,
+      fix: String,
+      underlying: Throwable
+  ) = this(errorClass, problem, cause, fix, underlying, None, None)
+
+  private[txlog] def this(errorClass: String, problem: String, cause: String, fix: String) =
+    this(errorClass, problem, cause, fix, null, None, None)
 
   /** The error class, for Java and Python callers. Example: `e.getErrorClass()`. */
   def getErrorClass: String = errorClass
