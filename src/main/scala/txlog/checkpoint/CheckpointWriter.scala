@@ -69,7 +69,6 @@ private[txlog] object CheckpointWriter {
       store: LogStore,
       observer: WriteObserver
   ) {
-    private def faultHook(stage: String): Unit = observer.reached(stage)
     private val fs = table.fs
     private val version = snapshot.version
     private val rowsPerFile = spark.conf
@@ -175,7 +174,7 @@ private[txlog] object CheckpointWriter {
       require(staged.size == 1, s"expected one checkpoint file, Spark wrote ${staged.size}")
       val want = expected(v2Spec, withFiles = true, 0)
       verify("checkpoint", staged.map(_.status.getPath), "parquet", want)
-      faultHook("staged")
+      observer.reached("staged")
       val (file, existed) =
         publishOnce(
           staged.head.status.getPath,
@@ -213,11 +212,11 @@ private[txlog] object CheckpointWriter {
       val staged = (written ++ empty).sortBy(_.partition)
       require(staged.map(_.partition) == (0 until parts), "one file per part")
       verify("multi-part checkpoint", staged.map(_.status.getPath), "parquet", want)
-      faultHook("staged")
+      observer.reached("staged")
       val published = staged.map { s =>
         val name = FileNames.multiPartCheckpointName(version, s.partition + 1, parts)
         val f = publishOnce(s.status.getPath, table.logDir, name)
-        faultHook(s"published part ${s.partition + 1}")
+        observer.reached(s"published part ${s.partition + 1}")
         f
       }
       val files = published.map(_._1)
@@ -235,7 +234,7 @@ private[txlog] object CheckpointWriter {
         require(staged.size == 1, s"expected one checkpoint file, Spark wrote ${staged.size}")
         val want = expected(v2Spec = true, withFiles = true, 0)
         verify("checkpoint", staged.map(_.status.getPath), format, want)
-        faultHook("staged")
+        observer.reached("staged")
         return finish(
           "v2",
           Seq(publishNew(staged.head.status.getPath, table.logDir, name)),
@@ -261,7 +260,7 @@ private[txlog] object CheckpointWriter {
             "parquet",
             ActionCounts(adds, removes, 0, 0, 0, 0, 0, 0)
           )
-          faultHook("staged sidecars")
+          observer.reached("staged sidecars")
           fs.mkdirs(table.sidecarDir)
           staged.map { s =>
             publishNew(s.status.getPath, table.sidecarDir, s"${UUID.randomUUID()}.parquet")
@@ -291,7 +290,7 @@ private[txlog] object CheckpointWriter {
       val staged = StagedFiles.write(table, top, new Path(staging, "top"), format)
       val topWant = expected(v2Spec = true, withFiles = false, sidecars.size)
       verify("checkpoint", staged.map(_.status.getPath), format, topWant)
-      faultHook("staged")
+      observer.reached("staged")
       val file = publishNew(staged.head.status.getPath, table.logDir, name)
       finish("v2", Seq(file), sidecars, topWant.copy(adds = adds, removes = removes), None)
     }
