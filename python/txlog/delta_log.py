@@ -29,7 +29,9 @@ __all__ = ["DeltaLog", "CheckpointResult"]
 @dataclass(frozen=True)
 class CheckpointResult:
     """What :meth:`DeltaLog.checkpoint` wrote: the checkpoint's files in ``_delta_log`` (all
-    parts of a multi-part one), the sidecars of a V2 one, and its action counts."""
+    parts of a multi-part one), the sidecars of a V2 one, and its action counts.
+    ``already_existed`` is true when the checkpoint was already there and was left untouched
+    (a checkpoint of the same version has the same content)."""
 
     version: int
     kind: str
@@ -39,6 +41,7 @@ class CheckpointResult:
     num_add_files: int
     num_remove_files: int
     size_in_bytes: int
+    already_existed: bool = False
 
 
 def _path_text(path: str | os.PathLike[str]) -> str:
@@ -211,6 +214,7 @@ class DeltaLog:
             num_add_files=int(doc["numAddFiles"]),
             num_remove_files=int(doc["numRemoveFiles"]),
             size_in_bytes=int(doc["sizeInBytes"]),
+            already_existed=bool(doc.get("alreadyExisted", False)),
         )
 
     def _wrap(self, jsnapshot: Any) -> Snapshot:

@@ -90,7 +90,9 @@ class LogReadError(TxlogError, OSError):
 
 class LogWriteError(TxlogError, OSError):
     """A log file could not be written or failed verification; nothing partial was
-    published (``LOG_WRITE_FAILED``, ``CHECKPOINT_VERIFICATION_FAILED``)."""
+    published (``LOG_WRITE_FAILED``, ``CHECKPOINT_VERIFICATION_FAILED``), or the storage
+    cannot publish log files safely (``STORAGE_NOT_ATOMIC``: no atomic put-if-absent; see the
+    README's Storage section for ``spark.txlog.storage.*``)."""
 
 
 class LogFileExistsError(LogWriteError, FileExistsError):
@@ -151,6 +153,7 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "LOG_WRITE_FAILED": LogWriteError,
     "LOG_READ_FAILED": LogReadError,
     "CHECKPOINT_VERIFICATION_FAILED": LogWriteError,
+    "STORAGE_NOT_ATOMIC": LogWriteError,
     "INVALID_ARGUMENT": InvalidArgumentError,
     "CHECKSUM_NOT_FOUND": ChecksumNotFoundError,
 }

@@ -23,6 +23,10 @@ package txlog
   *   unexpired tombstones (remove actions)
   * @param sizeInBytes
   *   the size of all files written, sidecars included
+  * @param alreadyExisted
+  *   true when the checkpoint (every part of a multi-part one) was already in `_delta_log`: it is
+  *   left untouched, since a checkpoint of the same version has the same content, and `files` and
+  *   `sizeInBytes` describe it
   */
 final case class CheckpointResult(
     version: Long,
@@ -32,5 +36,6 @@ final case class CheckpointResult(
     numActions: Long,
     numAddFiles: Long,
     numRemoveFiles: Long,
-    sizeInBytes: Long
+    sizeInBytes: Long,
+    alreadyExisted: Boolean = false
 )

@@ -159,6 +159,17 @@ private[txlog] object TxlogErrors {
       e
     )
 
+  def storageNotAtomic(dir: String, scheme: String): TxlogException = new TxlogException(
+    "STORAGE_NOT_ATOMIC",
+    s"Cannot publish log files under $dir: $scheme: storage offers no atomic put-if-absent.",
+    "It has no atomic rename and no conditional create (S3A has one from Hadoop 3.4.2, path " +
+      "capability fs.s3a.create.conditional.enabled), so two writers could replace each " +
+      "other's log files.",
+    "Use a Hadoop with conditional create; or set spark.txlog.storage." + scheme +
+      ".kind=rename if this file system's rename is atomic (HDFS-like); or, if only one " +
+      "writer ever writes this table at a time, set spark.txlog.storage.singleWriter=true."
+  )
+
   def checkpointKindNotAllowed(table: String, kind: String, why: String): TxlogException =
     new TxlogException(
       "CHECKPOINT_KIND_NOT_ALLOWED",

@@ -10,6 +10,7 @@ import txlog.{CheckpointResult, Snapshot, TxlogErrors}
 import txlog.actions.ActionSchemas
 import txlog.log.{FileNames, LastCheckpoint, LogWrites, TablePath}
 import txlog.replay.FileKeys
+import txlog.storage.{LogStore, LogStores}
 import txlog.table.WriterGate
 import txlog.util.Jobs
 
@@ -18,9 +19,11 @@ import txlog.util.Jobs
   * against the snapshot, and only then are they moved into `_delta_log` under the spec's names,
   * followed by `_last_checkpoint`. A failure before the move leaves nothing a reader would use.
   *
-  *   - classic: one file, replaced atomically if it exists ("the latest writer wins");
+  *   - classic: one file, published put-if-absent: a checkpoint of the same version already there
+  *     is kept (the spec makes it equivalent) and the result says `alreadyExisted`;
   *   - multi-part: parts hash-clustered on the file key exactly as the spec requires, so racing
-  *     writers produce identical parts; a reader ignores the parts until all exist;
+  *     writers produce identical parts; each is put-if-absent (an existing part is kept); a reader
+  *     ignores the parts until all exist;
   *   - V2: sidecars are moved into `_sidecars` first, the UUID-named top-level file last.
   */
 private[txlog] object CheckpointWriter {
@@ -29,22 +32,23 @@ private[txlog] object CheckpointWriter {
   val RowsPerFileConf = "spark.txlog.checkpoint.rowsPerFile"
   private val DefaultRowsPerFile = 1000000L
 
-  /** Called at named points of a write; tests use it to simulate a writer dying there. */
-  @volatile private[txlog] var faultHook: String => Unit = _ => ()
-
+  /** Writes the checkpoint; `observer` is told of each stage reached (see [[WriteObserver]]). */
   def write(
       spark: SparkSession,
       snapshot: Snapshot,
       kind: Option[String],
-      options: Map[String, String]
+      options: Map[String, String],
+      observer: WriteObserver = WriteObserver.NoOp
   ): CheckpointResult = {
     val table = snapshot.segment.table
     val version = snapshot.version
     WriterGate.check(table.root, version, snapshot.protocol, "write a checkpoint")
     val k = CheckpointKind.resolve(table.root, kind, options, snapshot.protocol, snapshot.metadata)
     val content = new CheckpointContent(spark, snapshot, snapshot.tombstoneCutoff)
+    val store = LogStores.forPath(table.fs, table.logDir)
+    store.checkPutIfAbsent(table.logDir)
     val staging = new Path(table.logDir, s".txlog-staging-${UUID.randomUUID()}")
-    val w = new Run(spark, snapshot, table, content, staging)
+    val w = new Run(spark, snapshot, table, content, staging, store, observer)
     try {
       Jobs.named(spark, s"write ${k.name} checkpoint of ${table.root} v$version") {
         k match {
@@ -61,7 +65,9 @@ private[txlog] object CheckpointWriter {
       snapshot: Snapshot,
       table: TablePath,
       content: CheckpointContent,
-      staging: Path
+      staging: Path,
+      store: LogStore,
+      observer: WriteObserver
   ) {
     private val fs = table.fs
     private val version = snapshot.version
@@ -119,12 +125,20 @@ private[txlog] object CheckpointWriter {
       }
     }
 
-    private def publish(staged: Path, name: String, overwrite: Boolean): FileStatus = {
-      val target = new Path(table.logDir, name)
-      if (!LogWrites.publish(fs, staged, target, overwrite)) {
-        throw TxlogErrors.logFileExists(target.toString)
-      }
-      fs.getFileStatus(target)
+    /** Publishes `staged` as `dir/name` unless that exists; the file there and whether it already
+      * existed (it is then left untouched: the same version has the same content).
+      */
+    private def publishOnce(staged: Path, dir: Path, name: String): (FileStatus, Boolean) = {
+      val target = new Path(dir, name)
+      val existed = !store.publish(staged, target)
+      (fs.getFileStatus(target), existed)
+    }
+
+    /** Publishes a UUID-named file; one existing already is an error. */
+    private def publishNew(staged: Path, dir: Path, name: String): FileStatus = {
+      val (status, existed) = publishOnce(staged, dir, name)
+      if (existed) throw TxlogErrors.logFileExists(status.getPath.toString)
+      status
     }
 
     private def finish(
@@ -132,7 +146,8 @@ private[txlog] object CheckpointWriter {
         files: Seq[FileStatus],
         sidecars: Seq[FileStatus],
         counts: ActionCounts,
-        parts: Option[Int]
+        parts: Option[Int],
+        alreadyExisted: Boolean = false
     ): CheckpointResult = {
       val size = (files ++ sidecars).map(_.getLen).sum
       LastCheckpoint.write(
@@ -148,7 +163,8 @@ private[txlog] object CheckpointWriter {
         counts.total,
         counts.adds,
         counts.removes,
-        size
+        size,
+        alreadyExisted
       )
     }
 
@@ -158,13 +174,14 @@ private[txlog] object CheckpointWriter {
       require(staged.size == 1, s"expected one checkpoint file, Spark wrote ${staged.size}")
       val want = expected(v2Spec, withFiles = true, 0)
       verify("checkpoint", staged.map(_.status.getPath), "parquet", want)
-      faultHook("staged")
-      val file = publish(
-        staged.head.status.getPath,
-        FileNames.classicCheckpointName(version),
-        overwrite = true
-      )
-      finish("classic", Seq(file), Nil, want, None)
+      observer.reached("staged")
+      val (file, existed) =
+        publishOnce(
+          staged.head.status.getPath,
+          table.logDir,
+          FileNames.classicCheckpointName(version)
+        )
+      finish("classic", Seq(file), Nil, want, None, existed)
     }
 
     def multiPart(requested: Option[Int]): CheckpointResult = {
@@ -195,17 +212,15 @@ private[txlog] object CheckpointWriter {
       val staged = (written ++ empty).sortBy(_.partition)
       require(staged.map(_.partition) == (0 until parts), "one file per part")
       verify("multi-part checkpoint", staged.map(_.status.getPath), "parquet", want)
-      faultHook("staged")
-      val files = staged.map { s =>
-        val f = publish(
-          s.status.getPath,
-          FileNames.multiPartCheckpointName(version, s.partition + 1, parts),
-          overwrite = true
-        )
-        faultHook(s"published part ${s.partition + 1}")
+      observer.reached("staged")
+      val published = staged.map { s =>
+        val name = FileNames.multiPartCheckpointName(version, s.partition + 1, parts)
+        val f = publishOnce(s.status.getPath, table.logDir, name)
+        observer.reached(s"published part ${s.partition + 1}")
         f
       }
-      finish("multipart", files, Nil, want, Some(parts))
+      val files = published.map(_._1)
+      finish("multipart", files, Nil, want, Some(parts), published.forall(_._2))
     }
 
     def uuid(format: String, useSidecars: Boolean): CheckpointResult = {
@@ -219,10 +234,10 @@ private[txlog] object CheckpointWriter {
         require(staged.size == 1, s"expected one checkpoint file, Spark wrote ${staged.size}")
         val want = expected(v2Spec = true, withFiles = true, 0)
         verify("checkpoint", staged.map(_.status.getPath), format, want)
-        faultHook("staged")
+        observer.reached("staged")
         return finish(
           "v2",
-          Seq(publish(staged.head.status.getPath, name, overwrite = false)),
+          Seq(publishNew(staged.head.status.getPath, table.logDir, name)),
           Nil,
           want,
           None
@@ -245,14 +260,10 @@ private[txlog] object CheckpointWriter {
             "parquet",
             ActionCounts(adds, removes, 0, 0, 0, 0, 0, 0)
           )
-          faultHook("staged sidecars")
+          observer.reached("staged sidecars")
           fs.mkdirs(table.sidecarDir)
           staged.map { s =>
-            val target = new Path(table.sidecarDir, s"${UUID.randomUUID()}.parquet")
-            if (!LogWrites.publish(fs, s.status.getPath, target, overwrite = false)) {
-              throw TxlogErrors.logFileExists(target.toString)
-            }
-            fs.getFileStatus(target)
+            publishNew(s.status.getPath, table.sidecarDir, s"${UUID.randomUUID()}.parquet")
           }
         }
       val sidecarRows = spark.createDataFrame(
@@ -279,8 +290,8 @@ private[txlog] object CheckpointWriter {
       val staged = StagedFiles.write(table, top, new Path(staging, "top"), format)
       val topWant = expected(v2Spec = true, withFiles = false, sidecars.size)
       verify("checkpoint", staged.map(_.status.getPath), format, topWant)
-      faultHook("staged")
-      val file = publish(staged.head.status.getPath, name, overwrite = false)
+      observer.reached("staged")
+      val file = publishNew(staged.head.status.getPath, table.logDir, name)
       finish("v2", Seq(file), sidecars, topWant.copy(adds = adds, removes = removes), None)
     }
   }

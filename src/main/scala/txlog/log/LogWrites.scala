@@ -1,89 +1,46 @@
 package txlog.log
 
-import java.nio.file.{FileAlreadyExistsException, Files, Paths}
-import java.util.UUID
-
-import scala.util.control.NonFatal
-
+import org.apache.commons.io.IOUtils
 import org.apache.hadoop.fs.{FileSystem, Path}
 
-import txlog.TxlogErrors
+import txlog.storage.{LogStores, StagedBytes}
 
-/** Publishing files into `_delta_log` so that no reader ever sees a partial file: content is
-  * written to a hidden temporary file beside the target and then moved into place.
-  *
-  * Put-if-absent is atomic on local disks (a hard link, which fails if the target exists) and on
-  * HDFS (rename fails if the target exists). Object stores get a check-then-rename, which is only
-  * safe for content that racing writers produce identically (checkpoints are such).
+/** Publishing files into `_delta_log` so that no reader ever sees a partial file, through the
+  * [[txlog.storage.LogStore]] of the path's scheme: an existing log file is never replaced
+  * (put-if-absent), and only `_last_checkpoint` is overwritten, atomically.
   */
 private[txlog] object LogWrites {
 
   /** A hidden temporary name beside `target` (readers ignore names starting with a dot). */
-  def tempPath(target: Path): Path =
-    new Path(target.getParent, s".${target.getName}.${UUID.randomUUID()}.tmp")
+  def tempPath(target: Path): Path = StagedBytes.tempPath(target)
 
   /** Writes `bytes` to `target` unless it exists; false when it existed (nothing is changed).
     * Example: `LogWrites.putIfAbsent(fs, new Path(logDir, "00000000000000000003.crc"), bytes)`.
     */
-  def putIfAbsent(fs: FileSystem, target: Path, bytes: Array[Byte]): Boolean = {
-    val tmp = tempPath(target)
-    writeFully(fs, tmp, bytes)
-    publish(fs, tmp, target, overwrite = false)
-  }
+  def putIfAbsent(fs: FileSystem, target: Path, bytes: Array[Byte]): Boolean =
+    LogStores.forPath(fs, target).putIfAbsent(target, bytes)
 
-  /** Writes `bytes` to `target`, replacing it atomically if it exists. */
-  def overwrite(fs: FileSystem, target: Path, bytes: Array[Byte]): Unit = {
-    val tmp = tempPath(target)
-    writeFully(fs, tmp, bytes)
-    publish(fs, tmp, target, overwrite = true)
-  }
+  /** Writes `bytes` to `target`, replacing it atomically if it exists (`_last_checkpoint`). */
+  def overwrite(fs: FileSystem, target: Path, bytes: Array[Byte]): Unit =
+    LogStores.forPath(fs, target).overwrite(target, bytes)
 
-  /** Moves a finished temporary file into place; `tmp` is gone afterwards. Without `overwrite`
-    * returns false (and deletes `tmp`) when `target` already exists.
+  /** Moves a finished temporary file into place unless `target` exists; `tmp` is gone afterwards.
+    * Returns false when `target` existed (it is left untouched). `overwrite = true` replaces
+    * `target` atomically instead; it reads `tmp` into memory, so it is for small files only.
     */
-  def publish(fs: FileSystem, tmp: Path, target: Path, overwrite: Boolean): Boolean = {
-    try {
-      val moved =
-        if (fs.getUri.getScheme == "file") publishLocal(tmp, target, overwrite)
-        else if (overwrite) {
-          fs.delete(target, false)
-          fs.rename(tmp, target)
-        } else !fs.exists(target) && fs.rename(tmp, target)
-      if (!moved) fs.delete(tmp, false)
-      moved
-    } catch {
-      case NonFatal(e) =>
-        deleteQuietly(fs, tmp)
-        throw TxlogErrors.writeFailed(target.toString, e.toString, e)
-    }
-  }
-
-  private def publishLocal(tmp: Path, target: Path, overwrite: Boolean): Boolean = {
-    val (src, dst) = (Paths.get(tmp.toUri), Paths.get(target.toUri))
-    if (overwrite) {
-      Files.move(src, dst, java.nio.file.StandardCopyOption.ATOMIC_MOVE)
+  def publish(fs: FileSystem, tmp: Path, target: Path, overwrite: Boolean = false): Boolean = {
+    val store = LogStores.forPath(fs, target)
+    if (!overwrite) store.publish(tmp, target)
+    else {
+      val in = fs.open(tmp)
+      val bytes =
+        try IOUtils.toByteArray(in)
+        finally in.close()
+      store.overwrite(target, bytes)
+      deleteQuietly(fs, tmp)
       true
-    } else {
-      try {
-        Files.createLink(dst, src)
-        Files.delete(src)
-        true
-      } catch { case _: FileAlreadyExistsException => false }
     }
   }
 
-  private def writeFully(fs: FileSystem, path: Path, bytes: Array[Byte]): Unit =
-    try {
-      val out = fs.create(path, false)
-      try out.write(bytes)
-      finally out.close()
-    } catch {
-      case NonFatal(e) =>
-        deleteQuietly(fs, path)
-        throw TxlogErrors.writeFailed(path.toString, e.toString, e)
-    }
-
-  def deleteQuietly(fs: FileSystem, path: Path): Unit =
-    try fs.delete(path, true)
-    catch { case NonFatal(_) => () }
+  def deleteQuietly(fs: FileSystem, path: Path): Unit = StagedBytes.deleteQuietly(fs, path)
 }

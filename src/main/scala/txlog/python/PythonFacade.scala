@@ -117,6 +117,7 @@ object PythonFacade {
         "sidecars" -> r.sidecars.asJava,
         "numActions" -> r.numActions,
         "numAddFiles" -> r.numAddFiles,
+        "alreadyExisted" -> r.alreadyExisted,
         "numRemoveFiles" -> r.numRemoveFiles,
         "sizeInBytes" -> r.sizeInBytes
       ).asJava

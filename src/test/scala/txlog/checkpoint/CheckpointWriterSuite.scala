@@ -55,11 +55,15 @@ class CheckpointWriterSuite extends SparkSuite {
   private def staging(dir: String): Seq[String] =
     logDir(dir).listFiles().map(_.getName).filter(_.startsWith(".txlog-staging")).toSeq
 
-  private def withFault[T](at: String)(body: => T): T = {
-    CheckpointWriter.faultHook = s => if (s == at) throw new IllegalStateException(s"killed at $s")
-    try body
-    finally CheckpointWriter.faultHook = _ => ()
-  }
+  /** Writes a checkpoint whose writer dies at stage `at`. */
+  private def killedAt(at: String, dir: String, kind: String, o: Map[String, String]) =
+    CheckpointWriter.write(
+      spark,
+      DeltaLog.forTable(spark, dir).snapshot(),
+      Some(kind),
+      o,
+      WriteObserver(s => if (s == at) throw new IllegalStateException(s"killed at $s"))
+    )
 
   private def agreesWith(dir: String, before: txlog.SnapshotView): Unit = {
     val (ours, ref) = Oracle.both(spark, dir)
@@ -203,9 +207,7 @@ class CheckpointWriterSuite extends SparkSuite {
     val before = Oracle.txlog(spark, dir, None)
     Seq("classic" -> Map.empty[String, String], "multipart" -> Map("parts" -> "3"))
       .foreach { case (kind, o) =>
-        val e = intercept[IllegalStateException](withFault("staged") {
-          DeltaLog.forTable(spark, dir).checkpoint(kind = Some(kind), options = o)
-        })
+        val e = intercept[IllegalStateException](killedAt("staged", dir, kind, o))
         assert(e.getMessage.contains("killed"))
         assert(checkpointFiles(dir).isEmpty && staging(dir).isEmpty)
         assert(!new File(logDir(dir), "_last_checkpoint").exists())
@@ -216,11 +218,9 @@ class CheckpointWriterSuite extends SparkSuite {
   test("a multi-part writer killed after its first part: the partial checkpoint is ignored") {
     val dir = table()
     val before = Oracle.txlog(spark, dir, None)
-    intercept[IllegalStateException](withFault("published part 1") {
-      DeltaLog
-        .forTable(spark, dir)
-        .checkpoint(kind = Some("multipart"), options = Map("parts" -> "3"))
-    })
+    intercept[IllegalStateException](
+      killedAt("published part 1", dir, "multipart", Map("parts" -> "3"))
+    )
     assert(checkpointFiles(dir) === Seq(FileNames.multiPartCheckpointName(3, 1, 3)))
     val log = DeltaLog.forTable(spark, dir)
     assert(LogSegment.build(LogListing.list(log.table), None).checkpoint.isEmpty)

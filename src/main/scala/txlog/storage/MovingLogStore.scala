@@ -1,0 +1,45 @@
+package txlog.storage
+
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.fs.{FileSystem, Path}
+
+import txlog.TxlogErrors
+
+/** A store that publishes by moving a finished temporary file into place: put-if-absent is a move
+  * that fails if the target exists, overwrite a move that replaces it, both atomic.
+  */
+private[txlog] abstract class MovingLogStore(val fs: FileSystem) extends LogStore {
+
+  /** Moves `from` to `to` unless `to` exists; false (and `from` left) when it existed. */
+  protected def moveIfAbsent(from: Path, to: Path): Boolean
+
+  /** Moves `from` to `to`, atomically replacing `to`. */
+  protected def moveReplacing(from: Path, to: Path): Unit
+
+  def putIfAbsent(target: Path, bytes: Array[Byte]): Boolean =
+    publish(StagedBytes.write(fs, target, bytes), target)
+
+  def publish(staged: Path, target: Path): Boolean =
+    try {
+      val moved = moveIfAbsent(staged, target)
+      if (!moved) fs.delete(staged, false)
+      moved
+    } catch {
+      case NonFatal(e) =>
+        StagedBytes.deleteQuietly(fs, staged)
+        throw TxlogErrors.writeFailed(target.toString, e.toString, e)
+    }
+
+  def overwrite(target: Path, bytes: Array[Byte]): Unit = {
+    val tmp = StagedBytes.write(fs, target, bytes)
+    try moveReplacing(tmp, target)
+    catch {
+      case NonFatal(e) =>
+        StagedBytes.deleteQuietly(fs, tmp)
+        throw TxlogErrors.writeFailed(target.toString, e.toString, e)
+    }
+  }
+
+  def delete(path: Path): Boolean = fs.delete(path, true)
+}
