@@ -13,8 +13,11 @@ import txlog.log.LogListing
   *   - '''otherwise''': the commit file's modification time made monotonic as readers must: a
   *     commit whose file time is not after the previous listed commit's gets that one + 1 ms. A
   *     version whose commit file was cleaned up but has a checkpoint gets the checkpoint file's
-  *     modification time, as delta-spark's snapshot does; such a version is not in the history and
-  *     time travel by timestamp never picks it (both list commits only).
+  *     modification time: the checkpoint was written at or after the commit, and it is the only file
+  *     of that version left. (delta-spark refuses to load such a version at all: "Could not find
+  *     any delta files"; txlog can reconstruct it from the checkpoint.) Such a version is not in the
+  *     history and time travel by timestamp never picks it (both list commits only, as delta-spark's
+  *     do).
   *
   * `ictFrom` is the enablement version (`delta.inCommitTimestampEnablementVersion`) when in-commit
   * timestamps are enabled, or the earliest version when they were enabled at creation (no
