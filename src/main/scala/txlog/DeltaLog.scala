@@ -72,8 +72,7 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
 
   /** The snapshot as of a timestamp given as text, read as Spark (and delta-spark's
     * `timestampAsOf`) reads it: `yyyy-MM-dd[ HH:mm:ss[.ffffff]]` in the session time zone
-    * (`spark.sql.session.timeZone`), or with its own zone or offset such as
-    * `2024-06-01T00:00:00Z`.
+    * (`spark.sql.session.timeZone`), or with its own zone or offset such as `2024-06-01T00:00:00Z`.
     *
     * {{{
     * val s = log.snapshotAsOf("2024-06-01 12:00:00")

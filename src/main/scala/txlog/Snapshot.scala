@@ -116,9 +116,9 @@ final class Snapshot private[txlog] (
   }
 
   /** The tombstones: remove actions of files no longer in the table, that are not yet expired
-    * (deleted less than `delta.deletedFileRetentionDuration` before the snapshot was built;
-    * VACUUM must keep those files). The same ones [[numTombstones]] counts, however long the
-    * snapshot is kept.
+    * (deleted less than `delta.deletedFileRetentionDuration` before the snapshot was built; VACUUM
+    * must keep those files). The same ones [[numTombstones]] counts, however long the snapshot is
+    * kept.
     *
     * {{{
     * snap.tombstones.select("path", "deletionTimestamp").show()
@@ -173,8 +173,8 @@ final class Snapshot private[txlog] (
   /** Whether the user called [[cache]]: then the cache stays until they call [[unpersist]]. */
   @volatile private var cachedByUser = false
 
-  /** Caches as [[cache]] does, for txlog's own use (see `SnapshotLoader.update`); txlog may
-    * release such a cache with [[releaseOwnCache]], unless the user has also asked for it.
+  /** Caches as [[cache]] does, for txlog's own use (see `SnapshotLoader.update`); txlog may release
+    * such a cache with [[releaseOwnCache]], unless the user has also asked for it.
     */
   private[txlog] def cacheFiles(): Snapshot = synchronized {
     if (!isCached) {

@@ -3,21 +3,21 @@ package txlog.timetravel
 import txlog.{Metadata, Protocol, TxlogErrors}
 import txlog.log.LogListing
 
-/** The commit timestamp of every version, by one rule used by snapshots, history and timestamp
-  * time travel (the spec's "In-Commit Timestamps"):
+/** The commit timestamp of every version, by one rule used by snapshots, history and timestamp time
+  * travel (the spec's "In-Commit Timestamps"):
   *
   *   - '''in-commit timestamps in force''' (versions from `ictFrom` on): the commit's
-  *     `commitInfo.inCommitTimestamp`. A commit without one is MALFORMED_LOG_FILE naming it, and
-  *     so is a version whose commit file was cleaned up (only a checkpoint is left): the
-  *     checkpoint does not hold the commitInfo, and delta-spark refuses such a version too.
+  *     `commitInfo.inCommitTimestamp`. A commit without one is MALFORMED_LOG_FILE naming it, and so
+  *     is a version whose commit file was cleaned up (only a checkpoint is left): the checkpoint
+  *     does not hold the commitInfo, and delta-spark refuses such a version too.
   *   - '''otherwise''': the commit file's modification time made monotonic as readers must: a
   *     commit whose file time is not after the previous listed commit's gets that one + 1 ms. A
   *     version whose commit file was cleaned up but has a checkpoint gets the checkpoint file's
-  *     modification time: the checkpoint was written at or after the commit, and it is the only file
-  *     of that version left. (delta-spark refuses to load such a version at all: "Could not find
-  *     any delta files"; txlog can reconstruct it from the checkpoint.) Such a version is not in the
-  *     history and time travel by timestamp never picks it (both list commits only, as delta-spark's
-  *     do).
+  *     modification time: the checkpoint was written at or after the commit, and it is the only
+  *     file of that version left. (delta-spark refuses to load such a version at all: "Could not
+  *     find any delta files"; txlog can reconstruct it from the checkpoint.) Such a version is not
+  *     in the history and time travel by timestamp never picks it (both list commits only, as
+  *     delta-spark's do).
   *
   * `ictFrom` is the enablement version (`delta.inCommitTimestampEnablementVersion`) when in-commit
   * timestamps are enabled, or the earliest version when they were enabled at creation (no
@@ -52,10 +52,16 @@ private[txlog] final class CommitTimeline private (
     if (usesIct(version)) knownIct.getOrElse(readIct(version))
     else
       fileTimeOf(version)
-        .orElse(listing.checkpoints.find(_.version == version).map(_.files.head.file.modificationTime))
+        .orElse(
+          listing.checkpoints.find(_.version == version).map(_.files.head.file.modificationTime)
+        )
         .getOrElse(
-          throw TxlogErrors.versionNotFound(listing.table.root, version, listing.earliestVersion,
-            listing.latestVersion)
+          throw TxlogErrors.versionNotFound(
+            listing.table.root,
+            version,
+            listing.earliestVersion,
+            listing.latestVersion
+          )
         )
 
   private def readIct(version: Long): Long = listing.commit(version) match {
@@ -69,8 +75,8 @@ private[txlog] final class CommitTimeline private (
       )
   }
 
-  /** The latest listed commit in `[from, until)` whose timestamp is at or before `ts`: a linear scan
-    * over file times, a binary search over in-commit timestamps (which only increase).
+  /** The latest listed commit in `[from, until)` whose timestamp is at or before `ts`: a linear
+    * scan over file times, a binary search over in-commit timestamps (which only increase).
     */
   def latestAtOrBefore(ts: Long, from: Long, until: Long): Option[Long] = {
     val lo0 = lowerIndex(from)

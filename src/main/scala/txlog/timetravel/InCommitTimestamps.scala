@@ -12,6 +12,7 @@ import txlog.log.{CommitFile, LastCheckpointChecksum, TablePath}
 
 /** The spec's "In-Commit Timestamps": enablement and reading a commit's inCommitTimestamp. */
 private[txlog] object InCommitTimestamps {
+
   /** The writer feature's name, as the spec spells it. */
   val Feature = "inCommitTimestamp"
   val EnabledKey = "delta.enableInCommitTimestamps"

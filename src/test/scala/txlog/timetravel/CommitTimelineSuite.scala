@@ -29,8 +29,8 @@ class CommitTimelineSuite extends SparkSuite {
   private def farFutureFileTimes(table: String, versions: Seq[Long]): Unit =
     versions.foreach(v => assert(commitFile(table, v).setLastModified(4000000000000L + v)))
 
-  /** Deletes the commits, checkpoints and checksums before `before`, as metadata cleanup does
-    * when a checkpoint at `before` covers them (and, with `alsoCommitOf`, that commit too).
+  /** Deletes the commits, checkpoints and checksums before `before`, as metadata cleanup does when
+    * a checkpoint at `before` covers them (and, with `alsoCommitOf`, that commit too).
     */
   private def cleanUp(table: String, before: Long, alsoCommitOf: Option[Long] = None): Unit = {
     logDir(table).listFiles().foreach { f =>
@@ -90,7 +90,7 @@ class CommitTimelineSuite extends SparkSuite {
       val theirs = Try(ref.getSnapshotAt(v, None, None, false).timestamp)
       val ours = Try(log.snapshot(v).timestamp)
       (ours, theirs) match {
-        case (Success(a), Success(b)) if a == b        => None
+        case (Success(a), Success(b)) if a == b       => None
         case (Failure(_: TxlogException), Failure(_)) => None
         // delta-spark cannot load a version whose commit was cleaned up (only its checkpoint is
         // left); txlog reconstructs it and dates it by the checkpoint file.
