@@ -74,9 +74,10 @@ def _version_text(version: Any) -> str:
 def _timestamp_text(timestamp: Any) -> str:
     """Text the JVM parses (see ``txlog.DeltaLog.snapshotAsOf(String)``).
 
-    Naive datetimes are sent as ``yyyy-MM-dd HH:mm:ss.ffffff``, which the JVM reads in its
-    local time zone; aware datetimes are converted to UTC and sent as ISO-8601 ``...Z``; dates
-    mean midnight in the JVM's time zone; strings are passed through unchanged.
+    Naive datetimes are sent as ``yyyy-MM-dd HH:mm:ss.ffffff``, which is read in the Spark
+    session time zone (``spark.sql.session.timeZone``), like a string; aware datetimes are
+    converted to UTC and sent as ISO-8601 ``...Z``; dates mean midnight in the session time
+    zone; strings are passed through unchanged.
     """
     if isinstance(timestamp, datetime):
         if timestamp.tzinfo is not None and timestamp.utcoffset() is not None:
@@ -134,8 +135,10 @@ class DeltaLog:
         """The latest snapshot, or the one at ``version``, or the latest one committed at or
         before ``timestamp`` (give at most one of them).
 
-        A ``str`` timestamp is ``yyyy-MM-dd[ HH:mm:ss[.fff]]`` in the JVM's time zone or an
-        ISO-8601 instant (``2024-06-01T00:00:00Z``).
+        A ``str`` timestamp (or a ``datetime`` without tzinfo, or a ``date``) is read in the
+        Spark session time zone (``spark.sql.session.timeZone``), as Spark casts strings to
+        timestamps: ``yyyy-MM-dd[ HH:mm:ss[.ffffff]]``, or with its own zone such as
+        ``2024-06-01T00:00:00Z``.
 
         >>> log.snapshot()                                   # latest
         >>> log.snapshot(version=3)

@@ -70,20 +70,27 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     if (v == latest.version) latest else SnapshotLoader.load(spark, l, LogSegment.build(l, Some(v)))
   }
 
-  /** The snapshot as of a timestamp given as text (`yyyy-MM-dd[ HH:mm:ss[.fff]]`, in the JVM's time
-    * zone, or an ISO-8601 instant such as `2024-06-01T00:00:00Z`).
+  /** The snapshot as of a timestamp given as text, read as Spark (and delta-spark's
+    * `timestampAsOf`) reads it: `yyyy-MM-dd[ HH:mm:ss[.ffffff]]` in the session time zone
+    * (`spark.sql.session.timeZone`), or with its own zone or offset such as `2024-06-01T00:00:00Z`.
     *
     * {{{
     * val s = log.snapshotAsOf("2024-06-01 12:00:00")
     * }}}
     */
-  def snapshotAsOf(timestamp: String): Snapshot = snapshotAsOf(DeltaLog.parseTimestamp(timestamp))
+  def snapshotAsOf(timestamp: String): Snapshot =
+    snapshotAsOf(DeltaLog.parseTimestamp(timestamp, sessionZone))
+
+  private def sessionZone: java.time.ZoneId =
+    org.apache.spark.sql.catalyst.util.DateTimeUtils
+      .getZoneId(spark.sessionState.conf.sessionLocalTimeZone)
 
   /** The latest snapshot, listing only what changed since the last one this log returned. When that
     * snapshot is cached (or was itself updated from a cached one), the new commits are reconciled
     * onto the cached files: a few commits are reconciled on the driver and the new snapshot shares
     * the cache; after many more (over 100,000 actions in all) the new files are cached instead and
-    * the old cache released.
+    * the old cache released if txlog made it (a snapshot the user cached stays cached until they
+    * unpersist it).
     *
     * {{{
     * val s1 = log.snapshot().cache(); /* writers commit */; val s2 = log.update()
@@ -97,7 +104,8 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
       else {
         val next = SnapshotLoader.update(spark, l, LogSegment.build(l, None), prev)
         // A cached update replaces the cache it was built on; an update that shares it does not.
-        if (next.isCached) prev.cachedRoot.filter(_ ne next).foreach(_.unpersist())
+        // Only a cache txlog made is released: one the user asked for stays until they unpersist.
+        if (next.isCached) prev.cachedRoot.filter(_ ne next).foreach(_.releaseOwnCache())
         current = Some(next)
         next
       }
@@ -254,19 +262,23 @@ object DeltaLog {
     new DeltaLog(spark, TablePath.qualified(path, spark.sessionState.newHadoopConf()))
   }
 
-  private[txlog] def parseTimestamp(text: String): Timestamp = {
+  /** A user-given timestamp string, read as Spark casts a string to a timestamp (as delta-spark
+    * reads `timestampAsOf`): in `zone`, the session time zone (`spark.sql.session.timeZone`),
+    * unless it names its own offset or zone.
+    */
+  private[txlog] def parseTimestamp(text: String, zone: java.time.ZoneId): Timestamp = {
+    import org.apache.spark.sql.catalyst.util.DateTimeUtils
+    import org.apache.spark.unsafe.types.UTF8String
     val t = Option(text).map(_.trim).getOrElse("")
-    try {
-      if (t.endsWith("Z") || t.matches(""".*T.*[+-]\d\d:\d\d$""")) {
-        Timestamp.from(java.time.OffsetDateTime.parse(t).toInstant)
-      } else if (t.matches("""\d{4}-\d{2}-\d{2}""")) Timestamp.valueOf(s"$t 00:00:00")
-      else Timestamp.valueOf(t.replace('T', ' '))
-    } catch {
-      case _: IllegalArgumentException | _: java.time.format.DateTimeParseException =>
+    DateTimeUtils
+      .stringToTimestamp(UTF8String.fromString(t), zone)
+      .map(DateTimeUtils.toJavaTimestamp)
+      .getOrElse(
         throw TxlogErrors.invalidArgument(
           "timestamp",
-          s"'$text' is not a timestamp (yyyy-MM-dd[ HH:mm:ss[.fff]] or ISO-8601)"
+          s"'$text' is not a timestamp (yyyy-MM-dd[ HH:mm:ss[.ffffff]][zone] or ISO-8601)"
         )
-    }
+      )
   }
+
 }

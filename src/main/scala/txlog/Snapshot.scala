@@ -64,18 +64,29 @@ final class Snapshot private[txlog] (
   def tableProperties: Map[String, String] =
     TableProperties.withDefaults(metadata.configuration)
 
+  /** When this snapshot was built (ms since the epoch): the "now" that expiry of tombstones and
+    * transactions is measured from, fixed for the snapshot's life as delta-spark fixes its
+    * retention timestamps per snapshot, so that counts and lists agree however long it is kept.
+    */
+  private[txlog] val builtAt: Long = Snapshot.now(spark)
+
   /** The latest transaction version per application id. Example:
     * `snap.setTransactions.get("my-stream")`.
     */
   def setTransactions: Map[String, Long] = liveTransactions.map(t => t.appId -> t.version).toMap
 
-  /** The txn actions in force, sorted by appId: all of them, or with
-    * `delta.setTransactionRetentionDuration` set, those updated within it.
+  /** The txn actions in force as of when the snapshot was built ([[builtAt]]), sorted by appId.
     */
-  private[txlog] def liveTransactions: Seq[txlog.replay.SetTransaction] = {
+  private[txlog] def liveTransactions: Seq[txlog.replay.SetTransaction] =
+    liveTransactionsAt(builtAt)
+
+  /** The txn actions in force at time `now`, sorted by appId: all of them, or with
+    * `delta.setTransactionRetentionDuration` set, those updated within it before `now`.
+    */
+  private[txlog] def liveTransactionsAt(now: Long): Seq[txlog.replay.SetTransaction] = {
     val cutoff = TableProperties
       .setTransactionRetentionMillis(metadata.configuration)
-      .map(System.currentTimeMillis() - _)
+      .map(now - _)
     state.txns.values.toSeq
       .filter(t => cutoff.forall(c => t.lastUpdated.exists(_ > c)))
       .sortBy(_.appId)
@@ -105,7 +116,9 @@ final class Snapshot private[txlog] (
   }
 
   /** The tombstones: remove actions of files no longer in the table, that are not yet expired
-    * (deleted less than `delta.deletedFileRetentionDuration` ago; VACUUM must keep those files).
+    * (deleted less than `delta.deletedFileRetentionDuration` before the snapshot was built; VACUUM
+    * must keep those files). The same ones [[numTombstones]] counts, however long the snapshot is
+    * kept.
     *
     * {{{
     * snap.tombstones.select("path", "deletionTimestamp").show()
@@ -118,9 +131,11 @@ final class Snapshot private[txlog] (
     )
     .select("remove.*")
 
-  /** Remove actions deleted at or before this time (ms) are expired. */
-  private[txlog] def tombstoneCutoff: Long =
-    System.currentTimeMillis() - TableProperties.deletedFileRetentionMillis(metadata.configuration)
+  /** Remove actions deleted at or before this time (ms) are expired; fixed when the snapshot is
+    * built (see [[builtAt]]).
+    */
+  private[txlog] val tombstoneCutoff: Long =
+    builtAt - TableProperties.deletedFileRetentionMillis(metadata.configuration)
 
   /** The number of live files. Example: `snap.numFiles`. */
   def numFiles: Long = counts.files
@@ -150,7 +165,18 @@ final class Snapshot private[txlog] (
     * val snap = log.snapshot().cache(); ...; val next = log.update()
     * }}}
     */
-  def cache(): Snapshot = {
+  def cache(): Snapshot = synchronized {
+    cachedByUser = true
+    cacheFiles()
+  }
+
+  /** Whether the user called [[cache]]: then the cache stays until they call [[unpersist]]. */
+  @volatile private var cachedByUser = false
+
+  /** Caches as [[cache]] does, for txlog's own use (see `SnapshotLoader.update`); txlog may release
+    * such a cache with [[releaseOwnCache]], unless the user has also asked for it.
+    */
+  private[txlog] def cacheFiles(): Snapshot = synchronized {
     if (!isCached) {
       reconciledFiles.persist(StorageLevel.MEMORY_AND_DISK)
       countingFiles.persist(StorageLevel.MEMORY_AND_DISK)
@@ -172,12 +198,26 @@ final class Snapshot private[txlog] (
   /** Whether [[cache]] was called and not undone. Example: `snap.isCached`. */
   def isCached: Boolean = filesPlanned && reconciledFiles.storageLevel != StorageLevel.NONE
 
+  /** The storage level of the cached files: `NONE` unless cached. Example: `snap.storageLevel`. */
+  def storageLevel: StorageLevel =
+    if (filesPlanned) reconciledFiles.storageLevel else StorageLevel.NONE
+
   /** Releases what [[cache]] kept. Example: `snap.unpersist()`. */
-  def unpersist(): Unit = if (filesPlanned) {
-    fileIndex.foreach(_.unpersist())
-    fileIndex = None
-    countingFiles.unpersist(blocking = false)
-    reconciledFiles.unpersist(blocking = false)
+  def unpersist(): Unit = synchronized {
+    cachedByUser = false
+    if (filesPlanned) {
+      fileIndex.foreach(_.unpersist())
+      fileIndex = None
+      countingFiles.unpersist(blocking = false)
+      reconciledFiles.unpersist(blocking = false)
+    }
+  }
+
+  /** Releases a cache txlog made ([[cacheFiles]]) and no longer builds on; a cache the user asked
+    * for stays.
+    */
+  private[txlog] def releaseOwnCache(): Unit = synchronized {
+    if (!cachedByUser) unpersist()
   }
 
   /** The cached snapshot whose files this one's build on: itself when cached, else the root of the
@@ -187,4 +227,15 @@ final class Snapshot private[txlog] (
     if (isCached) Some(this) else cachedBase.map(_.root).filter(_.isCached)
 
   override def toString: String = s"Snapshot($tablePath, version=$version)"
+}
+
+private[txlog] object Snapshot {
+
+  /** Sets the time (ms since the epoch) snapshots are built at, instead of the system clock: for
+    * tests that need time to pass without waiting. Read once per snapshot, when it is built.
+    */
+  val ClockConf = "spark.txlog.testing.now"
+
+  private def now(spark: SparkSession): Long =
+    spark.conf.getOption(ClockConf).map(_.toLong).getOrElse(System.currentTimeMillis())
 }

@@ -31,7 +31,7 @@ private[txlog] object ChecksumComputer {
       numProtocol = 1L,
       inCommitTimestampOpt =
         if (InCommitTimestamps.enabled(p, m)) Some(snapshot.timestamp) else None,
-      setTransactions = snapshot.liveTransactions,
+      setTransactions = snapshot.liveTransactionsAt(snapshot.timestamp),
       domainMetadata = snapshot.state.domains.values.toSeq.sortBy(_.domain),
       metadata = m,
       protocol = p,

@@ -12,7 +12,9 @@ import txlog.timetravel.InCommitTimestamps
   * the same values recomputed from a replay of the log. The file size histogram is recomputed over
   * the bin boundaries found in the file. An optional field the file omits is not compared; so are
   * `metadata` and `protocol` when omitted (delta-spark before 1.0 wrote checksums with only the
-  * counts, although the spec now requires both).
+  * counts, although the spec now requires both). Transactions are compared as of the version's
+  * commit timestamp (those within `delta.setTransactionRetentionDuration` of it), the state the
+  * checksum recorded, so a valid checksum does not turn invalid as it ages.
   */
 private[txlog] object ChecksumValidator {
   private val nodes = JsonNodeFactory.instance
@@ -41,7 +43,10 @@ private[txlog] object ChecksumValidator {
     checkProtocol(file, snapshot, check)
     file.array("setTransactions").foreach { txns =>
       val expected = txns.map(t => text(t.get("appId")) -> t.get("version"))
-      val actual = snapshot.liveTransactions.map(t => t.appId -> nodes.numberNode(t.version))
+      // As of the checksum's own commit time, not now: a valid checksum stays valid as it ages.
+      val actual = snapshot
+        .liveTransactionsAt(snapshot.timestamp)
+        .map(t => t.appId -> nodes.numberNode(t.version))
       check("setTransactions", renderMap(expected), renderMap(actual.toSeq))
     }
     file.array("domainMetadata").foreach { ds =>

@@ -10,11 +10,11 @@ import txlog.{Metadata, Protocol}
 import txlog.actions.ActionSchemas
 import txlog.log.LogListing
 import txlog.replay.{LogActions, LogLineReader}
-import txlog.timetravel.{CommitTimeline, InCommitTimestamps}
+import txlog.timetravel.CommitTimeline
 
 /** The table's history: the commitInfo of each listed commit, newest first, with the commit
-  * timestamp as time travel sees it (in-commit timestamp where enabled, else the adjusted file
-  * modification time).
+  * timestamp as time travel sees it ([[CommitTimeline]]: in-commit timestamp where in force, else
+  * the adjusted file modification time).
   */
 private[txlog] object History {
 
@@ -25,13 +25,7 @@ private[txlog] object History {
       latestMetadata: Metadata
   ): DataFrame = {
     val commits = listing.commits.filter(_.version >= listing.earliestVersion)
-    val timeline = CommitTimeline(listing)
-    val ict = InCommitTimestamps.enabled(latestProtocol, latestMetadata)
-    val ictFrom = InCommitTimestamps.enablement(latestMetadata).map(_._1).getOrElse(0L)
-    val fileTimes = spark.createDataFrame(
-      commits.map(c => Row(c.version, timeline.timestampOf(c.version).get)).asJava,
-      new StructType().add("version", LongType).add("fileTimestamp", LongType)
-    )
+    val timeline = CommitTimeline(listing, latestProtocol, latestMetadata)
     val infos = LogActions
       .parseLines(
         LogLineReader.read(spark, listing.table, commits.map(c => c.version -> c.file)),
@@ -39,18 +33,27 @@ private[txlog] object History {
       )
       .where(col("commitInfo").isNotNull)
       .select(col("version"), col("commitInfo"))
-    val ts = if (ict) {
-      when(
-        col("version") >= ictFrom && col("commitInfo.inCommitTimestamp").isNotNull,
-        col("commitInfo.inCommitTimestamp")
-      ).otherwise(col("fileTimestamp"))
-    } else col("fileTimestamp")
+    // In-commit timestamps, where in force, are collected (one small row per commit) so that the
+    // timeline alone decides every timestamp; for a commit without one the timeline reads the
+    // commit itself and fails with MALFORMED_LOG_FILE naming it.
+    val icts: Map[Long, Long] = timeline.ictFrom.fold(Map.empty[Long, Long]) { from =>
+      infos
+        .where(col("version") >= from && col("commitInfo.inCommitTimestamp").isNotNull)
+        .select(col("version"), col("commitInfo.inCommitTimestamp"))
+        .collect()
+        .map(r => r.getLong(0) -> r.getLong(1))
+        .toMap
+    }
+    val times = spark.createDataFrame(
+      commits.map(c => Row(c.version, timeline.timestampOf(c.version, icts.get(c.version)))).asJava,
+      new StructType().add("version", LongType).add("commitTimestamp", LongType)
+    )
     val fields =
       ActionSchemas.commitInfo.fieldNames.filterNot(Set("timestamp", "inCommitTimestamp"))
     infos
-      .join(fileTimes, Seq("version"), "right")
+      .join(times, Seq("version"), "right")
       .select(
-        col("version") +: (ts / 1000).cast("timestamp").as("timestamp") +:
+        col("version") +: (col("commitTimestamp") / 1000).cast("timestamp").as("timestamp") +:
           fields.toSeq.map(f => col(s"commitInfo.$f").as(f)): _*
       )
       .orderBy(col("version").desc)

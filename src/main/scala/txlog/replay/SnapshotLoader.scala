@@ -7,7 +7,7 @@ import txlog.{Snapshot, TxlogErrors}
 import txlog.actions.ActionSchemas
 import txlog.log.{LogListing, LogSegment}
 import txlog.table.ReaderGate
-import txlog.timetravel.{CommitTimeline, InCommitTimestamps}
+import txlog.timetravel.CommitTimeline
 import txlog.util.Jobs
 
 /** Builds a [[Snapshot]] from a log segment: one small job collects protocol, metadata, txns,
@@ -93,7 +93,8 @@ private[txlog] object SnapshotLoader {
         )
       case None =>
         def files(lean: Boolean) = onto(spark, segment, previous.reconciledFiles, newFiles, lean)
-        snapshot(spark, listing, segment, state, files, aggregated(spark, segment, files)).cache()
+        snapshot(spark, listing, segment, state, files, aggregated(spark, segment, files))
+          .cacheFiles()
     }
   }
 
@@ -165,22 +166,10 @@ private[txlog] object SnapshotLoader {
     state
   }
 
-  /** The version's commit timestamp: in-commit when enabled, else the adjusted file time. */
-  private def timestamp(listing: LogListing, segment: LogSegment, state: NonFileState): Long = {
-    val ict = InCommitTimestamps.enabled(state.protocol.get, state.metadata.get)
-    if (ict) {
-      state.inCommitTimestamp
-        .orElse(
-          listing
-            .commit(segment.version)
-            .map(InCommitTimestamps.read(segment.table, _))
-        )
-        .getOrElse(segment.checkpoint.map(_.files.head.file.modificationTime).getOrElse(0L))
-    } else {
-      CommitTimeline(listing)
-        .timestampOf(segment.version)
-        .orElse(segment.checkpoint.map(_.files.head.file.modificationTime))
-        .getOrElse(0L)
-    }
-  }
+  /** The version's commit timestamp, by the rules of [[CommitTimeline]] under the version's own
+    * protocol and metadata; the in-commit timestamp the replay already read is used as is.
+    */
+  private def timestamp(listing: LogListing, segment: LogSegment, state: NonFileState): Long =
+    CommitTimeline(listing, state.protocol.get, state.metadata.get)
+      .timestampOf(segment.version, state.inCommitTimestamp)
 }

@@ -33,7 +33,7 @@ private[txlog] object WriterGate {
     "icebergCompatV2",
     "clustering",
     "vacuumProtocolCheck",
-    "inCommitTimestamp",
+    txlog.timetravel.InCommitTimestamps.Feature,
     "typeWidening",
     "typeWidening-preview",
     "variantType",

@@ -12,13 +12,16 @@ import txlog.log.{CommitFile, LastCheckpointChecksum, TablePath}
 
 /** The spec's "In-Commit Timestamps": enablement and reading a commit's inCommitTimestamp. */
 private[txlog] object InCommitTimestamps {
-  private val EnabledKey = "delta.enableInCommitTimestamps"
-  private val VersionKey = "delta.inCommitTimestampEnablementVersion"
-  private val TimestampKey = "delta.inCommitTimestampEnablementTimestamp"
+
+  /** The writer feature's name, as the spec spells it. */
+  val Feature = "inCommitTimestamp"
+  val EnabledKey = "delta.enableInCommitTimestamps"
+  val VersionKey = "delta.inCommitTimestampEnablementVersion"
+  val TimestampKey = "delta.inCommitTimestampEnablementTimestamp"
 
   /** Whether a snapshot with this protocol and metadata has in-commit timestamps enabled. */
   def enabled(p: Protocol, m: Metadata): Boolean =
-    (p.hasWriterFeature("inCommitTimestamp") || p.hasWriterFeature("inCommitTimestamps")) &&
+    p.hasWriterFeature(Feature) &&
       m.configuration.get(EnabledKey).exists(_.equalsIgnoreCase("true"))
 
   /** (version, timestamp) at which in-commit timestamps were enabled, when set. */
