@@ -29,7 +29,7 @@ private[txlog] final case class CommitTimeline(versions: Array[Long], timestamps
 
 private[txlog] object CommitTimeline {
   def apply(listing: LogListing): CommitTimeline = {
-    val commits = listing.commits.filter(_.version >= listing.earliestVersion)
+    val commits = listing.commits.filter(_.version >= listing.earliestListed)
     val ts = new Array[Long](commits.length)
     var i = 0
     while (i < commits.length) {

@@ -20,7 +20,8 @@ private[txlog] object TimestampResolver {
   ): Long = {
     val table = listing.table
     val timeline = CommitTimeline(listing)
-    val earliest = listing.earliestVersion
+    require(listing.isComplete, "needs every commit: a complete listing")
+    val earliest = listing.earliestListed
     val latest = listing.latestVersion
     val text = new Timestamp(ts).toString
 
