@@ -78,23 +78,25 @@ def test_java_cause_chain_is_walked(spark: SparkSession) -> None:
 
     jvm = spark._jvm
 
+    none = jvm.scala.Option.empty()  # no file, no version
+
     def failing(jexc: object) -> object:
         future = jvm.java.util.concurrent.CompletableFuture.failedFuture(jexc)
         return lambda: future.get()
 
-    inner = jvm.txlog.TxlogException("LOG_VERSION_GAP", "gap", "", "", None)
+    inner = jvm.txlog.TxlogException("LOG_VERSION_GAP", "gap", "", "", None, none, none)
     outer = jvm.java.lang.RuntimeException("outer", inner)
     with pytest.raises(CorruptLogError) as info:
         call(failing(outer))
     assert info.value.error_class == "LOG_VERSION_GAP"
     assert "gap" in info.value.message
 
-    unknown = jvm.txlog.TxlogException("SOMETHING_NEW", "new", "", "", None)
+    unknown = jvm.txlog.TxlogException("SOMETHING_NEW", "new", "", "", None, none, none)
     with pytest.raises(TxlogError) as info2:
         call(failing(unknown))
     assert type(info2.value) is TxlogError and info2.value.error_class == "SOMETHING_NEW"
 
-    invalid = jvm.txlog.TxlogException("INVALID_ARGUMENT", "bad", "", "", None)
+    invalid = jvm.txlog.TxlogException("INVALID_ARGUMENT", "bad", "", "", None, none, none)
     with pytest.raises(ValueError):
         call(failing(invalid))
 

@@ -8,7 +8,7 @@ import txlog.checkpoint.CheckpointWriter
 import txlog.checksum.{ChecksumValidator, ChecksumWriter}
 import txlog.history.History
 import txlog.log.{LogListing, LogSegment, TablePath}
-import txlog.replay.SnapshotLoader
+import txlog.replay.{ReadErrors, SnapshotLoader}
 import txlog.timetravel.TimestampResolver
 
 /** The transaction log of one Delta table: the entry point for reading snapshots, time travel and
@@ -24,24 +24,31 @@ import txlog.timetravel.TimestampResolver
   */
 final class DeltaLog private (spark: SparkSession, private[txlog] val table: TablePath) {
 
-  @volatile private var current: Option[Snapshot] = None
+  /** The snapshot [[update]] builds on, with the listing it came from. */
+  @volatile private var current: Option[(Snapshot, LogListing)] = None
+
+  /** The listing the remembered snapshot was built from (for tests). */
+  private[txlog] def currentListing: Option[LogListing] = current.map(_._2)
 
   /** The table's qualified root path. Example: `log.tablePath`. */
   def tablePath: String = table.root
 
+  /** Every file of the log: for history, time travel by timestamp and log hygiene. */
   private def listing(): LogListing = LogListing.list(table)
 
-  /** The latest snapshot, replayed now (it is remembered for [[update]]).
+  /** The latest snapshot, replayed now (it is remembered for [[update]]). Only the log from the
+    * checkpoint `_last_checkpoint` names is listed (all of it when the hint is wrong).
     *
     * {{{
     * val snap = log.snapshot(); snap.numFiles
     * }}}
     */
-  def snapshot(): Snapshot = snapshot(listing())
+  def snapshot(): Snapshot = relisting(snapshot(LogListing.fromHint(table)))
 
   private def snapshot(l: LogListing): Snapshot = {
-    val s = SnapshotLoader.load(spark, l, LogSegment.build(l, None))
-    current = Some(s)
+    val (listed, segment) = LogSegment.resolve(l, None)
+    val s = SnapshotLoader.load(spark, listed, segment)
+    current = Some(s -> listed)
     s
   }
 
@@ -51,10 +58,23 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     * val v3 = log.snapshot(3L)
     * }}}
     */
-  def snapshot(version: Long): Snapshot = {
-    val l = listing()
-    SnapshotLoader.load(spark, l, LogSegment.build(l, Some(version)))
+  def snapshot(version: Long): Snapshot = relisting(
+    at(LogListing.fromHint(table, version), version)
+  )
+
+  /** The snapshot at `version` from `l`, or from a complete listing when `l` cannot build it. */
+  private def at(l: LogListing, version: Long): Snapshot = {
+    val (listed, segment) = LogSegment.resolve(l, Some(version))
+    SnapshotLoader.load(spark, listed, segment)
   }
+
+  /** Runs `load` (which lists the log) once more when a checkpoint part or sidecar it read vanished
+    * after it was listed: a concurrent metadata cleanup replaced it, and a new listing finds the
+    * log as it now is.
+    */
+  private def relisting[T](load: => T): T =
+    try load
+    catch { case e: TxlogException if ReadErrors.vanishedCheckpoint(e) => load }
 
   /** The snapshot as of a timestamp: the latest version committed at or before it.
     * TIMESTAMP_OUT_OF_RANGE when it is before the earliest or after the latest commit.
@@ -67,7 +87,7 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     val l = listing()
     val latest = latestOf(l)
     val v = TimestampResolver.resolve(l, latest.protocol, latest.metadata, timestamp.getTime)
-    if (v == latest.version) latest else SnapshotLoader.load(spark, l, LogSegment.build(l, Some(v)))
+    if (v == latest.version) latest else at(l, v)
   }
 
   /** The snapshot as of a timestamp given as text, read as Spark (and delta-spark's
@@ -98,16 +118,19 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     */
   def update(): Snapshot = current match {
     case None => snapshot()
-    case Some(prev) =>
-      val l = listing()
-      if (l.latestVersion == prev.version) prev
-      else {
-        val next = SnapshotLoader.update(spark, l, LogSegment.build(l, None), prev)
-        // A cached update replaces the cache it was built on; an update that shares it does not.
-        // Only a cache txlog made is released: one the user asked for stays until they unpersist.
-        if (next.isCached) prev.cachedRoot.filter(_ ne next).foreach(_.releaseOwnCache())
-        current = Some(next)
-        next
+    case Some((prev, prevListing)) =>
+      relisting {
+        val l = LogListing.after(prevListing, prev.version)
+        if (l.latestVersion == prev.version) prev
+        else {
+          val (listed, segment) = LogSegment.resolve(l, None)
+          val next = SnapshotLoader.update(spark, listed, segment, prev)
+          // A cached update replaces the cache it was built on; an update that shares it does not.
+          // Only a cache txlog made is released: one the user asked for stays until they unpersist.
+          if (next.isCached) prev.cachedRoot.filter(_ ne next).foreach(_.releaseOwnCache())
+          current = Some(next -> listed)
+          next
+        }
       }
   }
 
@@ -142,18 +165,22 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
       kind: Option[String] = None,
       options: Map[String, String] = Map.empty
   ): CheckpointResult = {
-    val l = listing()
-    val snap = version match {
-      case Some(v) if v != l.latestVersion =>
-        SnapshotLoader.load(spark, l, LogSegment.build(l, Some(v)))
-      case _ => latestOf(l)
+    val snap = relisting {
+      val l = LogListing.fromHint(table, version.getOrElse(Long.MaxValue))
+      version match {
+        case Some(v) if v != l.latestVersion => at(l, v)
+        case _                               => latestOf(l)
+      }
     }
     CheckpointWriter.write(spark, snap, kind, options)
   }
 
   /** The latest snapshot of a listing: the remembered one when it is still the latest. */
   private def latestOf(l: LogListing): Snapshot =
-    current.filter(_.version == l.latestVersion).getOrElse(snapshot(l))
+    current.map(_._1).filter(_.version == l.latestVersion).getOrElse(snapshot(l))
+
+  /** The latest snapshot, listing from the hint. */
+  private def latest(): Snapshot = relisting(latestOf(LogListing.fromHint(table)))
 
   // Version checksums: txlog.checksum does the work.
 
@@ -174,7 +201,7 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     * val path = log.writeChecksum()
     * }}}
     */
-  def writeChecksum(): String = ChecksumWriter.write(latestOf(listing()))
+  def writeChecksum(): String = ChecksumWriter.write(latest())
 
   /** Validates the version checksum file of `version` against a replay of the log, field by field
     * (the spec's "State Validation"). CHECKSUM_NOT_FOUND when the version has no `.crc`,
@@ -194,7 +221,7 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     * assert(log.validateChecksum().isValid)
     * }}}
     */
-  def validateChecksum(): ChecksumValidation = ChecksumValidator.validate(latestOf(listing()))
+  def validateChecksum(): ChecksumValidation = ChecksumValidator.validate(latest())
 
   // ---- Log hygiene: log compaction and metadata cleanup ----
 

@@ -5,7 +5,7 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.storage.StorageLevel
 
 import txlog.log.LogSegment
-import txlog.replay.{FileCounts, FileIndex, NonFileState, ReadErrors, CachedBase}
+import txlog.replay.{CachedBase, FileCounts, FileIndex, NonFileState, ReadErrors, SnapshotLoader}
 import txlog.scan.FileColumns
 import txlog.table.TableProperties
 import txlog.util.Jobs
@@ -148,14 +148,30 @@ final class Snapshot private[txlog] (
 
   @volatile private var countsCache: Option[FileCounts] = None
 
+  /** Whether a checkpoint part or sidecar that vanished while counting is looked for again by
+    * listing the log (once: false on the snapshot that retry builds).
+    */
+  @volatile private[txlog] var relistsVanished = true
+
   private def counts: FileCounts = countsCache.getOrElse {
     val cutoff = tombstoneCutoff
     val counted =
-      if (isCached) {
-        FileCounts.aggregate(spark, countingFiles, cutoff, s"count files of $tablePath v$version")
-      } else ReadErrors.translate(segment)(counter(cutoff))
+      try count(cutoff)
+      catch {
+        case e: TxlogException
+            if relistsVanished && !isCached && ReadErrors.vanishedCheckpoint(e) =>
+          val again = SnapshotLoader.reload(spark, segment)
+          again.relistsVanished = false
+          again.count(cutoff)
+      }
     countsCache = Some(counted)
     counted
+  }
+
+  private def count(cutoff: Long): FileCounts = ReadErrors.translate(segment, state.sidecars) {
+    if (isCached) {
+      FileCounts.aggregate(spark, countingFiles, cutoff, s"count files of $tablePath v$version")
+    } else counter(cutoff)
   }
 
   /** Keeps the reconciled files in memory (spilling to disk), materializes them, and returns this

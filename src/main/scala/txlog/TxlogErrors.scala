@@ -64,7 +64,8 @@ private[txlog] object TxlogErrors {
 
   /** A storage failure while reading the log (listing included): permission denied, throttling, a
     * network error, a file removed between listing and reading. Not corruption: retryable.
-    * `version` is None for files without one (`_last_checkpoint`, sidecars, the listing).
+    * `version` is None for files without one (`_last_checkpoint`, the listing); a sidecar has the
+    * version of the checkpoint that names it.
     */
   def logReadFailed(
       file: String,

@@ -33,7 +33,7 @@ class TimeTravelAgreementSuite extends SparkSuite {
     test(s"every version agrees with delta-spark: $name") {
       val latest = DeltaLog.forTable(spark, Fixtures.path(name)).snapshot().version
       val listing = txlog.log.LogListing.list(DeltaLog.forTable(spark, Fixtures.path(name)).table)
-      (listing.earliestVersion to latest).foreach { v =>
+      (listing.earliestVersion.get to latest).foreach { v =>
         Oracle.both(spark, Fixtures.path(name), Some(v)) match {
           case (Success(ours), Success(ref))            => assert(ours === ref, s"version $v")
           case (Failure(_: TxlogException), Failure(_)) =>

@@ -24,7 +24,8 @@ private[txlog] object History {
       latestProtocol: Protocol,
       latestMetadata: Metadata
   ): DataFrame = {
-    val commits = listing.commits.filter(_.version >= listing.earliestVersion)
+    require(listing.isComplete, "needs every commit: a complete listing")
+    val commits = listing.commits.filter(_.version >= listing.earliestListed)
     val timeline = CommitTimeline(listing, latestProtocol, latestMetadata)
     val infos = LogActions
       .parseLines(

@@ -1,14 +1,23 @@
 package txlog.log
 
-import java.io.FileNotFoundException
+import java.io.{FileNotFoundException, IOException, InterruptedIOException}
 
-import org.apache.hadoop.fs.{FileSystem, Path}
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.hadoop.fs.FileStatus
 
 import txlog.TxlogErrors
 
 /** One listing of `_delta_log`, sorted and grouped by the spec's file kinds. Only complete
   * checkpoints are kept: a multi-part checkpoint with a missing part is ignored, as the spec's
   * "Checkpoints" section requires.
+  *
+  * A listing is '''complete''' (every file) or '''partial''': only the files of versions from
+  * `listedFrom` on (names are filtered as the listing streams in, before anything is built), as
+  * when listing from the checkpoint `_last_checkpoint` names.
+  *
+  * @param listedFrom
+  *   the lowest version whose files were listed; 0 for a complete listing
   */
 private[txlog] final case class LogListing(
     table: TablePath,
@@ -16,15 +25,26 @@ private[txlog] final case class LogListing(
     checkpoints: IndexedSeq[CheckpointInstance],
     compactions: IndexedSeq[CompactionFile],
     checksums: Map[Long, VersionChecksumFile],
-    lastCheckpoint: Option[LastCheckpoint]
+    lastCheckpoint: Option[LastCheckpoint],
+    listedFrom: Long = 0L
 ) {
+
+  /** Whether every file of the log was listed. */
+  def isComplete: Boolean = listedFrom == 0L
 
   /** The newest version the log knows of: its newest commit or checkpoint. */
   def latestVersion: Long =
     (commits.lastOption.map(_.version) ++ checkpoints.lastOption.map(_.version)).max
 
-  /** The oldest version that can be reconstructed: commit 0, or the oldest checkpoint. */
-  def earliestVersion: Long =
+  /** The oldest version that can be reconstructed: commit 0, or the oldest checkpoint. None for a
+    * partial listing, which cannot know it (older files were not listed).
+    */
+  def earliestVersion: Option[Long] = if (isComplete) Some(earliestListed) else None
+
+  /** The oldest version the listed files reconstruct: the [[earliestVersion]] of a complete
+    * listing; of a partial one, a version at or after [[listedFrom]].
+    */
+  def earliestListed: Long =
     if (commits.headOption.exists(_.version == 0)) 0L
     else checkpoints.headOption.map(_.version).getOrElse(commits.head.version)
 
@@ -59,27 +79,88 @@ private[txlog] final case class CheckpointInstance(version: Long, files: Seq[Che
 
 private[txlog] object LogListing {
 
-  /** Lists `_delta_log` of a table. Raises DELTA_TABLE_NOT_FOUND when it does not exist or holds
-    * neither commits nor checkpoints.
+  /** Lists all of `_delta_log` of a table. Raises DELTA_TABLE_NOT_FOUND when it does not exist or
+    * holds neither commits nor checkpoints, LOG_READ_FAILED when it cannot be listed.
     */
-  def list(table: TablePath): LogListing = {
-    val fs = table.fs
-    val statuses =
-      try fs.listStatus(table.logDir)
-      catch { case _: FileNotFoundException => throw TxlogErrors.tableNotFound(table.root) }
-    val parsed =
-      statuses.iterator.filter(_.isFile).flatMap(s => FileNames.parse(FileInfo(s))).toIndexedSeq
-    val commits = parsed.collect { case c: CommitFile => c }.sortBy(_.version)
-    val checkpoints = completeCheckpoints(parsed.collect { case c: CheckpointFile => c })
-    if (commits.isEmpty && checkpoints.isEmpty) throw TxlogErrors.tableNotFound(table.root)
+  def list(table: TablePath): LogListing =
+    nonEmpty(listFrom(table, 0L, LastCheckpoint.read(table.fs, table.logDir)))
+
+  /** Lists the files of versions from the checkpoint `_last_checkpoint` names on (a partial
+    * listing) when that checkpoint is at or below `atOrBelow` and is listed complete; otherwise all
+    * of `_delta_log`. A hint that leads to a gap is caught by the caller, which then lists all.
+    */
+  def fromHint(table: TablePath, atOrBelow: Long = Long.MaxValue): LogListing =
+    LastCheckpoint.read(table.fs, table.logDir) match {
+      case Some(hint) if hint.version > 0 && hint.version <= atOrBelow =>
+        val partial = listFrom(table, hint.version, Some(hint))
+        if (partial.checkpoints.exists(_.version == hint.version)) partial else list(table)
+      case _ => list(table)
+    }
+
+  /** `previous` with the files of versions after `version` listed now: only those are listed.
+    * `_last_checkpoint` is not read again (the newest listed checkpoint wins over it anyway).
+    */
+  def after(previous: LogListing, version: Long): LogListing = {
+    val newer = listFrom(previous.table, version + 1, previous.lastCheckpoint)
+    LogListing(
+      previous.table,
+      previous.commits.filter(_.version <= version) ++ newer.commits,
+      previous.checkpoints.filter(_.version <= version) ++ newer.checkpoints,
+      previous.compactions.filter(_.start <= version) ++ newer.compactions,
+      previous.checksums.filter(_._1 <= version) ++ newer.checksums,
+      previous.lastCheckpoint,
+      previous.listedFrom
+    )
+  }
+
+  private def nonEmpty(listing: LogListing): LogListing = {
+    if (listing.commits.isEmpty && listing.checkpoints.isEmpty) {
+      throw TxlogErrors.tableNotFound(listing.table.root)
+    }
+    listing
+  }
+
+  /** The listing of the files of versions `from` and later. */
+  private def listFrom(table: TablePath, from: Long, hint: Option[LastCheckpoint]): LogListing = {
+    val parsed = statuses(table, from).flatMap(s => FileNames.parse(FileInfo(s)))
     LogListing(
       table,
-      commits,
-      checkpoints,
+      parsed.collect { case c: CommitFile => c }.sortBy(_.version),
+      completeCheckpoints(parsed.collect { case c: CheckpointFile => c }),
       parsed.collect { case c: CompactionFile => c }.sortBy(c => (c.start, c.version)),
       parsed.collect { case c: VersionChecksumFile => c.version -> c }.toMap,
-      LastCheckpoint.read(fs, table.logDir)
+      hint,
+      from
     )
+  }
+
+  /** The files of `_delta_log` whose name starts with a version of at least `from` (all files when
+    * `from` is 0), kept by name as the listing streams in. Names start with zero-padded versions,
+    * so they compare as the versions do.
+    */
+  private def statuses(table: TablePath, from: Long): IndexedSeq[FileStatus] = {
+    val first = FileNames.padded(from)
+    def wanted(name: String): Boolean =
+      from == 0L || (name.length > 20 && name.substring(0, 20).compareTo(first) >= 0)
+    val out = ArrayBuffer.empty[FileStatus]
+    try {
+      val it = table.fs.listStatusIterator(table.logDir)
+      while (it.hasNext) {
+        val s = it.next()
+        if (wanted(s.getPath.getName) && s.isFile) out += s
+      }
+    } catch {
+      case _: FileNotFoundException  => throw TxlogErrors.tableNotFound(table.root)
+      case e: InterruptedIOException => throw e
+      case e: IOException =>
+        throw TxlogErrors.logReadFailed(
+          table.logDir.toString,
+          None,
+          s"Listing the log failed: ${e.getClass.getSimpleName}: ${e.getMessage}",
+          e
+        )
+    }
+    out.toIndexedSeq
   }
 
   /** Groups checkpoint files into instances and drops incomplete multi-part checkpoints. */

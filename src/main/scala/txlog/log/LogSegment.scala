@@ -1,6 +1,6 @@
 package txlog.log
 
-import txlog.TxlogErrors
+import txlog.{TxlogErrors, TxlogException}
 
 /** The files that make up one version of a table: the newest complete checkpoint at or below it,
   * then the contiguous commits after the checkpoint up to the version, where log compaction files
@@ -24,13 +24,33 @@ private[txlog] final case class LogSegment(
 
 private[txlog] object LogSegment {
 
+  /** Errors a partial listing may raise only because it is partial (or its hint was wrong). */
+  private val ConfirmOnFullListing =
+    Set("VERSION_NOT_FOUND", "MISSING_LOG_FILES", "LOG_VERSION_GAP")
+
+  /** The segment for `target` and the listing it was built from: `listing` when it can build it,
+    * else a complete listing. A partial listing (see [[LogListing]]) that cannot build it (the
+    * target is before it, or `_last_checkpoint` led to a gap) is never trusted for an error.
+    */
+  def resolve(listing: LogListing, target: Option[Long]): (LogListing, LogSegment) =
+    if (listing.isComplete) (listing, build(listing, target))
+    else {
+      try (listing, build(listing, target))
+      catch {
+        case e: TxlogException if ConfirmOnFullListing(e.errorClass) =>
+          val full = LogListing.list(listing.table)
+          (full, build(full, target))
+      }
+    }
+
   /** The segment for `target` (the latest version when None). A `_last_checkpoint` hint that names
-    * a complete checkpoint at or below the target is preferred; any other hint is ignored.
+    * a complete checkpoint at or below the target is preferred; any other hint is ignored. Errors
+    * from a partial listing are only provisional: see [[resolve]].
     */
   def build(listing: LogListing, target: Option[Long]): LogSegment = {
     val table = listing.table.root
     val latest = listing.latestVersion
-    val earliest = listing.earliestVersion
+    val earliest = listing.earliestVersion.getOrElse(listing.listedFrom)
     val version = target.getOrElse(latest)
     if (version < earliest || version > latest) {
       throw TxlogErrors.versionNotFound(table, version, earliest, latest)

@@ -8,7 +8,9 @@ import org.apache.spark.sql.expressions.Window
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{StringType, StructType}
 
+import txlog.TxlogErrors
 import txlog.actions.ActionSchemas
+import txlog.replay.NonFileState.invalidLine
 
 /** Reconciles file actions into one row per logical file ("Action Reconciliation": keep the newest
   * reference to each (path, deletionVector.uniqueId)).
@@ -47,9 +49,18 @@ private[txlog] object FileReconciler {
     }
   }
 
+  /** Raises MALFORMED_LOG_FILE for a corrupt line, in the task that meets it: the error (with its
+    * file and version) reaches the driver as the cause of the job's failure. Only evaluated on
+    * corrupt rows; never returns.
+    */
+  private val failCorrupt = udf { (file: String, version: Long, idx: Long, text: String) =>
+    if (text != null) throw TxlogErrors.malformedLogFile(file, version, invalidLine(idx, text))
+    false
+  }
+
   /** File actions of `actions` with their key columns; an absent DV keys as "". A row whose line
-    * was not a valid action (`_corrupt_record` set) fails the job with a message naming its file
-    * and version (turned into MALFORMED_LOG_FILE by [[ReadErrors]]).
+    * was not a valid action (`_corrupt_record` set) fails the job with MALFORMED_LOG_FILE naming
+    * its file and version.
     */
   def keyed(actions: DataFrame, root: String): DataFrame = {
     val path = coalesce(col("add.path"), col("remove.path"))
@@ -59,17 +70,8 @@ private[txlog] object FileReconciler {
     val checked =
       if (!actions.columns.contains(LogActions.CorruptColumn)) isFile
       else {
-        val message = concat(
-          lit("Log file "),
-          col("file"),
-          lit(" (version "),
-          col("version").cast("string"),
-          lit(s") has an invalid action at line "),
-          (col("idx") + 1).cast("string"),
-          lit(": "),
-          substring(corrupt, 1, 200)
-        )
-        when(corrupt.isNotNull, raise_error(message)).otherwise(isFile)
+        val failed = failCorrupt(col("file"), col("version"), col("idx"), corrupt)
+        when(corrupt.isNotNull, failed).otherwise(isFile)
       }
     actions
       .where(checked)

@@ -126,7 +126,7 @@ private[txlog] object FileState {
   }
 
   /** Sidecar paths are relative to `_delta_log/_sidecars` unless absolute. */
-  private def sidecarPath(segment: LogSegment, path: String): String = {
+  def sidecarPath(segment: LogSegment, path: String): String = {
     val p = new Path(new URI(path))
     if (p.isAbsolute) p.toString else new Path(segment.table.sidecarDir, p).toString
   }

@@ -1,13 +1,14 @@
 package txlog.replay
 
-import java.nio.charset.StandardCharsets.UTF_8
+import java.io.{BufferedInputStream, IOException, InterruptedIOException}
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.hadoop.fs.{FileSystem, Path}
+import org.apache.hadoop.fs.{FileSystem, FSError, Path}
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
+import txlog.TxlogErrors
 import txlog.log.{FileInfo, TablePath}
 import txlog.util.SerializableConf
 
@@ -73,32 +74,40 @@ private[txlog] object LogLineReader {
   }
 
   /** The non-blank lines of `file` with their positions, split as `BufferedReader.readLine` does
-    * ("\n", "\r" or "\r\n" ends a line). Log files are small: each is read whole, in one call, and
-    * decoded line by line (a reader per file cost more than the parsing on logs of many small
-    * commits).
+    * ("\n", "\r" or "\r\n" ends a line), streamed: one line is held at a time (see
+    * [[LineSplitter]]). The file is closed when the last line has been read. A storage failure (an
+    * IOException, or the FSError the local file system wraps one in) raises LOG_READ_FAILED naming
+    * the file and its version; an interrupted read propagates as it is.
     */
   private def lines(fs: FileSystem, version: Long, file: String): Iterator[Row] = {
-    val in = fs.open(new Path(file))
-    val bytes =
-      try in.readAllBytes()
-      finally in.close()
-    val out = Vector.newBuilder[Row]
-    var (idx, start, i) = (0L, 0, 0)
-    def emit(end: Int): Unit = {
-      val line = new String(bytes, start, end - start, UTF_8)
-      if (line.trim.nonEmpty) out += Row(version, idx, file, line)
-      idx += 1
-    }
-    while (i < bytes.length) {
-      val b = bytes(i)
-      if (b == '\n' || b == '\r') {
-        emit(i)
-        if (b == '\r' && i + 1 < bytes.length && bytes(i + 1) == '\n') i += 1
-        start = i + 1
+    val in = failing(version, file)(new BufferedInputStream(fs.open(new Path(file)), 64 * 1024))
+    val split = new LineSplitter(in)
+    new Iterator[Row] {
+      private var open = true
+      def hasNext: Boolean = open && {
+        val more =
+          try failing(version, file)(split.hasNext)
+          catch { case e: Throwable => in.close(); open = false; throw e }
+        if (!more) { in.close(); open = false }
+        more
       }
-      i += 1
+      def next(): Row = {
+        val (idx, line) = split.next()
+        Row(version, idx, file, line)
+      }
     }
-    if (start < bytes.length) emit(bytes.length)
-    out.result().iterator
   }
+
+  private def failing[T](version: Long, file: String)(body: => T): T =
+    try body
+    catch {
+      case e: InterruptedIOException => throw e
+      case e @ (_: IOException | _: FSError) =>
+        throw TxlogErrors.logReadFailed(
+          file,
+          Some(version),
+          s"${e.getClass.getSimpleName}: ${String.valueOf(e.getMessage).take(300)}",
+          e
+        )
+    }
 }

@@ -24,8 +24,10 @@ private[txlog] object SnapshotLoader {
   def load(spark: SparkSession, listing: LogListing, segment: LogSegment): Snapshot = {
     val table = segment.table
     val tail = Tail.read(spark, table, segment.deltas)
-    val checkpoint = segment.checkpoint.map(
-      LogActions.checkpoint(spark, table, _, ActionSchemas.checkpointNonFileRow)
+    val checkpoint = ReadErrors.translate(segment)(
+      segment.checkpoint.map(
+        LogActions.checkpoint(spark, table, _, ActionSchemas.checkpointNonFileRow)
+      )
     )
     val state = collectState(spark, segment, checkpoint, tail, NonFileState.empty)
     val tailFiles = FileState.tailFiles(tail, table.root)
@@ -39,6 +41,15 @@ private[txlog] object SnapshotLoader {
       case _: DistributedTailFiles => aggregated(spark, segment, files)
     }
     snapshot(spark, listing, segment, state, files, counter)
+  }
+
+  /** The same version of the same table, from a new listing (a checkpoint or sidecar `segment`
+    * relies on vanished after it was listed).
+    */
+  def reload(spark: SparkSession, segment: LogSegment): Snapshot = {
+    val listing = LogListing.fromHint(segment.table, segment.version)
+    val (listed, again) = LogSegment.resolve(listing, Some(segment.version))
+    load(spark, listed, again)
   }
 
   /** The snapshot at `segment`, built on `previous` when `segment` only adds commits after it and

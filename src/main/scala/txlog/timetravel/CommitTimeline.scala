@@ -59,7 +59,7 @@ private[txlog] final class CommitTimeline private (
           throw TxlogErrors.versionNotFound(
             listing.table.root,
             version,
-            listing.earliestVersion,
+            listing.earliestListed,
             listing.latestVersion
           )
         )
@@ -113,7 +113,7 @@ private[txlog] object CommitTimeline {
   def apply(listing: LogListing): CommitTimeline = build(listing, None)
 
   private def build(listing: LogListing, state: Option[(Protocol, Metadata)]): CommitTimeline = {
-    val commits = listing.commits.filter(_.version >= listing.earliestVersion)
+    val commits = listing.commits.filter(_.version >= listing.earliestListed)
     val ts = new Array[Long](commits.length)
     var i = 0
     while (i < commits.length) {

@@ -21,7 +21,8 @@ private[txlog] object TimestampResolver {
   ): Long = {
     val table = listing.table
     val timeline = CommitTimeline(listing, latestProtocol, latestMetadata)
-    val earliest = listing.earliestVersion
+    require(listing.isComplete, "needs every commit: a complete listing")
+    val earliest = listing.earliestListed
     val latest = listing.latestVersion
     val text = new Timestamp(ts).toString
 

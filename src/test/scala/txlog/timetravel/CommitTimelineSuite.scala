@@ -86,7 +86,7 @@ class CommitTimelineSuite extends SparkSuite {
     val ref = RefLog.forTable(spark, table)
     val log = DeltaLog.forTable(spark, table)
     val listing = txlog.log.LogListing.list(log.table)
-    val disagree = (listing.earliestVersion to listing.latestVersion).flatMap { v =>
+    val disagree = (listing.earliestListed to listing.latestVersion).flatMap { v =>
       val theirs = Try(ref.getSnapshotAt(v, None, None, false).timestamp)
       val ours = Try(log.snapshot(v).timestamp)
       (ours, theirs) match {

@@ -1,0 +1,26 @@
+package txlog.replay
+
+import java.io.ByteArrayInputStream
+import java.nio.charset.StandardCharsets.UTF_8
+
+import org.scalatest.funsuite.AnyFunSuite
+
+/** Lines are split as `BufferedReader.readLine` splits them, streamed over small buffers. */
+class LineSplitterSuite extends AnyFunSuite {
+  private def split(text: String): Seq[(Long, String)] =
+    new LineSplitter(new ByteArrayInputStream(text.getBytes(UTF_8))).toSeq
+
+  test("\\n, \\r and \\r\\n end lines; blank lines count but are not returned") {
+    assert(split("a\nb\rc\r\nd") === Seq(0L -> "a", 1L -> "b", 2L -> "c", 3L -> "d"))
+    assert(split("a\n\n \r\nb\n") === Seq(0L -> "a", 3L -> "b"))
+    assert(split("\r\r\na") === Seq(2L -> "a"))
+    assert(split("") === Seq.empty)
+  }
+
+  test("lines longer than the read buffer, and \\r\\n across a buffer boundary") {
+    val long = "x" * (64 * 1024 - 1)
+    assert(split(s"$long\r\ny") === Seq(0L -> long, 1L -> "y"))
+    val longer = "é" * 100000
+    assert(split(s"$longer\n$longer") === Seq(0L -> longer, 1L -> longer))
+  }
+}
