@@ -143,7 +143,9 @@ private[txlog] object CleanupPlanner {
       )
   }
 
-  /** File names of the sidecars the sidecar actions of `checkpoints` name. */
+  /** File names of the sidecars the sidecar actions of `checkpoints` name (collected: one per
+    * sidecar file, never per data file).
+    */
   private def referencedSidecars(
       spark: SparkSession,
       table: TablePath,

@@ -1,17 +1,15 @@
 package txlog.compaction
 
-import java.nio.charset.StandardCharsets.UTF_8
 import java.util.UUID
 
-import scala.io.Source
-
-import org.apache.hadoop.fs.{FileSystem, Path}
+import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.DataFrame
-import org.apache.spark.sql.functions.col
+import org.apache.spark.sql.functions.{col, trim}
 
 import txlog.TxlogErrors
 import txlog.checkpoint.StagedFiles
 import txlog.log.{LogWrites, TablePath}
+import txlog.util.Jobs
 
 /** Writes the lines of a log compaction with Spark (executors write the text) into a hidden staging
   * directory inside `_delta_log`, then publishes the one file it holds with a single put-if-absent
@@ -27,7 +25,8 @@ private[txlog] object CompactionWriter {
     val staging = new Path(target.getParent, s".${target.getName}.${UUID.randomUUID()}.staging")
     try {
       // One output file, sorted so that the same range always gives the same bytes.
-      val sorted = lines.repartition(1).sortWithinPartitions(col("rank"), col("line"))
+      val order = CompactionActions.schema.fieldNames.toSeq.map(col)
+      val sorted = lines.repartition(1).sortWithinPartitions(order: _*)
       val parts = StagedFiles
         .write(table, sorted.select("line"), staging, "text")
         .map(_.status.getPath)
@@ -41,17 +40,28 @@ private[txlog] object CompactionWriter {
             s"the staging directory $staging holds ${parts.length} files, expected one"
           )
       }
-      if (!published) {
-        val mine = lines.select("line").collect().map(_.getString(0)).toSet
-        if (readLines(fs, target) != mine) throw TxlogErrors.logFileExists(target.toString)
+      if (!published && !sameLines(table, lines, target)) {
+        throw TxlogErrors.logFileExists(target.toString)
       }
       published
     } finally LogWrites.deleteQuietly(fs, staging)
   }
 
-  private def readLines(fs: FileSystem, file: Path): Set[String] = {
-    val src = Source.fromInputStream(fs.open(file), UTF_8.name())
-    try src.getLines().filter(_.trim.nonEmpty).toSet
-    finally src.close()
+  /** Whether the existing `file` holds the same set of non-blank lines as `lines`, decided by a
+    * Spark job (two anti-joins, each stopping at the first difference): neither side is collected,
+    * so the driver holds nothing that grows with the range.
+    */
+  private def sameLines(table: TablePath, lines: DataFrame, file: Path): Boolean = {
+    val spark = lines.sparkSession
+    val mine = lines.select("line")
+    val theirs = spark.read
+      .options(table.readOptions)
+      .text(file.toString)
+      .select(col("value").as("line"))
+      .where(trim(col("line")) =!= "")
+    Jobs.named(spark, s"compare the existing $file") {
+      mine.join(theirs, Seq("line"), "left_anti").isEmpty &&
+      theirs.join(mine, Seq("line"), "left_anti").isEmpty
+    }
   }
 }

@@ -29,7 +29,8 @@ private[txlog] object LogCompactor {
     // A segment of just the range, so read failures name the commit file.
     val range = LogSegment(table, end, None, commits)
     ReadErrors.translate(range) {
-      val tail = LogActions.tail(spark, table, commits)
+      val tail =
+        LogActions.tail(spark, table, commits, CompactionActions.lineSchema, keepLine = true)
       val lines = CompactionActions.of(spark, tail, table.root)
       CompactionWriter.write(table, lines, target)
     }

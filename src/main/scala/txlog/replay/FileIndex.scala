@@ -56,7 +56,10 @@ private[txlog] final class FileIndex private (
     bytes: Long
 ) {
 
-  /** The counts of the cached snapshot with `overlay` (later actions) on top. */
+  /** The counts of the cached snapshot with `overlay` (later actions) on top. The driver holds the
+    * overlay's keys (bounded with it by [[DriverBudgets.MaxOverlayBytesConf]]) and collects one
+    * result per partition.
+    */
   def counts(
       spark: SparkSession,
       overlay: FileOverlay,

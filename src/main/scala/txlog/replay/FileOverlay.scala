@@ -18,17 +18,36 @@ private[txlog] final case class OverlayAction(
     idx: Long,
     file: String,
     text: String
-)
+) {
+
+  /** Estimated driver bytes of this action under `key`: its line, its lean row (a subset of the
+    * line), the key and a constant for the objects holding them.
+    */
+  def bytes(key: (String, String)): Long =
+    2L * text.length + 2L * (key._1.length + key._2.length) + OverlayAction.Overhead
+}
+
+private[txlog] object OverlayAction {
+  val Overhead = 256L
+}
 
 /** File actions held on the driver (a small tail, or the commits since a cached snapshot),
   * reconciled there: the newest action per (pathKey, dvId). Its size grows with those commits,
-  * never with the table; the base they apply to stays distributed.
+  * never with the table; the base they apply to stays distributed. `bytes` is the estimated driver
+  * memory it holds (sum of [[OverlayAction.bytes]]), which [[SnapshotLoader.update]] keeps under
+  * [[DriverBudgets.MaxOverlayBytesConf]].
   */
-private[txlog] final class FileOverlay(val newest: Map[(String, String), OverlayAction]) {
+private[txlog] final class FileOverlay(
+    val newest: Map[(String, String), OverlayAction],
+    val bytes: Long
+) {
   def size: Int = newest.size
 
   /** These actions with `later`'s (from later commits) winning on shared keys. */
-  def ++(later: FileOverlay): FileOverlay = new FileOverlay(newest ++ later.newest)
+  def ++(later: FileOverlay): FileOverlay = {
+    val replaced = later.newest.iterator.map { case (k, _) => newest.get(k).fold(0L)(_.bytes(k)) }
+    new FileOverlay(newest ++ later.newest, bytes + later.bytes - replaced.sum)
+  }
 
   /** The keys these actions touch, as (pathKey, dvId): base rows with them are replaced. */
   def touched(spark: SparkSession): DataFrame = spark.createDataFrame(
@@ -72,7 +91,7 @@ private[txlog] final class FileOverlay(val newest: Map[(String, String), Overlay
 }
 
 private[txlog] object FileOverlay {
-  val empty: FileOverlay = new FileOverlay(Map.empty)
+  val empty: FileOverlay = new FileOverlay(Map.empty, 0L)
 
   private val keys =
     new StructType().add(FileKeys.PathKey, StringType).add(FileKeys.DvKey, StringType)
@@ -103,6 +122,6 @@ private[txlog] object FileOverlay {
         }
       }
     }
-    new FileOverlay(newest.toMap)
+    new FileOverlay(newest.toMap, newest.iterator.map { case (k, a) => a.bytes(k) }.sum)
   }
 }

@@ -3,6 +3,7 @@ package txlog.replay
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
 
+import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
 import org.apache.spark.sql.expressions.Window
 import org.apache.spark.sql.functions._
@@ -16,8 +17,8 @@ import txlog.replay.NonFileState.invalidLine
   * reference to each (path, deletionVector.uniqueId)).
   *
   * A checkpoint is already reconciled, so it is never shuffled: only the tail (the commits after
-  * it) is reconciled with a window, and checkpoint rows whose key the tail touches are dropped with
-  * an anti-join, broadcast when the tail is small.
+  * it) is reconciled with a window, and checkpoint rows whose key the tail touches are dropped by a
+  * broadcast membership test of the tail's key hashes ([[TouchedKeyHashes]]).
   */
 private[txlog] object FileReconciler {
   import FileKeys.{DvKey, PathKey}
@@ -25,28 +26,41 @@ private[txlog] object FileReconciler {
   /** Reconciles the `tail` actions onto `base`, an already reconciled file state (a keyed
     * checkpoint, or a previous snapshot's files). Output columns: pathKey, dvId, add, remove, with
     * exactly one of add and remove set.
+    *
+    * With `hashes` (the [[TouchedKeyHashes]] of the tail) the base is never shuffled: rows whose
+    * key hash the tail does not touch pass a filter as they are, and only the hash-matching rows
+    * are anti-joined with the tail's keys. Without them (past the driver budget for the hashes) the
+    * base is anti-joined by a shuffle.
     */
   def reconcile(
       base: Option[DataFrame],
       tail: DataFrame,
       root: String,
-      broadcastTail: Boolean
+      hashes: Option[Broadcast[Array[Long]]]
   ): DataFrame = {
     val tailFiles = keyed(tail, root)
-    val newest = Window
+    val winners = newest(tailFiles).select(PathKey, DvKey, "add", "remove")
+    base.fold(winners) { b =>
+      val touched = tailFiles.select(PathKey, DvKey)
+      val survivors = hashes match {
+        case Some(h) =>
+          val maybeTouched = TouchedKeyHashes.member(h)
+          b.where(!maybeTouched)
+            .unionByName(b.where(maybeTouched).join(touched, Seq(PathKey, DvKey), "left_anti"))
+        case None => b.join(touched, Seq(PathKey, DvKey), "left_anti")
+      }
+      survivors.select(PathKey, DvKey, "add", "remove").unionByName(winners)
+    }
+  }
+
+  /** The newest row per (pathKey, dvId) of `keyed` (rows of [[keyed]], any extra columns kept), by
+    * a window over the key.
+    */
+  def newest(keyed: DataFrame): DataFrame = {
+    val byKey = Window
       .partitionBy(col(PathKey), col(DvKey))
       .orderBy(col("version").desc, col("idx").desc)
-    val winners = tailFiles
-      .withColumn("_rank", row_number().over(newest))
-      .where(col("_rank") === 1)
-      .select(PathKey, DvKey, "add", "remove")
-    base.fold(winners) { cp =>
-      val touched = tailFiles.select(PathKey, DvKey)
-      val survivors = cp
-        .join(if (broadcastTail) broadcast(touched) else touched, Seq(PathKey, DvKey), "left_anti")
-        .select(PathKey, DvKey, "add", "remove")
-      survivors.unionByName(winners)
-    }
+    keyed.withColumn("_rank", row_number().over(byKey)).where(col("_rank") === 1).drop("_rank")
   }
 
   /** Raises MALFORMED_LOG_FILE for a corrupt line, in the task that meets it: the error (with its
@@ -62,7 +76,7 @@ private[txlog] object FileReconciler {
     * was not a valid action (`_corrupt_record` set) fails the job with MALFORMED_LOG_FILE naming
     * its file and version.
     */
-  def keyed(actions: DataFrame, root: String): DataFrame = {
+  def keyed(actions: DataFrame, root: String, keep: Seq[String] = Nil): DataFrame = {
     val path = coalesce(col("add.path"), col("remove.path"))
     val dv = coalesce(col("add.deletionVector"), col("remove.deletionVector"))
     val isFile = col("add.path").isNotNull || col("remove.path").isNotNull
@@ -76,12 +90,14 @@ private[txlog] object FileReconciler {
     actions
       .where(checked)
       .select(
-        col("version"),
-        col("idx"),
-        col("add"),
-        col("remove"),
-        FileKeys.pathKey(path, root).as(PathKey),
-        coalesce(FileKeys.dvId(dv), lit("")).as(DvKey)
+        (Seq(
+          col("version"),
+          col("idx"),
+          col("add"),
+          col("remove"),
+          FileKeys.pathKey(path, root).as(PathKey),
+          coalesce(FileKeys.dvId(dv), lit("")).as(DvKey)
+        ) ++ keep.map(col)): _*
       )
   }
 }

@@ -17,9 +17,6 @@ import txlog.log.LogSegment
   */
 private[txlog] object FileState {
 
-  /** Tails up to this many bytes of JSON are broadcast to the checkpoint anti-join. */
-  private val BroadcastTailBytes = 64L * 1024 * 1024
-
   def schema(lean: Boolean): StructType =
     if (lean) ActionSchemas.leanFileActions else ActionSchemas.fileActions
 
@@ -72,12 +69,28 @@ private[txlog] object FileState {
     case DriverTailFiles(files) =>
       val winners = files.winners(spark, lean)
       base.fold(winners)(b => replace(spark, b, files).unionByName(winners))
-    case DistributedTailFiles(deltas) =>
+    case t @ DistributedTailFiles(deltas) =>
+      val root = segment.table.root
+      // Only a base needs the hashes: they are what keeps it unshuffled.
+      val hashes = base.flatMap { _ =>
+        t.touchedHashes {
+          val keys =
+            FileReconciler.keyed(LogActions.tail(spark, segment.table, deltas, schema(true)), root)
+          ReadErrors.translate(segment) {
+            TouchedKeyHashes.collect(
+              spark,
+              keys,
+              DriverBudgets.maxKeyHashBytes(spark),
+              s"hash the keys ${deltas.size} commits of $root touch (v${segment.version})"
+            )
+          }
+        }
+      }
       FileReconciler.reconcile(
         base,
         LogActions.tail(spark, segment.table, deltas, schema(lean)),
-        segment.table.root,
-        deltas.map(_.file.size).sum <= BroadcastTailBytes
+        root,
+        hashes
       )
   }
 

@@ -15,9 +15,11 @@ private[txlog] object LogActions {
   val CorruptColumn = "_corrupt_record"
 
   /** Parses JSON log lines against `schema`. A line that is not valid JSON, or whose fields have
-    * the wrong types, keeps its text in `_corrupt_record` so replay can name the file.
+    * the wrong types, keeps its text in `_corrupt_record` so replay can name the file. With
+    * `keepLine` the text of every line is kept too, as `line` (for rewrites that must not lose
+    * fields `schema` does not name).
     */
-  def parseLines(lines: DataFrame, schema: StructType): DataFrame = {
+  def parseLines(lines: DataFrame, schema: StructType, keepLine: Boolean = false): DataFrame = {
     val withCorrupt = schema.add(CorruptColumn, StringType)
     val options = Map("mode" -> "PERMISSIVE", "columnNameOfCorruptRecord" -> CorruptColumn)
     lines
@@ -25,11 +27,13 @@ private[txlog] object LogActions {
         col("version"),
         col("idx"),
         col("file"),
-        from_json(col("line"), withCorrupt, options).as("a")
+        from_json(col("line"), withCorrupt, options).as("a"),
+        col("line")
       )
       .select(
         col("version") +: col("idx") +: col("file") +:
-          withCorrupt.fieldNames.toSeq.map(f => col(s"a.$f").as(f)): _*
+          (withCorrupt.fieldNames.toSeq.map(f => col(s"a.$f").as(f)) ++
+            (if (keepLine) Seq(col("line")) else Nil)): _*
       )
   }
 
@@ -38,9 +42,13 @@ private[txlog] object LogActions {
       spark: SparkSession,
       table: TablePath,
       deltas: Seq[LogFile],
-      schema: StructType = ActionSchemas.commitLine
-  ): DataFrame =
-    parseLines(LogLineReader.read(spark, table, deltas.map(d => d.version -> d.file)), schema)
+      schema: StructType = ActionSchemas.commitLine,
+      keepLine: Boolean = false
+  ): DataFrame = parseLines(
+    LogLineReader.read(spark, table, deltas.map(d => d.version -> d.file)),
+    schema,
+    keepLine
+  )
 
   /** The rows of a checkpoint's top-level files (all parts of a multi-part one), with `version` set
     * to the checkpoint version and `idx` to -1: a checkpoint is already reconciled, so no ordering

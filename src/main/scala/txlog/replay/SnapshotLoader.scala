@@ -12,12 +12,19 @@ import txlog.util.Jobs
 
 /** Builds a [[Snapshot]] from a log segment: one small job collects protocol, metadata, txns,
   * domain metadata and sidecar names to the driver; the file state stays a lazy DataFrame.
+  *
+  * Driver memory: the collected rows are the non-file state (one per app id, domain and sidecar,
+  * never per file); a small tail is bounded by [[LogLineReader.LocalReadMaxBytesConf]], an update's
+  * overlay by [[DriverBudgets.MaxOverlayBytesConf]], a large tail's key hashes by
+  * [[DriverBudgets.MaxKeyHashBytesConf]].
   */
 private[txlog] object SnapshotLoader {
 
   /** An update keeps building on the cached snapshot it started from (instead of caching the new
     * files again) while the file actions of the commits since then, held on the driver, are at most
-    * this many (default 100,000).
+    * this many (default 100,000) and their estimated bytes at most
+    * [[DriverBudgets.MaxOverlayBytesConf]] (default 128 MiB). The byte budget is the bound that
+    * matters for driver memory; this count is kept for compatibility.
     */
   val MaxOverlayActionsConf = "spark.txlog.update.maxOverlayActions"
 
@@ -81,7 +88,8 @@ private[txlog] object SnapshotLoader {
       case _                                                   => None
     }
     val maxOverlay = spark.conf.getOption(MaxOverlayActionsConf).map(_.toLong).getOrElse(100000L)
-    combined.filter(_.size <= maxOverlay) match {
+    val maxBytes = DriverBudgets.maxOverlayBytes(spark)
+    combined.filter(o => o.size <= maxOverlay && o.bytes <= maxBytes) match {
       case Some(overlay) =>
         val cached = root.get
         val counter: Long => FileCounts = cutoff => {

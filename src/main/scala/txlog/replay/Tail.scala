@@ -1,5 +1,6 @@
 package txlog.replay
 
+import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
@@ -35,7 +36,19 @@ private[txlog] final case class DistributedTail(df: DataFrame, deltas: Seq[LogFi
 /** The file actions of a tail: reconciled on the driver, or left to tasks. */
 private[txlog] sealed trait TailFiles
 private[txlog] final case class DriverTailFiles(files: FileOverlay) extends TailFiles
-private[txlog] final case class DistributedTailFiles(deltas: Seq[LogFile]) extends TailFiles
+private[txlog] final case class DistributedTailFiles(deltas: Seq[LogFile]) extends TailFiles {
+  private var hashes: Option[Option[Broadcast[Array[Long]]]] = None
+
+  /** The [[TouchedKeyHashes]] of these files, computed once (by `compute`) for both shapes of a
+    * snapshot's file state.
+    */
+  def touchedHashes(
+      compute: => Option[Broadcast[Array[Long]]]
+  ): Option[Broadcast[Array[Long]]] = synchronized {
+    if (hashes.isEmpty) hashes = Some(compute)
+    hashes.get
+  }
+}
 
 private[txlog] object Tail {
 
@@ -48,6 +61,9 @@ private[txlog] object Tail {
       .fields ++ ActionSchemas.driverLine.fields
   ).add("text", StringType)
 
+  /** The tail of `deltas`: on the driver only up to [[LogLineReader.LocalReadMaxBytesConf]] bytes
+    * of JSON (8 MiB by default), else distributed.
+    */
   def read(spark: SparkSession, table: TablePath, deltas: Seq[LogFile]): Tail = {
     val files = deltas.map(d => d.version -> d.file)
     if (!LogLineReader.readsOnDriver(spark, files.map(_._2.size).sum)) {
