@@ -47,3 +47,23 @@ lazy val root = (project in file("."))
       Seq(f)
     }.taskValue
   )
+
+// The benchmark runner (engine `txlog-scala` of bench/run.py): its own project, so `sbt test`
+// does not compile it. Sources in bench/scala/txlog/bench; run with `bench/runMain`.
+lazy val bench = (project in file("bench/scala"))
+  .dependsOn(root)
+  .settings(
+    name := "txlog-bench",
+    publish / skip := true,
+    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
+    Compile / scalaSource := baseDirectory.value,
+    Compile / javaSource := baseDirectory.value,
+    Compile / resourceDirectory := baseDirectory.value / "resources",
+    target := (ThisBuild / baseDirectory).value / "target" / "bench",
+    // As for txlog: provided (the Scala version is the one Spark is built for), on the run
+    // classpath through Compile / fullClasspath.
+    libraryDependencies += "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+    Compile / run / fork := true,
+    Compile / run / baseDirectory := (ThisBuild / baseDirectory).value,
+    Compile / run / javaOptions ++= Seq("-XX:+UseG1GC") ++ JvmFlags.sparkOpens
+  )

@@ -73,8 +73,8 @@ def _commit_info(ts: int) -> str:
 
 
 def _sbt(heap: str, *runs: str) -> None:
-    cmd = [str(REPO / "build" / "sbt"), f'set Test/javaOptions += "-Xmx{heap}"']
-    cmd += [f"Test/runMain {MAIN} {r}" for r in runs]
+    cmd = [str(REPO / "build" / "sbt"), f'set bench/Compile/run/javaOptions += "-Xmx{heap}"']
+    cmd += [f"bench/runMain {MAIN} {r}" for r in runs]
     env = {**os.environ, "SBT_JAVA_OPTS": os.environ.get("SBT_JAVA_OPTS", "-Xmx1g")}
     subprocess.run(cmd, cwd=REPO, check=True, stdin=subprocess.DEVNULL, env=env)
 

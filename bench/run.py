@@ -52,7 +52,8 @@ class Runner:
         out.unlink(missing_ok=True)
         if engine == "txlog-scala":
             if not txlog_scala.available():
-                return {"status": "unavailable", "reason": f"no {txlog_scala.MAIN_CLASS} in src/"}
+                return {"status": "unavailable",
+                        "reason": f"no {txlog_scala.MAIN_CLASS} in bench/scala/"}
             argv = txlog_scala.command(work, runs, memory, out)
         else:
             argv = [sys.executable, str(WORKER), "--engine", engine, "--runs", str(runs)]

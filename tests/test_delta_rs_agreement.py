@@ -2,8 +2,11 @@
 version, protocol, metadata id and partition columns, and the live files (path, size, typed
 partition values), at the latest version and at a few older ones.
 
-Tables delta-rs refuses are skipped with its reason. Tables that are meant to fail are checked
-in test_api.test_invalid_fixture_is_refused instead.
+Where delta-rs refuses a table, txlog must refuse it too for the same reason (the same
+category: not a table, missing log files, corrupt, unsupported protocol), or, where txlog reads
+it (a delta-rs limitation, e.g. a null schemaString it cannot parse), the test is skipped with
+delta-rs's reason: delta-spark agreement covers those tables. Tables that are meant to fail must
+be refused by both, for the same reason.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from txlog import DeltaLog, Snapshot
 from txlog.errors import TxlogError
 from txlog_testing import FIXTURES_MISSING, FIXTURES_ROOT, fixture_tables
 
-# Meant to fail (see the fixtures' README); checked in test_api.
+# Meant to fail (see the fixtures' README): both must refuse, for the same reason.
 MEANT_TO_FAIL = {
     "golden/versions-not-contiguous",
     "golden/deltalog-invalid-protocol-version",
@@ -51,8 +54,46 @@ FILES_SCHEMA = StructType([
 ])
 
 
+# Why a reader refused a table. txlog's error classes and delta-rs's errors (by type, or by
+# message where delta-rs raises a plain DeltaError) are each mapped here, as literals.
+TXLOG_CATEGORIES = {
+    "DELTA_TABLE_NOT_FOUND": "not-a-table",
+    "LOG_VERSION_GAP": "missing-log", "MISSING_LOG_FILES": "missing-log",
+    "VERSION_NOT_FOUND": "missing-log",
+    "MALFORMED_LOG_FILE": "corrupt", "MISSING_PROTOCOL": "corrupt",
+    "MISSING_METADATA": "corrupt",
+    "INVALID_PROTOCOL": "unsupported", "UNSUPPORTED_READER_VERSION": "unsupported",
+    "UNSUPPORTED_READER_FEATURES": "unsupported",
+}
+DELTA_RS_MESSAGES = [
+    ("Expected contiguous commit files", "missing-log"),
+    ("No table metadata found", "corrupt"),
+    ("No protocol found", "corrupt"),
+    ("unmasked nulls", "corrupt"),
+    ("Invalid protocol action", "unsupported"),
+    ("Unsupported", "unsupported"),
+    ("catalog-managed", "unsupported"),
+]
+
+
+def delta_rs_category(e: BaseException) -> str:
+    from deltalake.exceptions import TableNotFoundError
+
+    if isinstance(e, TableNotFoundError):
+        return "not-a-table"
+    text = str(e)
+    for needle, category in DELTA_RS_MESSAGES:
+        if needle in text:
+            return category
+    return f"unmapped: {type(e).__name__}: {text.splitlines()[0][:160] if text else ''}"
+
+
+def txlog_category(e: TxlogError) -> str:
+    return TXLOG_CATEGORIES.get(e.error_class or "", f"unmapped: {e.error_class}")
+
+
 def table_params() -> list[Any]:
-    tables = [t for t in fixture_tables() if t not in MEANT_TO_FAIL]
+    tables = list(fixture_tables())
     if not tables:
         return [pytest.param(None, marks=pytest.mark.skip(reason=FIXTURES_MISSING), id="none")]
     params = []
@@ -188,13 +229,21 @@ def utc_session(spark: SparkSession) -> Iterator[None]:
     spark.conf.set("spark.sql.session.timeZone", before)
 
 
-def txlog_outcome(spark: SparkSession, root: Path) -> str:
-    """What txlog makes of a table, for skip messages."""
+def check_refusal(spark: SparkSession, table: str, root: Path, refusal: Exception) -> None:
+    """delta-rs refuses the table: txlog must refuse it for the same reason, or read it (a
+    delta-rs limitation: skipped) unless the table is meant to fail."""
+    theirs = delta_rs_category(refusal)
+    reason = str(refusal).splitlines()[0][:160] if str(refusal) else type(refusal).__name__
     try:
         snap = DeltaLog.for_table(spark, root).snapshot()
-        return f"reads version {snap.version}"
     except TxlogError as e:
-        return f"refuses it too ({e.error_class})"
+        ours = txlog_category(e)
+        assert ours == theirs and not ours.startswith("unmapped"), (
+            f"both refuse, for different reasons: txlog {e.error_class} ({ours}), "
+            f"delta-rs {reason} ({theirs})")
+        return
+    assert table not in MEANT_TO_FAIL, f"txlog reads v{snap.version} of a table meant to fail"
+    pytest.skip(f"delta-rs refuses it ({reason}); txlog reads version {snap.version}")
 
 
 @pytest.mark.parametrize("table", table_params())
@@ -205,9 +254,10 @@ def test_agrees_with_delta_rs(spark: SparkSession, table: str) -> None:
     try:
         dt = DeltaTable(str(root))
         dt.get_add_actions(flatten=True)
-    except Exception as e:  # noqa: BLE001 - any refusal by delta-rs skips the table
-        pytest.skip(f"delta-rs refuses it ({str(e).splitlines()[0][:160]}); "
-                    f"txlog: {txlog_outcome(spark, root)}")
+    except Exception as e:  # noqa: BLE001 - any refusal by delta-rs is compared by category
+        check_refusal(spark, table, root, e)
+        return
+    assert table not in MEANT_TO_FAIL, "delta-rs reads a table meant to fail"
 
     log = DeltaLog.for_table(spark, root)
     compare_version(spark, log, root, dt, None)

@@ -1,11 +1,12 @@
 """The Scala runner (engine `txlog-scala`): the main class txlog.bench.BenchMain
-(src/test/scala/txlog/bench/), run through sbt on the test classpath.
+(bench/scala/txlog/bench/), run through sbt as the build's `bench` project, which depends on
+txlog and has Spark on its classpath (the test sources are not compiled for it).
 
 It takes the same arguments and writes the same JSON result as bench/worker.py (see
 bench/README.md); its JVM heap is set with -Xmx (local mode: the driver is that JVM):
 
-    build/sbt 'set Test/javaOptions += "-Xmx4g"' \\
-      'Test/runMain txlog.bench.BenchMain --job load T [--job TASK T ...] --runs N --out R.json'
+    build/sbt 'set bench/Compile/run/javaOptions += "-Xmx4g"' \\
+      'bench/runMain txlog.bench.BenchMain --job load T [--job TASK T ...] --runs N --out R.json'
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 MAIN_CLASS = "txlog.bench.BenchMain"
-SOURCE = REPO / "src" / "test" / "scala" / "txlog" / "bench" / "BenchMain.scala"
+SOURCE = REPO / "bench" / "scala" / "txlog" / "bench" / "BenchMain.scala"
 
 
 def available() -> bool:
-    """Whether this checkout has the runner (users' clones may leave out the test sources)."""
+    """Whether this checkout has the runner's sources."""
     return SOURCE.is_file()
 
 
@@ -26,6 +27,6 @@ def command(work: list[tuple[str, Path]], runs: int, driver_memory: str, out: Pa
     args = [*(f"--job {task} {table}" for task, table in work), f"--runs {runs}", f"--out {out}"]
     return [
         str(REPO / "build" / "sbt"),
-        f'set Test/javaOptions += "-Xmx{driver_memory}"',
-        f"Test/runMain {MAIN_CLASS} {' '.join(args)}",
+        f'set bench/Compile/run/javaOptions += "-Xmx{driver_memory}"',
+        f"bench/runMain {MAIN_CLASS} {' '.join(args)}",
     ]

@@ -3,7 +3,8 @@ package txlog
 import scala.util.{Failure, Success}
 
 /** Every fixture table must yield the same snapshot through txlog as through delta-spark (version,
-  * protocol, metadata, live files, tombstones), or both must refuse it.
+  * protocol, metadata, live files, tombstones), or both must refuse it for the same reason
+  * ([[Refusal]]).
   */
 class FixtureAgreementSuite extends SparkSuite {
   private var agree, bothRefuse = 0
@@ -25,11 +26,10 @@ class FixtureAgreementSuite extends SparkSuite {
           assert(ours.txns === ref.txns)
           assert(ours.domains === ref.domains)
           agree += 1
-        case (Failure(ours: TxlogException), Failure(_)) =>
-          info(s"both refuse; txlog says ${ours.errorClass}")
-          bothRefuse += 1
         case (Failure(ours), Failure(ref)) =>
-          fail(s"both refuse, but txlog's error is not typed: $ours (delta-spark: $ref)")
+          val why = Refusal.assertSame(ours, ref, name)
+          info(s"both refuse as $why; txlog says $ours; delta-spark says $ref")
+          bothRefuse += 1
         case (Failure(ours), Success(ref)) =>
           fail(s"txlog refuses a table delta-spark reads at v${ref.version}: $ours", ours)
         case (Success(ours), Failure(ref)) =>

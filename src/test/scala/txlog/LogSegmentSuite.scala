@@ -82,7 +82,7 @@ class LogSegmentSuite extends SparkSuite {
         """"dataChange":true}}"""
     def agrees(s: Snapshot): Unit = {
       val reference = Oracle.reference(spark, t.toString, None)
-      assert(Oracle.view(s) === reference)
+      assert(Oracle.view(spark, s) === reference)
       assert(
         (s.numFiles, s.sizeInBytes) === (reference.live.size, reference.live.toSeq.map(_._3).sum)
       )

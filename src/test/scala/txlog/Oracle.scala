@@ -6,8 +6,6 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.delta.{DeltaLog => RefLog, Snapshot => RefSnapshot}
 
-import txlog.replay.FileKeys
-
 /** The comparable content of a snapshot: what delta-spark (the reference implementation, a
   * test-scope oracle) and txlog must agree on.
   */
@@ -22,14 +20,27 @@ final case class SnapshotView(
 )
 
 object Oracle {
-  private def canon(root: String, p: String) = FileKeys.canonicalize(root, p)
+
+  /** A file path as a fully qualified Hadoop path string, the same form for both readers. */
+  private def qualified(spark: SparkSession, p: Path): String =
+    p.getFileSystem(spark.sessionState.newHadoopConf()).makeQualified(p).toString
+
+  /** A path from txlog's file list made absolute against the table root, as the spec says: a
+    * URI-encoded path, relative to the table unless absolute. Written here, not taken from txlog,
+    * so the comparison does not trust txlog's own path handling.
+    */
+  private def txlogAbsolute(spark: SparkSession, root: String, raw: String): String = {
+    val p =
+      try new Path(new java.net.URI(raw))
+      catch { case _: java.net.URISyntaxException => new Path(raw) }
+    qualified(spark, if (p.isAbsolute) p else new Path(new Path(root), p))
+  }
 
   def reference(spark: SparkSession, path: String, version: Option[Long]): SnapshotView = {
     RefLog.clearCache()
     val log = RefLog.forTable(spark, path)
     val s: RefSnapshot =
       version.fold(log.update(false, None, None))(v => log.getSnapshotAt(v, None, None, false))
-    val root = new Path(log.dataPath.toUri).toString
     val p = s.protocol
     val m = s.metadata
     import spark.implicits._
@@ -46,7 +57,7 @@ object Oracle {
         .collect()
         .map(a =>
           (
-            canon(root, a.path),
+            qualified(spark, a.absolutePath(log)),
             Option(a.deletionVector).map(_.uniqueId).getOrElse(""),
             a.size,
             a.partitionValues
@@ -55,7 +66,12 @@ object Oracle {
         .toSet,
       s.tombstones
         .collect()
-        .map(r => (canon(root, r.path), Option(r.deletionVector).map(_.uniqueId).getOrElse("")))
+        .map(r =>
+          (
+            qualified(spark, r.absolutePath(log)),
+            Option(r.deletionVector).map(_.uniqueId).getOrElse("")
+          )
+        )
         .toSet,
       s.setTransactions.map(t => t.appId -> t.version).toMap,
       s.domainMetadata.filterNot(_.removed).map(d => d.domain -> d.configuration).toMap
@@ -64,11 +80,11 @@ object Oracle {
 
   def txlog(spark: SparkSession, path: String, version: Option[Long]): SnapshotView = {
     val log = DeltaLog.forTable(spark, path)
-    view(version.fold(log.snapshot())(log.snapshot))
+    view(spark, version.fold(log.snapshot())(log.snapshot))
   }
 
   /** The comparable content of a txlog snapshot. */
-  def view(s: Snapshot): SnapshotView = {
+  def view(spark: SparkSession, s: Snapshot): SnapshotView = {
     val p = s.protocol
     val m = s.metadata
     def dvId(r: Row): String = Option(r.getAs[Row]("deletionVector"))
@@ -91,7 +107,7 @@ object Oracle {
         .collect()
         .map(r =>
           (
-            canon(s.tablePath, r.getString(0)),
+            txlogAbsolute(spark, s.tablePath, r.getString(0)),
             dvId(r),
             r.getLong(2),
             r.getMap[String, String](3).toMap
@@ -101,7 +117,7 @@ object Oracle {
       s.tombstones
         .select("path", "deletionVector")
         .collect()
-        .map(r => (canon(s.tablePath, r.getString(0)), dvId(r)))
+        .map(r => (txlogAbsolute(spark, s.tablePath, r.getString(0)), dvId(r)))
         .toSet,
       s.setTransactions,
       s.domainMetadata

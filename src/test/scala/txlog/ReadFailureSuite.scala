@@ -114,7 +114,7 @@ class ReadFailureSuite extends SparkSuite with BeforeAndAfterEach {
     Faulty.fail(Cp10, Fault.DeleteOnOpen)
     val s = log(t).snapshot()
     assert(s.checkpointVersion === None)
-    assertSame(Oracle.view(s), expected)
+    assertSame(Oracle.view(spark, s), expected)
   }
 
   test("a checkpoint that keeps vanishing is LOG_READ_FAILED after one more listing") {

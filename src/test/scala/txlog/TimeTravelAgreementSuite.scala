@@ -35,9 +35,9 @@ class TimeTravelAgreementSuite extends SparkSuite {
       val listing = txlog.log.LogListing.list(DeltaLog.forTable(spark, Fixtures.path(name)).table)
       (listing.earliestVersion.get to latest).foreach { v =>
         Oracle.both(spark, Fixtures.path(name), Some(v)) match {
-          case (Success(ours), Success(ref))            => assert(ours === ref, s"version $v")
-          case (Failure(_: TxlogException), Failure(_)) =>
-          case (ours, ref) => fail(s"version $v: txlog $ours, delta-spark $ref")
+          case (Success(ours), Success(ref)) => assert(ours === ref, s"version $v")
+          case (Failure(ours), Failure(ref)) => Refusal.assertSame(ours, ref, s"version $v")
+          case (ours, ref)                   => fail(s"version $v: txlog $ours, delta-spark $ref")
         }
       }
     }
@@ -116,13 +116,9 @@ class TimeTravelAgreementSuite extends SparkSuite {
       val theirs = Try(ref.history.getActiveCommitAtTime(ts, None, false, true, false).version)
       val ours = Try(log.snapshotAsOf(ts).version)
       (ours, theirs) match {
-        case (Success(a), Success(b)) => assert(a === b, s"at $ts ($t)")
-        case (Failure(e: TxlogException), Failure(_)) =>
-          assert(
-            Set("TIMESTAMP_OUT_OF_RANGE", "VERSION_NOT_FOUND")(e.errorClass) ||
-              e.errorClass.startsWith("LOG_") || e.errorClass.startsWith("MISSING")
-          )
-        case _ => fail(s"at $ts ($t): txlog $ours, delta-spark $theirs")
+        case (Success(a), Success(b))      => assert(a === b, s"at $ts ($t)")
+        case (Failure(ours), Failure(ref)) => Refusal.assertSame(ours, ref, s"at $ts ($t)")
+        case _                             => fail(s"at $ts ($t): txlog $ours, delta-spark $theirs")
       }
     }
   }

@@ -2,7 +2,7 @@ package txlog.checkpoint
 
 import scala.util.{Failure, Success, Try}
 
-import txlog.{DeltaLog, Fixtures, Oracle, SnapshotView, SparkSuite, TxlogException}
+import txlog.{DeltaLog, Fixtures, Oracle, Refusal, SnapshotView, SparkSuite, TxlogException}
 import txlog.log.{CheckpointNaming, LogListing, LogSegment}
 
 /** For every fixture, each checkpoint kind txlog can write yields, once written, the same snapshot
@@ -41,7 +41,8 @@ class CheckpointRoundTripSuite extends SparkSuite {
           kinds(v2Table).foreach { case (kind, options) =>
             roundTrip(name, kind, options, before)
           }
-        case (Failure(ours: TxlogException), Failure(_)) =>
+        case (Failure(ours: TxlogException), Failure(ref)) =>
+          Refusal.assertSame(ours, ref, name)
           val dir = Fixtures.copy(name, tempDir())
           val e = intercept[TxlogException](DeltaLog.forTable(spark, dir.toString).checkpoint())
           assert(e.errorClass === ours.errorClass)

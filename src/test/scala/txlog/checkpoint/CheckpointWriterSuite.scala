@@ -12,7 +12,7 @@ import org.apache.spark.sql.delta.TxlogReferenceAccess
 import org.apache.spark.sql.types.{IntegerType, StructType}
 
 import txlog.{DeltaLog, Fixtures, Oracle, SparkSuite, TxlogException}
-import txlog.log.{CheckpointNaming, FileNames, LastCheckpoint, LogListing, LogSegment}
+import txlog.log.{CheckpointNaming, FileNames, LogListing, LogSegment}
 
 /** Checkpoint content per the spec, `_last_checkpoint`, refusals, and faults: a writer dying before
   * or during publishing, a deleted part, and racing writers.
@@ -178,9 +178,13 @@ class CheckpointWriterSuite extends SparkSuite {
       .forTable(spark, dir)
       .checkpoint(kind = Some("multipart"), options = Map("parts" -> "2"))
     val json = new String(Files.readAllBytes(logDir(dir).toPath.resolve("_last_checkpoint")), UTF_8)
-    val lc = LastCheckpoint.parse(json).toOption.get
-    assert(lc.version === r.version && lc.parts === Some(2) && lc.size === r.numActions)
-    assert(lc.numOfAddFiles === Some(r.numAddFiles))
+    // The spec: size is the number of actions (rows) in the checkpoint, numOfAddFiles its adds.
+    val rows = spark.read.parquet(r.files: _*)
+    val (actions, adds) = (rows.count(), rows.where("add is not null").count())
+    assert(r.files.size === 2 && actions > adds && adds > 0)
+    assert(
+      TxlogReferenceAccess.lastCheckpoint(spark, dir) === Some((3L, actions, Some(2), Some(adds)))
+    )
     val (stored, computed) = TxlogReferenceAccess.lastCheckpointChecksums(json)
     assert(stored === Some(computed))
     assert(TxlogReferenceAccess.lastCheckpointVersion(spark, dir) === Some(r.version))
@@ -191,11 +195,11 @@ class CheckpointWriterSuite extends SparkSuite {
     val log = DeltaLog.forTable(spark, dir)
     log.checkpoint()
     log.checkpoint(version = Some(1L))
-    assert(LogListing.list(log.table).lastCheckpoint.map(_.version) === Some(3L))
+    assert(TxlogReferenceAccess.lastCheckpoint(spark, dir).map(_._1) === Some(3L))
     assert(
       checkpointFiles(dir) === Seq(
-        FileNames.classicCheckpointName(1),
-        FileNames.classicCheckpointName(3)
+        "00000000000000000001.checkpoint.parquet",
+        "00000000000000000003.checkpoint.parquet"
       )
     )
     agreesWith(dir, Oracle.txlog(spark, dir, None))
@@ -221,9 +225,12 @@ class CheckpointWriterSuite extends SparkSuite {
     intercept[IllegalStateException](
       killedAt("published part 1", dir, "multipart", Map("parts" -> "3"))
     )
-    assert(checkpointFiles(dir) === Seq(FileNames.multiPartCheckpointName(3, 1, 3)))
+    assert(
+      checkpointFiles(dir) === Seq("00000000000000000003.checkpoint.0000000001.0000000003.parquet")
+    )
     val log = DeltaLog.forTable(spark, dir)
     assert(LogSegment.build(LogListing.list(log.table), None).checkpoint.isEmpty)
+    assert(TxlogReferenceAccess.checkpointVersionUsed(spark, dir) === -1L)
     agreesWith(dir, before)
   }
 
@@ -241,13 +248,26 @@ class CheckpointWriterSuite extends SparkSuite {
   test("racing writers of the same checkpoint leave a valid one") {
     val dir = table()
     val before = Oracle.txlog(spark, dir, None)
+    // The spec's names of version 3's checkpoints.
+    val specNames = Map(
+      "classic" -> Seq("00000000000000000003.checkpoint.parquet"),
+      "multipart" -> (1 to 3).map(i =>
+        f"00000000000000000003.checkpoint.$i%010d.0000000003.parquet"
+      )
+    )
+    var onDisk = Set.empty[String]
     Seq("classic" -> Map.empty[String, String], "multipart" -> Map("parts" -> "3"))
       .foreach { case (kind, o) =>
         val writers = (1 to 2).map(_ =>
           Future(DeltaLog.forTable(spark, dir).checkpoint(kind = Some(kind), options = o))
         )
         val results = writers.map(Await.result(_, 5.minutes))
-        assert(results.map(_.files).distinct.size === 1)
+        // Both writers report files that exist, and exactly the spec's names for version 3
+        // are on disk: nothing half-written or duplicated is left.
+        results.foreach(r => assert(r.files.forall(f => new File(new java.net.URI(f)).exists())))
+        onDisk ++= specNames(kind)
+        assert(checkpointFiles(dir).toSet === onDisk)
+        assert(TxlogReferenceAccess.checkpointVersionUsed(spark, dir) === 3L)
         assert(staging(dir).isEmpty)
         agreesWith(dir, before)
       }

@@ -8,6 +8,10 @@ import scala.jdk.CollectionConverters._
 import com.fasterxml.jackson.databind.ObjectMapper
 import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
+import org.apache.spark.sql.delta.stats.{
+  DeletedRecordCountsHistogramUtils => RefDeletedHistogram,
+  FileSizeHistogramUtils => RefFileSizeHistogramUtils
+}
 
 import txlog.{ChecksumMismatch, DeltaLog, Fixtures, SparkSuite, TxlogException}
 import txlog.log.FileNames
@@ -56,6 +60,11 @@ class VersionChecksumSuite extends ChecksumTables {
     }
   }
 
+  test("the default histogram bins are delta-spark's 95 default bins") {
+    assert(RefFileSizeHistogramUtils.DEFAULT_BINS.size === 95)
+    assert(FileSizeHistogram.DefaultBoundaries === RefFileSizeHistogramUtils.DEFAULT_BINS)
+  }
+
   // (b) txlog writes checksums delta-spark accepts.
 
   private val accepted = Seq(
@@ -86,12 +95,13 @@ class VersionChecksumSuite extends ChecksumTables {
           s.setTransactions.toSet,
           s.domainMetadata.toSet,
           s.numDeletedRecordsOpt,
-          s.numDeletionVectorsOpt
+          s.numDeletionVectorsOpt,
+          s.allFiles.collect().map(_.size).toSeq
         )
       }
       (0L to latest).foreach { v =>
         val written = log.writeChecksum(v)
-        assert(written.endsWith(FileNames.checksumName(v)))
+        assert(written.endsWith(f"$v%020d.crc")) // the spec's name
         assert(Files.exists(crcPath(table, v)))
       }
       RefLog.clearCache()
@@ -99,7 +109,7 @@ class VersionChecksumSuite extends ChecksumTables {
       (0L to latest).foreach { v =>
         val s = after.getSnapshotAt(v, None, None, false)
         val crc = s.checksumOpt.getOrElse(fail(s"delta-spark did not read v$v's checksum"))
-        val (size, n, md, p, txns, domains, deleted, dvs) = before(v.toInt)
+        val (size, n, md, p, txns, domains, deleted, dvs, sizes) = before(v.toInt)
         assert(crc.tableSizeBytes === size)
         assert(crc.numFiles === n)
         assert(crc.numMetadata === 1L && crc.numProtocol === 1L)
@@ -107,8 +117,14 @@ class VersionChecksumSuite extends ChecksumTables {
         assert(crc.protocol === p)
         assert(crc.setTransactions.getOrElse(Nil).toSet === txns)
         assert(crc.domainMetadata.getOrElse(Nil).toSet === domains)
-        assert(crc.fileSizeHistogram.map(_.fileCounts.sum) === Some(n))
-        assert(crc.fileSizeHistogram.map(_.totalBytes.sum) === Some(size))
+        // The histogram delta-spark's own class builds over its default bins.
+        val hist = RefFileSizeHistogramUtils.emptyHistogram
+        sizes.foreach(hist.insert)
+        val got = crc.fileSizeHistogram.getOrElse(fail(s"v$v: no file size histogram"))
+        assert(got.sortedBinBoundaries === hist.sortedBinBoundaries)
+        assert(got.fileCounts.toSeq === hist.fileCounts.toSeq)
+        assert(got.totalBytes.toSeq === hist.totalBytes.toSeq)
+        assert(got.fileCounts.sum === n && got.totalBytes.sum === size)
         if (p.readerFeatures.exists(_.contains("deletionVectors"))) {
           assert(crc.numDeletedRecordsOpt === deleted)
           assert(crc.numDeletionVectorsOpt === dvs)
@@ -173,14 +189,10 @@ class VersionChecksumSuite extends ChecksumTables {
     log.writeChecksum()
     val v = log.snapshot().version
     val json = mapper.readTree(Files.readString(crcPath(table, v)))
-    val dvFiles = log
-      .snapshot()
-      .allFiles
-      .where("deletionVector is not null")
-      .selectExpr("deletionVector.cardinality")
-      .collect()
-      .map(_.getLong(0))
-      .toSeq
+    // Each file's deleted rows as delta-spark reads them (0 without a deletion vector).
+    RefLog.clearCache()
+    val refFiles = RefLog.forTable(spark, table.toString).update().allFiles.collect().toSeq
+    val dvFiles = refFiles.flatMap(a => Option(a.deletionVector)).map(_.cardinality)
     assert(dvFiles.nonEmpty)
     assert(json.get("numDeletionVectorsOpt").asLong() === dvFiles.size.toLong)
     assert(json.get("numDeletedRecordsOpt").asLong() === dvFiles.sum)
@@ -193,12 +205,11 @@ class VersionChecksumSuite extends ChecksumTables {
       .toSeq
     assert(bins.size === 10)
     info(s"written fields: ${json.fieldNames().asScala.mkString(", ")}")
-    def bin(c: Long): Int = DeletedRecordCounts.LowerBounds.lastIndexWhere(_ <= c)
-    val expected = Array.fill(10)(0L)
-    val numFiles = json.get("numFiles").asLong()
-    expected(0) = numFiles - dvFiles.size + dvFiles.count(_ == 0)
-    dvFiles.filter(_ > 0).foreach(c => expected(bin(c)) += 1)
-    assert(bins === expected.toSeq)
+    // The histogram delta-spark's own class builds from those counts.
+    val expected = RefDeletedHistogram.emptyHistogram
+    refFiles.foreach(a => expected.insert(Option(a.deletionVector).fold(0L)(_.cardinality)))
+    assert(json.get("numFiles").asLong() === refFiles.size.toLong)
+    assert(bins === expected.deletedRecordCounts.toSeq)
   }
 
   /** The commit-info fixture with in-commit timestamps enabled by an added commit 3. */
@@ -319,7 +330,7 @@ class VersionChecksumSuite extends ChecksumTables {
     val theirs = Files.readAllBytes(crcPath(table, 1))
     val e1 = intercept[TxlogException](log.writeChecksum(1L))
     assert(e1.errorClass === "LOG_FILE_EXISTS")
-    assert(e1.getMessage.contains(FileNames.checksumName(1)))
+    assert(e1.getMessage.contains("00000000000000000001.crc"))
     assert(Files.readAllBytes(crcPath(table, 1)) === theirs)
 
     deleteChecksums(table)

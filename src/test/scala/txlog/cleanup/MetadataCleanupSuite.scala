@@ -53,10 +53,10 @@ class MetadataCleanupSuite extends SparkSuite {
   }
 
   private def views(path: String, versions: Seq[Long]): Map[Long, SnapshotView] =
-    versions.map(v => v -> Oracle.txlog(spark, path, Some(v))).toMap
+    versions.map(v => v -> Oracle.reference(spark, path, Some(v))).toMap
 
   private def paths(rows: Seq[Row]): Seq[String] =
-    rows.map(r => FileNames.name(r.getAs[String]("path")))
+    rows.map(r => new org.apache.hadoop.fs.Path(r.getAs[String]("path")).getName)
 
   test("deletes exactly what is older than the checkpoint covering the cutoff commit") {
     // Commits 0..7, 2 days apart (commit 0 is 21 days old), checkpoints at 2, 4 and 6.
@@ -94,7 +94,7 @@ class MetadataCleanupSuite extends SparkSuite {
       expected.forall(n => !Files.exists(logDir(t).resolve(s".$n.crc"))),
       "Hadoop checksum side files of deleted files are left behind"
     )
-    assert(files(logDir(t)).contains(FileNames.LastCheckpoint))
+    assert(files(logDir(t)).contains("_last_checkpoint"))
     (4L to 7L).foreach { v =>
       Oracle.both(spark, path, Some(v)) match {
         case (Success(ours), Success(ref)) =>
@@ -113,7 +113,7 @@ class MetadataCleanupSuite extends SparkSuite {
     ageCommits(t, v => 40 - 2 * v) // commit 4 is 32 days old: older than the default 30 days
     val log = DeltaLog.forTable(spark, t.toString)
     val dry = log.cleanup().collect().toSeq
-    assert(paths(dry).exists(_ == FileNames.commitName(3)))
+    assert(paths(dry).exists(_ == "00000000000000000003.json"))
     spark.sql(
       s"ALTER TABLE delta.`$t` SET TBLPROPERTIES " +
         "('delta.logRetentionDuration' = 'interval 100 days')"
@@ -152,9 +152,9 @@ class MetadataCleanupSuite extends SparkSuite {
     val t = Fixtures.copy("kernel/kernel-pagination-v2-checkpoint-parquet", tempDir())
     val path = t.toString
     ageCommits(t, v => 10 - v)
-    val sidecarDir = logDir(t).resolve(FileNames.SidecarDir)
+    val sidecarDir = logDir(t).resolve("_sidecars")
     val original = files(sidecarDir)
-    val ofFour = original.filter(_.startsWith(FileNames.padded(4)))
+    val ofFour = original.filter(_.startsWith("00000000000000000004"))
     assert(ofFour.size === 1 && original.size === 3)
     val stray = sidecarDir.resolve("stray-old.parquet")
     val fresh = sidecarDir.resolve("stray-fresh.parquet")
@@ -176,7 +176,7 @@ class MetadataCleanupSuite extends SparkSuite {
     val deletedSidecars = rows.filter(_.getAs[String]("kind") == "sidecar")
     assert(paths(deletedSidecars).toSet === (original -- ofFour) + "stray-old.parquet")
     assert(files(sidecarDir) === ofFour + "stray-fresh.parquet")
-    assert(!files(logDir(t)).exists(_.startsWith(FileNames.padded(2))))
+    assert(!files(logDir(t)).exists(_.startsWith("00000000000000000002")))
     Oracle.both(spark, path, Some(4L)) match {
       case (Success(ours), Success(ref)) =>
         assert(ours === before(4L))

@@ -50,8 +50,9 @@ class LogCompactionSuite extends SparkSuite {
       ranges.foreach { case (start, end) =>
         removeCompactions(t)
         val file = log.compact(start, end)
-        assert(file.endsWith(FileNames.compactionName(start, end)))
-        assert(logFiles(t).contains(FileNames.compactionName(start, end)))
+        val name = f"$start%020d.$end%020d.compacted.json" // the spec's name
+        assert(file.endsWith(name))
+        assert(logFiles(t).contains(name))
         assert(!logFiles(t).exists(n => n.startsWith(".") && n.contains("staging")))
         (end to latest).foreach { v =>
           val s = segment(path, v)
@@ -77,7 +78,11 @@ class LogCompactionSuite extends SparkSuite {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = Fixtures.copy("golden/snapshot-data2-deleted", tempDir())
     val log = DeltaLog.forTable(spark, t.toString)
-    val file = t.resolve("_delta_log").resolve(FileNames.compactionName(1, 3))
+    val file = t
+      .resolve("_delta_log")
+      .resolve(
+        "00000000000000000001.00000000000000000003.compacted.json"
+      )
     log.compact(1, 3)
     val bytes = Files.readAllBytes(file)
     assert(
@@ -110,7 +115,9 @@ class LogCompactionSuite extends SparkSuite {
     commit(7, """{"txn":{"appId":"app","version":4}}""")
     val log = DeltaLog.forTable(spark, t.toString)
     log.compact(6, 7)
-    val lines = Files.readAllLines(logDir.resolve(FileNames.compactionName(6, 7))).asScala
+    val lines = Files
+      .readAllLines(logDir.resolve("00000000000000000006.00000000000000000007.compacted.json"))
+      .asScala
     assert(lines.count(_.contains("\"domainMetadata\"")) === 1)
     assert(lines.exists(l => l.contains("\"removed\":true")))
     assert(lines.filter(_.contains("\"txn\"")) === Seq("""{"txn":{"appId":"app","version":4}}"""))
@@ -132,7 +139,7 @@ class LogCompactionSuite extends SparkSuite {
     val before = logFiles(t)
     val e = error(log.compact(4, 6))
     assert(e.errorClass === "MALFORMED_LOG_FILE")
-    assert(e.getMessage.contains(FileNames.commitName(5)))
+    assert(e.getMessage.contains("00000000000000000005.json"))
     assert(logFiles(t) === before)
   }
 

@@ -52,7 +52,7 @@ class ListingFromHintSuite extends SparkSuite with BeforeAndAfterEach {
     assert(!listing.isComplete)
     assert(listing.earliestVersion === None)
     assert(s.version === 13L)
-    assertSame(Oracle.view(s), expected)
+    assertSame(Oracle.view(spark, s), expected)
   }
 
   test("a hint naming a checkpoint that does not exist falls back to a full listing") {
@@ -63,7 +63,7 @@ class ListingFromHintSuite extends SparkSuite with BeforeAndAfterEach {
     val s = l.snapshot()
     assert(commitVersions(listed(l)) === (0L to 13L))
     assert(listed(l).earliestVersion === Some(0L))
-    assertSame(Oracle.view(s), expected)
+    assertSame(Oracle.view(spark, s), expected)
   }
 
   test("a hint naming an incomplete multi-part checkpoint falls back to a full listing") {
@@ -79,7 +79,7 @@ class ListingFromHintSuite extends SparkSuite with BeforeAndAfterEach {
     val s = l.snapshot()
     assert(listed(l).isComplete)
     assert(s.checkpointVersion === Some(10L))
-    assertSame(Oracle.view(s), expected)
+    assertSame(Oracle.view(spark, s), expected)
   }
 
   test("a hint past a gap in the commits falls back to a full listing, which reports the gap") {
@@ -97,7 +97,7 @@ class ListingFromHintSuite extends SparkSuite with BeforeAndAfterEach {
     val expected = Oracle.reference(spark, t.toString, Some(5L))
     val s = log(t).snapshot(5L)
     assert(s.version === 5L)
-    assertSame(Oracle.view(s), expected)
+    assertSame(Oracle.view(spark, s), expected)
   }
 
   test("a version past the latest is VERSION_NOT_FOUND naming the whole range") {
@@ -123,7 +123,7 @@ class ListingFromHintSuite extends SparkSuite with BeforeAndAfterEach {
     val newCommits = Set(14L, 15L, 16L).map(FileNames.commitName)
     assert(Faulty.stattedNames.subsetOf(newCommits), Faulty.stattedNames)
     assert(commitVersions(listed(l)) === (10L to 16L))
-    assertSame(Oracle.view(s), Oracle.reference(spark, t.toString, None))
+    assertSame(Oracle.view(spark, s), Oracle.reference(spark, t.toString, None))
     before.unpersist()
   }
 }

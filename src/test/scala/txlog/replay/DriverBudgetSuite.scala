@@ -52,7 +52,7 @@ class DriverBudgetSuite extends SparkSuite {
 
   private def agrees(t: Path, s: Snapshot): Unit = {
     val reference = Oracle.reference(spark, t.toString, None)
-    assert(Oracle.view(s) === reference, s"v${s.version}")
+    assert(Oracle.view(spark, s) === reference, s"v${s.version}")
     assert(
       (s.numFiles, s.sizeInBytes) === (reference.live.size, reference.live.toSeq.map(_._3).sum)
     )

@@ -12,8 +12,8 @@ import org.apache.spark.sql.SparkSession
   * arguments, work and JSON result as bench/worker.py, through txlog's Scala API.
   *
   * {{{
-  * build/sbt 'set Test/javaOptions += "-Xmx4g"' \
-  *   'Test/runMain txlog.bench.BenchMain --job load T [--job TASK T ...] --runs N --out R.json'
+  * build/sbt 'set bench/Compile/run/javaOptions += "-Xmx4g"' \
+  *   'bench/runMain txlog.bench.BenchMain --job load T [--job TASK T ...] --runs N --out R.json'
   * }}}
   *
   * One local[2] SparkSession (created and timed apart as `startup_s`) runs each job `N` times; each
