@@ -107,10 +107,10 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
 
   /** The latest snapshot, listing only what changed since the last one this log returned. When that
     * snapshot is cached (or was itself updated from a cached one), the new commits are reconciled
-    * onto the cached files: a few commits are reconciled on the driver and the new snapshot shares
-    * the cache; after many more (over 100,000 actions in all) the new files are cached instead and
-    * the old cache released if txlog made it (a snapshot the user cached stays cached until they
-    * unpersist it).
+    * onto the cached files: while their file actions fit the driver's overlay budget
+    * (`spark.txlog.driver.maxOverlayBytes`) they are reconciled on the driver and the new snapshot
+    * shares the cache; past it the new files are cached instead and the old cache released if txlog
+    * made it (a snapshot the user cached stays cached until they unpersist it).
     *
     * {{{
     * val s1 = log.snapshot().cache(); /* writers commit */; val s2 = log.update()

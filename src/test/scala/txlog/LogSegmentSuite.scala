@@ -114,14 +114,18 @@ class LogSegmentSuite extends SparkSuite {
     )
     agrees(third)
 
-    // Past the overlay limit the new files are cached and the first cache is released.
+    // Past the overlay limit the new files are cached; the first cache, which the user asked for,
+    // stays until the user releases it.
     spark.conf.set(SnapshotLoader.MaxOverlayActionsConf, "2")
     try {
       commit(5, add("a.parquet", 1), add("b.parquet", 2))
       val fourth = log.update()
-      assert(fourth.version === 5 && fourth.isCached && !first.isCached)
+      assert(fourth.version === 5 && fourth.isCached && fourth.cachedRoot.exists(_ eq fourth))
+      assert(first.isCached)
       agrees(fourth)
       fourth.unpersist()
+      first.unpersist()
+      assert(!first.isCached)
     } finally spark.conf.unset(SnapshotLoader.MaxOverlayActionsConf)
   }
 }

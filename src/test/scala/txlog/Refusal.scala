@@ -48,6 +48,9 @@ object Refusal {
     "DELTA_STATE_RECOVER_ERRORS" -> Corrupt,
     "DELTA_ACTION_NOT_FOUND" -> Corrupt,
     "DELTA_INVALID_PROTOCOL_VERSION" -> Unsupported,
+    // Features enabled in metadata that the protocol does not list: a protocol the table's
+    // writer left inconsistent, in the category of txlog's INVALID_PROTOCOL.
+    "DELTA_FEATURES_PROTOCOL_METADATA_MISMATCH" -> Unsupported,
     "DELTA_UNSUPPORTED_FEATURES_FOR_READ" -> Unsupported,
     "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE" -> Unsupported
   )
