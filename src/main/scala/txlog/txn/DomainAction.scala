@@ -1,0 +1,8 @@
+package txlog.txn
+
+/** A domainMetadata action a transaction stages ("Domain Metadata"): `removed` tombstones it. */
+private[txlog] final case class DomainAction(
+    domain: String,
+    configuration: String,
+    removed: Boolean
+)
