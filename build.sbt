@@ -30,6 +30,12 @@ lazy val root = (project in file("."))
     Test / baseDirectory := (ThisBuild / baseDirectory).value,
     Test / javaOptions ++= Seq("-Xmx4g", "-XX:+UseG1GC") ++ JvmFlags.sparkOpens,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"),
+    Compile / run := Defaults
+      .runTask(Compile / fullClasspath, Compile / run / mainClass, Compile / run / runner)
+      .evaluated,
+    Compile / runMain := Defaults
+      .runMainTask(Compile / fullClasspath, Compile / run / runner)
+      .evaluated,
     Compile / run / fork := true,
     Compile / run / javaOptions ++= JvmFlags.sparkOpens,
     Compile / run := Defaults
@@ -63,6 +69,12 @@ lazy val bench = (project in file("bench/scala"))
     // As for txlog: provided (the Scala version is the one Spark is built for), on the run
     // classpath through Compile / fullClasspath.
     libraryDependencies += "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+    Compile / run := Defaults
+      .runTask(Compile / fullClasspath, Compile / run / mainClass, Compile / run / runner)
+      .evaluated,
+    Compile / runMain := Defaults
+      .runMainTask(Compile / fullClasspath, Compile / run / runner)
+      .evaluated,
     Compile / run / fork := true,
     Compile / run / baseDirectory := (ThisBuild / baseDirectory).value,
     Compile / run / javaOptions ++= Seq("-XX:+UseG1GC") ++ JvmFlags.sparkOpens

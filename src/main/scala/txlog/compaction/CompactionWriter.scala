@@ -48,8 +48,8 @@ private[txlog] object CompactionWriter {
   }
 
   /** Whether the existing `file` holds the same set of non-blank lines as `lines`, decided by a
-    * Spark job (two anti-joins, each stopping at the first difference): neither side is collected,
-    * so the driver holds nothing that grows with the range.
+    * Spark job (two sort-merge anti-joins, each stopping at the first difference): neither side is
+    * collected or broadcast, so the driver holds nothing that grows with the range.
     */
   private def sameLines(table: TablePath, lines: DataFrame, file: Path): Boolean = {
     val spark = lines.sparkSession
@@ -59,9 +59,10 @@ private[txlog] object CompactionWriter {
       .text(file.toString)
       .select(col("value").as("line"))
       .where(trim(col("line")) =!= "")
+    // Sort-merge joins: a broadcast join would collect one side to the driver.
     Jobs.named(spark, s"compare the existing $file") {
-      mine.join(theirs, Seq("line"), "left_anti").isEmpty &&
-      theirs.join(mine, Seq("line"), "left_anti").isEmpty
+      mine.join(theirs.hint("merge"), Seq("line"), "left_anti").isEmpty &&
+      theirs.join(mine.hint("merge"), Seq("line"), "left_anti").isEmpty
     }
   }
 }

@@ -142,8 +142,10 @@ class DriverBudgetSuite extends SparkSuite {
     val t = fixture("golden/checkpoint")
     val log = DeltaLog.forTable(spark, t.toString)
     val v = log.snapshot().version
-    // About 1 MiB of add lines in the range.
-    val adds = (0 until 4000).map(i => add(s"c-$i-" + "y" * 200 + ".parquet", i))
+    // About 1 MiB of add lines in the range, with random names: collected rows are compressed,
+    // so repetitive names would reach the driver in a few KiB even if collected.
+    val random = new scala.util.Random(7)
+    val adds = (0 until 4000).map(i => add(s"c-$i-" + random.alphanumeric.take(200).mkString, i))
     commit(t, v + 1, adds.take(2000): _*)
     commit(t, v + 2, adds.drop(2000): _*)
     log.compact(v + 1, v + 2)
