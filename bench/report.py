@@ -11,7 +11,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 import targets  # noqa: E402
 
-ENGINE_ORDER = ["txlog", "txlog-scala", "delta-rs", "delta-spark"]
+ENGINE_ORDER = ["txlog", "txlog-scala", "txlog-baseline", "delta-rs", "delta-spark"]
+BASELINE = "txlog-baseline"  # txlog from another checkout (run.py --baseline)
 PEERS = ["delta-rs", "delta-spark"]
 TXLOG_RUNNERS = ["txlog", "txlog-scala"]  # the Python API through PySpark; BenchMain via sbt
 
@@ -39,6 +40,26 @@ def _ratio(figures: dict, job: str, runner: str, peer: str, key: str) -> str:
     if ours.get(key) is None or theirs.get(key) is None:
         return "n/a"
     return f"{ours[key] / theirs[key]:.2f}"
+
+
+def _before_after(results: dict) -> list[str]:
+    """txlog against the baseline checkout timed in the same run (run.py --baseline)."""
+    figures = results["figures"]
+    if BASELINE not in figures or "txlog" not in figures:
+        return []
+    lines = ["## Before and after: txlog ÷ txlog-baseline (below 1: faster than before)", ""]
+    lines += [f"Baseline: {results.get('baseline')}.", ""]
+    return lines + _table(
+        ["job", "txlog warm (s)", "baseline warm (s)", "warm ratio", "txlog cold (s)",
+         "baseline cold (s)", "cold ratio"],
+        [[j, _num(figures["txlog"].get(j, {}).get("warm_s")),
+          _num(figures[BASELINE].get(j, {}).get("warm_s")),
+          _ratio(figures, j, "txlog", BASELINE, "warm_s"),
+          _num(figures["txlog"].get(j, {}).get("cold_s")),
+          _num(figures[BASELINE].get(j, {}).get("cold_s")),
+          _ratio(figures, j, "txlog", BASELINE, "cold_s")]
+         for j in results["jobs"]],
+    )  # fmt: skip
 
 
 def _checkpoint_effect(results: dict, engines: list[str]) -> list[str]:
@@ -142,7 +163,7 @@ def markdown(results: dict, plot_name: str) -> str:
     )  # fmt: skip
     lines += [*(f"- {j}: {job['description']}" for j, job in jobs.items()), ""]
     lines += ["## Ratios: txlog ÷ peer (below 1: txlog is faster)", ""]
-    runners = [e for e in TXLOG_RUNNERS if e in figures] or TXLOG_RUNNERS[:1]
+    runners = [e for e in [*TXLOG_RUNNERS, BASELINE] if e in figures] or TXLOG_RUNNERS[:1]
     lines += _table(
         ["job", "txlog runner", *(f"{k} vs {p}" for k in ("warm", "cold") for p in PEERS)],
         [[j, r, *(_ratio(figures, j, r, p, f"{k}_s") for k in ("warm", "cold") for p in PEERS)]
@@ -151,6 +172,7 @@ def markdown(results: dict, plot_name: str) -> str:
     for runner in (r for r in TXLOG_RUNNERS if r in figures):
         lines += [f"## Targets ({runner})", ""]
         lines += _table(["target", "measured", "verdict"], targets.rows(figures, runner))
+    lines += _before_after(results)
     lines += _checkpoint_effect(results, engines)
     lines += ["## Load time against file count (W1 shape)", "", f"![load time]({plot_name})", ""]
     return "\n".join(lines)

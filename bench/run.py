@@ -23,13 +23,14 @@ import gen_logs
 import jobs
 import machine
 import report
-from engines import txlog_scala
+from engines import txlog_py, txlog_scala
 
 BENCH = Path(__file__).resolve().parent
 OUT = BENCH / "out"
 WORKER = BENCH / "worker.py"
 PEERS = ["delta-rs", "delta-spark"]
 ENGINES = ["txlog", "txlog-scala", *PEERS]
+BASELINE = "txlog-baseline"  # txlog from another checkout (--baseline), timed in the same run
 
 
 def log(message: str) -> None:
@@ -201,7 +202,12 @@ def main() -> None:
         "--warmup", type=int, help="runs discarded after the cold run (default 2; smoke 0)"
     )
     parser.add_argument("--cold", type=int, help="fresh processes per figure (default 3)")
-    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=ENGINES)
+    parser.add_argument("--engines", nargs="+", choices=[*ENGINES, BASELINE])
+    parser.add_argument(
+        "--baseline", type=Path, metavar="DIR",
+        help="another txlog checkout with its jar built (e.g. `git worktree add DIR <commit>`, "
+        "then `make jar` in it), timed as engine txlog-baseline: before and after in one run",
+    )  # fmt: skip
     parser.add_argument("--only", nargs="+", metavar="JOB", help="job ids, e.g. W1 W4-5M")
     parser.add_argument("--driver-memory", default="4g", help="Spark driver heap (peers)")
     parser.add_argument("--txlog-w4-driver-memory", default="2g")
@@ -209,6 +215,12 @@ def main() -> None:
         "--timeout", type=int, help="seconds per process (default 3 h; smoke 15 min)"
     )
     args = parser.parse_args()
+    if args.engines is None:
+        args.engines = ENGINES + ([BASELINE] if args.baseline else [])
+    if BASELINE in args.engines:
+        if args.baseline is None or not (args.baseline / "python" / "txlog").is_dir():
+            parser.error("txlog-baseline needs --baseline DIR, a txlog checkout")
+        os.environ[txlog_py.BASELINE_ENV] = str(args.baseline.resolve())
     args.warm = args.warm if args.warm is not None else (1 if args.smoke else 5)
     args.warmup = args.warmup if args.warmup is not None else (0 if args.smoke else 2)
     args.cold = args.cold if args.cold is not None else (1 if args.smoke else 3)
@@ -228,6 +240,7 @@ def main() -> None:
         "machine": machine.describe(),
         "settings": {k: getattr(args, k) for k in ("warm", "warmup", "cold", "shared_session",
                                                    "driver_memory", "txlog_w4_driver_memory")},
+        "baseline": describe_checkout(args.baseline) if BASELINE in args.engines else None,
         "tables": {str(t.path.relative_to(BENCH)): t.manifest for t in tables},
         "jobs": {j.id: {"task": j.task, "files": j.files, "description": j.description,
                         "table": str(j.table.path.relative_to(BENCH))} for j in selected},
@@ -267,6 +280,15 @@ def main() -> None:
         figures.update(runner.measure(engine, runnable))
         save(results, started)  # after each engine, so a long run keeps what it measured
     log(f"done in {results['total_s']} s: bench/out/results.json, bench/RESULTS.md")
+
+
+def describe_checkout(checkout: Path) -> str:
+    """The baseline checkout's commit, as `git log` shows it in one line."""
+    line = subprocess.run(
+        ["git", "-C", str(checkout), "log", "-1", "--format=%h %ad %s", "--date=short"],
+        capture_output=True, text=True, check=False,
+    ).stdout.strip()  # fmt: skip
+    return f"{checkout.resolve()} at {line[:120] or 'an unknown commit'}"
 
 
 def save(results: dict, started: float) -> None:

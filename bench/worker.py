@@ -30,6 +30,7 @@ ENGINES = {
     "delta-rs": ("engines.delta_rs", "DeltaRs"),
     "delta-spark": ("engines.delta_spark", "DeltaSpark"),
     "txlog": ("engines.txlog_py", "Txlog"),
+    "txlog-baseline": ("engines.txlog_py", "TxlogBaseline"),
 }
 SCRATCH = gen_logs.OUT.parent / "scratch"
 

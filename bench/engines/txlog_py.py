@@ -3,6 +3,7 @@ exist; operations the API does not offer yet are recorded as unavailable too."""
 
 from __future__ import annotations
 
+import os
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -12,6 +13,8 @@ from engines.spark import SparkEngine, builder
 
 # The working tree's package, used when txlog is not installed in the environment.
 REPO_PYTHON = Path(__file__).resolve().parents[2] / "python"
+#: Environment variable naming another txlog checkout (its jar built) for `txlog-baseline`.
+BASELINE_ENV = "TXLOG_BENCH_BASELINE"
 
 
 def _counts(snapshot) -> Counts:
@@ -22,7 +25,7 @@ class Txlog(SparkEngine):
     name = "txlog"
 
     def session(self, driver_memory: str):
-        sys.path.append(str(REPO_PYTHON))
+        self._import_path()
         try:
             import txlog
 
@@ -30,6 +33,9 @@ class Txlog(SparkEngine):
             return txlog.configure_spark(builder("bench-txlog", driver_memory))
         except Exception as e:  # not built yet, jar missing, API incomplete: all "unavailable"
             raise Unavailable(f"txlog: {type(e).__name__}: {e}") from e
+
+    def _import_path(self) -> None:
+        sys.path.append(str(REPO_PYTHON))
 
     def _log(self, path: str):
         return self.txlog.DeltaLog.for_table(self.spark, path)
@@ -63,3 +69,20 @@ class Txlog(SparkEngine):
 
     def time_travel(self, path: str, timestamp: str) -> Counts:
         return _counts(self._log(path).snapshot(timestamp=datetime.fromisoformat(timestamp)))
+
+
+class TxlogBaseline(Txlog):
+    """txlog as built in another checkout (`run.py --baseline DIR`, e.g. a git worktree of an
+    earlier commit with `make jar` run in it): its Python package, which finds that checkout's
+    own jar, so before and after are timed in one run."""
+
+    name = "txlog-baseline"
+
+    def _import_path(self) -> None:
+        checkout = os.environ.get(BASELINE_ENV)
+        if not checkout:
+            raise Unavailable(f"txlog-baseline: {BASELINE_ENV} is not set (run.py --baseline)")
+        # First on the path: ahead of this checkout's package (an editable install's finder
+        # comes after the path entries).
+        sys.path.insert(0, str(Path(checkout) / "python"))
+        os.environ.pop("TXLOG_JAR", None)
