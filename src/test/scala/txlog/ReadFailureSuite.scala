@@ -3,6 +3,8 @@ package txlog
 import java.nio.charset.StandardCharsets.UTF_8
 import java.nio.file.{Files, Path, StandardOpenOption}
 
+import scala.concurrent.duration._
+
 import org.scalatest.BeforeAndAfterEach
 
 import txlog.replay.LogLineReader
@@ -88,6 +90,20 @@ class ReadFailureSuite extends SparkSuite with BeforeAndAfterEach {
     distributed()
     Faulty.fail("00000000000000000014.json", Fault.Io)
     assertReadFailed(failure(log(t).snapshot()), "00000000000000000014.json", Some(14L))
+  }
+
+  test("a cancelled job propagates as Spark's cancellation, not as a log error") {
+    val t = copy(Checkpointed)
+    distributed()
+    Faulty.fail("00000000000000000013.json", Fault.Block)
+    val load = scala.concurrent.Future(log(t).snapshot())(scala.concurrent.ExecutionContext.global)
+    assert(Faulty.awaitBlocked(120), "a task reached the commit")
+    spark.sparkContext.cancelAllJobs()
+    Faulty.release()
+    val e = intercept[Throwable](scala.concurrent.Await.result(load, 120.seconds))
+    assert(!e.isInstanceOf[TxlogException], e.toString)
+    assert(e.isInstanceOf[org.apache.spark.SparkException], e.toString)
+    assert(e.getMessage.toLowerCase(java.util.Locale.ROOT).contains("cancel"), e.getMessage)
   }
 
   test("an I/O error on the checkpoint parquet is LOG_READ_FAILED naming it") {

@@ -3,8 +3,8 @@ package txlog.testing
 import java.io.{FileNotFoundException, IOException}
 import java.net.URI
 import java.nio.file.AccessDeniedException
-import java.util.concurrent.{CompletableFuture, ConcurrentHashMap}
-import java.util.concurrent.atomic.AtomicLong
+import java.util.concurrent.{CompletableFuture, ConcurrentHashMap, CountDownLatch, TimeUnit}
+import java.util.concurrent.atomic.{AtomicLong, AtomicReference}
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs._
@@ -113,6 +113,11 @@ object Fault {
   final case class Vanish(times: Int) extends Fault
   case object AccessDenied extends Fault
   case object Io extends Fault
+
+  /** Holds the opening task until [[FaultInjectingFileSystem.release]] (or 60 s), after signalling
+    * [[FaultInjectingFileSystem.awaitBlocked]]: for cancelling a job while it reads.
+    */
+  case object Block extends Fault
 }
 
 object FaultInjectingFileSystem {
@@ -137,7 +142,19 @@ object FaultInjectingFileSystem {
 
   def reset(): Unit = {
     faults.clear(); vanished.clear(); resetCounts()
+    release()
+    blocked.set(new CountDownLatch(1))
   }
+
+  private val held = new AtomicReference(new CountDownLatch(1))
+  private val blocked = new AtomicReference(new CountDownLatch(1))
+
+  /** Lets the tasks held by [[Fault.Block]] go on. */
+  def release(): Unit = held.getAndSet(new CountDownLatch(1)).countDown()
+
+  /** Waits until a task is held by a [[Fault.Block]] fault; false after `seconds`. */
+  def awaitBlocked(seconds: Long): Boolean =
+    blocked.get.await(seconds, TimeUnit.SECONDS)
   def resetCounts(): Unit = {
     listings.set(0); listed.set(0); stats.set(0); statted.clear(); listingsOf.clear()
   }
@@ -173,5 +190,9 @@ object FaultInjectingFileSystem {
       if (n <= times) throw new FileNotFoundException(s"File $f does not exist")
     case Fault.AccessDenied => throw new AccessDeniedException(f.toString, null, s"$op denied")
     case Fault.Io           => throw new IOException(s"injected $op failure on $f")
+    case Fault.Block =>
+      val hold = held.get
+      blocked.get.countDown()
+      hold.await(60, TimeUnit.SECONDS)
   }
 }
