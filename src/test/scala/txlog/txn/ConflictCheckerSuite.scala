@@ -100,7 +100,9 @@ class ConflictCheckerSuite extends SparkSuite {
     ps.toDF("path")
   }
 
-  /** txlog's outcome: the error class check() raises against commit readVersion + 1. */
+  /** txlog's outcome: the error class check() raises against commit readVersion + 1, the same
+    * whether the winner is read on the driver or (as a large one would be) by a Spark job.
+    */
   private def txlogOutcome(
       dir: String,
       level: IsolationLevel,
@@ -110,19 +112,38 @@ class ConflictCheckerSuite extends SparkSuite {
     val table = TablePath.qualified(dir, spark.sessionState.newHadoopConf())
     val v = read.readVersion + 1
     val status = table.fs.getFileStatus(new Path(table.logDir, f"$v%020d.json"))
-    try {
-      ConflictChecker.check(spark, table, level, read, staged, Seq(CommitFile(v, FileInfo(status))))
-      "none"
-    } catch {
-      case e: TxlogException =>
-        assert(e.version.contains(v), e.getMessage)
-        assert(e.getMessage.contains(level.name))
-        if (e.errorClass.startsWith("CONCURRENT_") && e.errorClass != "CONCURRENT_TRANSACTION") {
-          assert(e.file.isDefined, e.getMessage)
-        }
-        e.errorClass
-    }
+    def outcome(): String =
+      try {
+        ConflictChecker.check(
+          spark,
+          table,
+          level,
+          read,
+          staged,
+          Seq(CommitFile(v, FileInfo(status)))
+        )
+        "none"
+      } catch {
+        case e: TxlogException =>
+          assert(e.version.contains(v), e.getMessage)
+          assert(e.getMessage.contains(level.name) && e.getMessage.contains(s"commit $v"))
+          if (fileConflicts(e.errorClass)) {
+            assert(e.file.exists(f => e.getMessage.contains(f)), e.getMessage)
+          }
+          e.errorClass
+      }
+    val onDriver = outcome()
+    val conf = "spark.txlog.replay.localReadMaxBytes"
+    spark.conf.set(conf, "0")
+    val distributed =
+      try outcome()
+      finally spark.conf.unset(conf)
+    assert(onDriver == distributed, "the winner read by a job")
+    onDriver
   }
+
+  private val fileConflicts =
+    Set("CONCURRENT_APPEND", "CONCURRENT_DELETE_READ", "CONCURRENT_DELETE_DELETE")
 
   private def readSet(v: Long, preds: Seq[Column], read: Seq[DataFrame], whole: Boolean = false) =
     ReadSet(v, preds, whole, read, Set.empty, Set.empty)
