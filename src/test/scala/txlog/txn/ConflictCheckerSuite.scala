@@ -78,13 +78,15 @@ class ConflictCheckerSuite extends SparkSuite {
     */
   private def race(dir: String, level: String = "WriteSerializable")(
       current: OptimisticTransaction => Seq[Action]
-  )(winner: OptimisticTransaction => Seq[Action]): (Long, String) = {
+  )(winners: (OptimisticTransaction => Seq[Action])*): (Long, String) = {
     val log = RefLog.forTable(spark, dir)
     val t = IsolatedTransactions.start(log, level)
     val readVersion = t.snapshot.version
     val staged = current(t)
-    val w = log.startTransaction()
-    w.commit(winner(w), manual)
+    winners.foreach { winner =>
+      val w = log.startTransaction()
+      w.commit(winner(w), manual)
+    }
     val outcome =
       try { t.commit(staged, manual); "none" }
       catch { case e: Exception => e.getClass.getSimpleName }
@@ -107,11 +109,16 @@ class ConflictCheckerSuite extends SparkSuite {
       dir: String,
       level: IsolationLevel,
       read: ReadSet,
-      staged: StagedSummary
+      staged: StagedSummary,
+      numWinners: Int = 1,
+      conflictAt: Int = 1
   ): String = {
     val table = TablePath.qualified(dir, spark.sessionState.newHadoopConf())
-    val v = read.readVersion + 1
-    val status = table.fs.getFileStatus(new Path(table.logDir, f"$v%020d.json"))
+    val v = read.readVersion + conflictAt
+    val commits = (1 to numWinners).map { i =>
+      val w = read.readVersion + i
+      CommitFile(w, FileInfo(table.fs.getFileStatus(new Path(table.logDir, f"$w%020d.json"))))
+    }
     def outcome(): String =
       try {
         ConflictChecker.check(
@@ -120,7 +127,7 @@ class ConflictCheckerSuite extends SparkSuite {
           level,
           read,
           staged,
-          Seq(CommitFile(v, FileInfo(status)))
+          commits
         )
         "none"
       } catch {
@@ -273,6 +280,27 @@ class ConflictCheckerSuite extends SparkSuite {
       IsolationLevel.WriteSerializable,
       readSet(v, Seq(partA), Seq(files(dir, v, partA))),
       staged()
+    )
+    agree(delta, "ConcurrentDeleteReadException", out)
+  }
+
+  test("several winners are checked oldest first; the error names the conflicting one") {
+    val dir = newTable("WriteSerializable")
+    val (v, delta) = race(dir) { t =>
+      t.filterFiles(Seq(partIs("a")))
+      Seq(add("part=a/c1.parquet", "a"))
+    }(
+      w => { notBlind(w); Seq(add("part=b/w1.parquet", "b")) },
+      w => { notBlind(w); Seq(add("part=a/a0.parquet", "a").remove) },
+      w => { notBlind(w); Seq(add("part=a/w2.parquet", "a")) }
+    )
+    val out = txlogOutcome(
+      dir,
+      IsolationLevel.WriteSerializable,
+      readSet(v, Seq(partA), Seq(files(dir, v, partA))),
+      staged(),
+      numWinners = 3,
+      conflictAt = 2
     )
     agree(delta, "ConcurrentDeleteReadException", out)
   }
