@@ -379,4 +379,41 @@ class ConflictCheckerSuite extends SparkSuite {
     )
     agree(delta, "ConcurrentTransactionException", out)
   }
+
+  test("removes are keyed by (path, deletion vector), paths compared as the URIs they are") {
+    // The spec's primary key of a file is (path, deletionVector.uniqueId), and a path is a URI
+    // relative to the table root or absolute: the same file spelled absolutely is the same key;
+    // the same path with another deletion vector is another logical file. delta-spark compares
+    // raw path strings here, so these expectations come from the spec.
+    val dir = newTable("WriteSerializable")
+    val table = TablePath.qualified(dir, spark.sessionState.newHadoopConf())
+    val absolute = s"${table.root}/part=a/a0.parquet"
+    val winner = Seq(
+      """{"commitInfo":{"timestamp":1,"operation":"DELETE","isBlindAppend":false}}""",
+      s"""{"remove":{"path":"$absolute","deletionTimestamp":1,"dataChange":true}}"""
+    ).mkString("", "\n", "\n")
+    java.nio.file.Files.writeString(
+      java.nio.file.Paths.get(dir, "_delta_log", f"${2L}%020d.json"),
+      winner
+    )
+    val session = spark
+    import session.implicits._
+    val withDv = Seq(("part=a/a0.parquet", "u", "ab^-aqEH.-t@-}", 1))
+      .toDF("path", "storageType", "pathOrInlineDv", "offset")
+      .selectExpr(
+        "path",
+        "named_struct('storageType', storageType, 'pathOrInlineDv', " +
+          "pathOrInlineDv, 'offset', offset) AS deletionVector"
+      )
+    val level = IsolationLevel.WriteSerializable
+    def outcome(removes: DataFrame) =
+      txlogOutcome(dir, level, readSet(1L, Nil, Nil), staged(removes = Seq(removes)))
+    assert(outcome(paths("part=a/a0.parquet")) == "CONCURRENT_DELETE_DELETE")
+    assert(
+      outcome(paths("part=a/a0.parquet").selectExpr("'part%3Da/a0.parquet' AS path")) ==
+        "CONCURRENT_DELETE_DELETE"
+    )
+    assert(outcome(withDv) == "none")
+    assert(outcome(paths("part=b/b0.parquet")) == "none")
+  }
 }
