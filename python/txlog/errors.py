@@ -26,6 +26,13 @@ __all__ = [
     "LogWriteError",
     "LogFileExistsError",
     "LogReadError",
+    "ConcurrentModificationError",
+    "ConcurrentAppendError",
+    "ConcurrentDeleteReadError",
+    "ConcurrentDeleteDeleteError",
+    "MetadataChangedError",
+    "ProtocolChangedError",
+    "ConcurrentTransactionError",
     "ERROR_CLASSES",
     "error_for",
 ]
@@ -133,6 +140,47 @@ class ChecksumNotFoundError(TxlogError):
     (``CHECKSUM_NOT_FOUND``); writers may skip them, so this is not corruption."""
 
 
+# ---- Transactions: conflicts
+
+
+class ConcurrentModificationError(TxlogError):
+    """A commit conflicts with one another writer published after the transaction started.
+
+    ``winning_version`` is that commit's version; ``file`` is the first conflicting data file
+    for conflicts about files (None otherwise). Start a new transaction and redo the work.
+    """
+
+    @property
+    def winning_version(self) -> int | None:
+        """The version of the winning commit. Example: ``e.winning_version``."""
+        return self.version
+
+
+class ConcurrentAppendError(ConcurrentModificationError):
+    """The winner added files matching what the transaction read (``CONCURRENT_APPEND``)."""
+
+
+class ConcurrentDeleteReadError(ConcurrentModificationError):
+    """The winner removed files the transaction read (``CONCURRENT_DELETE_READ``)."""
+
+
+class ConcurrentDeleteDeleteError(ConcurrentModificationError):
+    """The winner removed files the transaction removes too (``CONCURRENT_DELETE_DELETE``)."""
+
+
+class MetadataChangedError(ConcurrentModificationError):
+    """The winner changed the table's metadata (``METADATA_CHANGED``)."""
+
+
+class ProtocolChangedError(ConcurrentModificationError):
+    """The winner changed the table's protocol (``PROTOCOL_CHANGED``)."""
+
+
+class ConcurrentTransactionError(ConcurrentModificationError):
+    """The winner wrote a ``txn`` application id or a domain the transaction read or wrote
+    (``CONCURRENT_TRANSACTION``)."""
+
+
 #: JVM error class -> Python exception class. Unknown classes map to :class:`TxlogError`.
 ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "DELTA_TABLE_NOT_FOUND": TableNotFoundError,
@@ -156,6 +204,13 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "STORAGE_NOT_ATOMIC": LogWriteError,
     "INVALID_ARGUMENT": InvalidArgumentError,
     "CHECKSUM_NOT_FOUND": ChecksumNotFoundError,
+    # ---- Transactions: conflicts
+    "CONCURRENT_APPEND": ConcurrentAppendError,
+    "CONCURRENT_DELETE_READ": ConcurrentDeleteReadError,
+    "CONCURRENT_DELETE_DELETE": ConcurrentDeleteDeleteError,
+    "METADATA_CHANGED": MetadataChangedError,
+    "PROTOCOL_CHANGED": ProtocolChangedError,
+    "CONCURRENT_TRANSACTION": ConcurrentTransactionError,
 }
 
 

@@ -199,4 +199,112 @@ private[txlog] object TxlogErrors {
       s"$file does not exist; writers may skip checksums, so this is not corruption.",
       "Write one with DeltaLog.writeChecksum(version), or validate a version that has one."
     )
+
+  // ---- Transactions: conflicts
+
+  /** Data files a conflict names: at most this many. */
+  val ConflictFilesShown = 5
+
+  private def conflict(
+      errorClass: String,
+      table: String,
+      winner: Long,
+      isolation: String,
+      what: String,
+      files: Seq[String]
+  ): TxlogException = {
+    val shown = files.take(ConflictFilesShown)
+    val listed =
+      if (shown.isEmpty) ""
+      else s" Conflicting files (first ${shown.size}): ${shown.mkString(", ")}."
+    new TxlogException(
+      errorClass,
+      s"The transaction on $table conflicts with commit $winner, which another writer " +
+        s"published after the transaction started (isolation level $isolation).",
+      what + listed,
+      "Start a new transaction on the latest snapshot and redo the operation; it may succeed " +
+        "now that commit " + winner + " is visible.",
+      null,
+      shown.headOption,
+      Some(winner)
+    )
+  }
+
+  def protocolChanged(table: String, winner: Long, isolation: String): TxlogException =
+    conflict(
+      "PROTOCOL_CHANGED",
+      table,
+      winner,
+      isolation,
+      "The winning commit changed the table's protocol.",
+      Nil
+    )
+
+  def metadataChanged(table: String, winner: Long, isolation: String): TxlogException =
+    conflict(
+      "METADATA_CHANGED",
+      table,
+      winner,
+      isolation,
+      "The winning commit changed the table's metadata (schema, partitioning or properties).",
+      Nil
+    )
+
+  /** `kind` is "domain" or "application id"; `name` the one both transactions touched. */
+  def concurrentTransaction(
+      table: String,
+      winner: Long,
+      isolation: String,
+      kind: String,
+      name: String
+  ): TxlogException = conflict(
+    "CONCURRENT_TRANSACTION",
+    table,
+    winner,
+    isolation,
+    s"The winning commit also wrote the $kind '$name' that this transaction read or wrote.",
+    Nil
+  )
+
+  def concurrentAppend(
+      table: String,
+      winner: Long,
+      isolation: String,
+      files: Seq[String]
+  ): TxlogException = conflict(
+    "CONCURRENT_APPEND",
+    table,
+    winner,
+    isolation,
+    "The winning commit added files that match what this transaction read.",
+    files
+  )
+
+  def concurrentDeleteRead(
+      table: String,
+      winner: Long,
+      isolation: String,
+      files: Seq[String]
+  ): TxlogException = conflict(
+    "CONCURRENT_DELETE_READ",
+    table,
+    winner,
+    isolation,
+    "The winning commit removed files that this transaction read.",
+    files
+  )
+
+  def concurrentDeleteDelete(
+      table: String,
+      winner: Long,
+      isolation: String,
+      files: Seq[String]
+  ): TxlogException = conflict(
+    "CONCURRENT_DELETE_DELETE",
+    table,
+    winner,
+    isolation,
+    "The winning commit removed files that this transaction removes too.",
+    files
+  )
 }

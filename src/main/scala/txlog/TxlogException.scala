@@ -20,9 +20,13 @@ final class TxlogException private[txlog] (
     val cause: String,
     val fix: String,
     underlying: Throwable,
-    /** The log file the error is about, if it is about one. Example: `e.file`. */
+    /** The log file the error is about, if it is about one; for a commit conflict, the first
+      * conflicting data file. Example: `e.file`.
+      */
     val file: Option[String],
-    /** The table version of [[file]], if it has one. Example: `e.version`. */
+    /** The table version of [[file]], if it has one; for a commit conflict, the version of the
+      * winning commit. Example: `e.version`.
+      */
     val version: Option[Long]
 ) extends RuntimeException(
       s"[$errorClass] $problem" +

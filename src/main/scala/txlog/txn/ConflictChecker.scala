@@ -2,6 +2,7 @@ package txlog.txn
 
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 
+import txlog.Metadata
 import txlog.log.{CommitFile, TablePath}
 
 /** What a transaction read, for conflict detection.
@@ -19,6 +20,9 @@ import txlog.log.{CommitFile, TablePath}
   *   `txn` app ids it read or set
   * @param domains
   *   domains it read or set
+  * @param readMetadata
+  *   the metadata of the read snapshot, to type `partitionValues_parsed` and `stats_parsed` of
+  *   winning adds for `predicates` (None: loaded from the snapshot at `readVersion` when needed)
   */
 private[txlog] final case class ReadSet(
     readVersion: Long,
@@ -26,7 +30,8 @@ private[txlog] final case class ReadSet(
     wholeTable: Boolean,
     filesRead: Seq[DataFrame],
     appIds: Set[String],
-    domains: Set[String]
+    domains: Set[String],
+    readMetadata: Option[Metadata] = None
 )
 
 /** What a transaction commits, as conflict detection needs it.
@@ -53,7 +58,22 @@ private[txlog] object IsolationLevel {
   case object WriteSerializable extends IsolationLevel("WriteSerializable")
 }
 
-/** Checks a transaction that lost the race for its version against the commits that won it. */
+/** Checks a transaction that lost the race for its version against the commits that won it, in the
+  * order of delta-spark's conflict checker, each winner in turn (oldest first):
+  *
+  *   1. a winner changed the protocol: PROTOCOL_CHANGED;
+  *   1. a winner changed the metadata: METADATA_CHANGED;
+  *   1. both touch one domain (read or written; not `delta.rowTracking`, whose high water mark is
+  *      re-assigned on rebase): CONCURRENT_TRANSACTION;
+  *   1. a winner set a `txn` app id this transaction read or set: CONCURRENT_TRANSACTION;
+  *   1. a winner added data (`dataChange`) matching what this transaction read: CONCURRENT_APPEND.
+  *      Under WriteSerializable only winners that are not blind appends count, unless this
+  *      transaction changes metadata; a blind append of its own skips the check;
+  *   1. a winner removed data (`dataChange`) this transaction read (any, when it read the whole
+  *      table): CONCURRENT_DELETE_READ;
+  *   1. both removed one file, keyed by (path, deletion vector) as replay keys it:
+  *      CONCURRENT_DELETE_DELETE.
+  */
 private[txlog] object ConflictChecker {
 
   /** Raises the typed conflict error of the first conflict between the transaction (`read`,
@@ -67,5 +87,13 @@ private[txlog] object ConflictChecker {
       read: ReadSet,
       staged: StagedSummary,
       winners: Seq[CommitFile]
-  ): Unit = ()
+  ): Unit = {
+    lazy val readMetadata = read.readMetadata.getOrElse(
+      txlog.DeltaLog.forTable(spark, table.root).snapshot(read.readVersion).metadata
+    )
+    winners.sortBy(_.version).foreach { c =>
+      val winner = WinningCommit.read(spark, table, c)
+      new WinnerCheck(spark, table, isolation, read, staged, winner, () => readMetadata).run()
+    }
+  }
 }

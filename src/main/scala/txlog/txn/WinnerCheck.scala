@@ -1,0 +1,132 @@
+package txlog.txn
+
+import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+import org.apache.spark.sql.functions._
+
+import txlog.{Metadata, TxlogErrors}
+import txlog.log.TablePath
+import txlog.replay.FileKeys
+import txlog.scan.FileColumns
+import txlog.util.Jobs
+
+/** The checks of one transaction against one winning commit, in [[ConflictChecker]]'s order. Only
+  * the first [[TxlogErrors.ConflictFilesShown]] conflicting files are brought to the driver.
+  *
+  * @param readMetadata
+  *   the read snapshot's metadata (asked only when predicates must be evaluated)
+  */
+private[txn] final class WinnerCheck(
+    spark: SparkSession,
+    table: TablePath,
+    isolation: IsolationLevel,
+    read: ReadSet,
+    staged: StagedSummary,
+    winner: WinningCommit,
+    readMetadata: () => Metadata
+) {
+  private val v = winner.version
+  private val level = isolation.name
+  private val Shown = TxlogErrors.ConflictFilesShown
+
+  def run(): Unit = {
+    if (winner.protocol.nonEmpty) throw TxlogErrors.protocolChanged(table.root, v, level)
+    if (winner.metadata.nonEmpty) throw TxlogErrors.metadataChanged(table.root, v, level)
+    val domains = (staged.domains ++ read.domains - WinnerCheck.RowTrackingDomain)
+      .intersect(winner.domains)
+    domains.toSeq.sorted.headOption.foreach { d =>
+      throw TxlogErrors.concurrentTransaction(table.root, v, level, "domain", d)
+    }
+    (staged.appIds ++ read.appIds).intersect(winner.appIds).toSeq.sorted.headOption.foreach { id =>
+      throw TxlogErrors.concurrentTransaction(table.root, v, level, "application id", id)
+    }
+    checkAppends()
+    checkDeleteRead()
+    checkDeleteDelete()
+  }
+
+  /** Whether the winner's adds count for the append check at this isolation level. */
+  private def addsCount: Boolean = isolation match {
+    case IsolationLevel.Serializable => true
+    case IsolationLevel.WriteSerializable =>
+      !winner.isBlindAppend.getOrElse(false) || staged.changesMetadata
+  }
+
+  private def checkAppends(): Unit = {
+    val readsFiles = read.wholeTable || read.predicates.nonEmpty
+    if (staged.isBlindAppend || !readsFiles || !addsCount || winner.numAdds.contains(0L)) return
+    val dataAdds = winner.adds.where(coalesce(col("dataChange"), lit(true)))
+    val matching =
+      if (read.wholeTable) dataAdds
+      else {
+        val md = readMetadata()
+        val files = dataAdds.select(
+          col("*"),
+          FileColumns
+            .partitionValuesParsed(col("partitionValues"), md)
+            .as("partitionValues_parsed"),
+          FileColumns.statsParsed(col("stats"), md).as("stats_parsed")
+        )
+        files.where(read.predicates.map(WinnerCheck.possiblyMatches).reduce(_ || _))
+      }
+    val found = first(s"check the adds of commit $v against the files read", matching)
+    if (found.nonEmpty) throw TxlogErrors.concurrentAppend(table.root, v, level, found)
+  }
+
+  private def checkDeleteRead(): Unit = {
+    if (winner.numRemoves.contains(0L)) return
+    val dataRemoves = winner.removes.where(coalesce(col("dataChange"), lit(true)))
+    val found =
+      if (read.wholeTable) first(s"list the removes of commit $v", dataRemoves)
+      else if (read.filesRead.isEmpty) Nil
+      else removedOf(read.filesRead, dataRemoves, s"check the files read against commit $v")
+    if (found.nonEmpty) throw TxlogErrors.concurrentDeleteRead(table.root, v, level, found)
+  }
+
+  private def checkDeleteDelete(): Unit = {
+    if (winner.numRemoves.contains(0L) || staged.removes.isEmpty) return
+    val found = removedOf(staged.removes, winner.removes, s"check the removes against commit $v")
+    if (found.nonEmpty) throw TxlogErrors.concurrentDeleteDelete(table.root, v, level, found)
+  }
+
+  /** The paths (as `ours` spells them) of the files of `ours` that `removes` removes, keyed by
+    * (path, deletion vector) as replay keys files. The winner's removes are broadcast when the
+    * winner was read on the driver (it is then at most a few MiB of JSON).
+    */
+  private def removedOf(ours: Seq[DataFrame], removes: DataFrame, job: String): Seq[String] = {
+    val theirs = WinnerCheck.keyed(removes, table.root).select("_k_path", "_k_dv").distinct()
+    val small = if (winner.numRemoves.isDefined) broadcast(theirs) else theirs
+    val mine = ours.map(WinnerCheck.keyed(_, table.root)).reduce(_ unionByName _)
+    first(job, mine.join(small, Seq("_k_path", "_k_dv"), "left_semi"))
+  }
+
+  /** Up to [[Shown]] values of `path` of `df`, by a named job. */
+  private def first(job: String, df: DataFrame): Seq[String] =
+    Jobs
+      .named(spark, job)(df.select(col("path").cast("string")).limit(Shown).collect())
+      .map(_.getString(0))
+      .toSeq
+}
+
+private[txn] object WinnerCheck {
+  val RowTrackingDomain = "delta.rowTracking"
+
+  /** Data skipping's reading of a predicate over a file's columns: a file matches unless the
+    * predicate is known to be false for it; a predicate its stats cannot decide (missing stats, a
+    * column without min/max: null) counts as a match.
+    */
+  def possiblyMatches(predicate: Column): Column = coalesce(predicate, lit(true))
+
+  /** `df` (columns `path` and, optionally, `deletionVector`) with its file key as `_k_path` and
+    * `_k_dv` ("" without a deletion vector), as [[FileKeys]] computes them.
+    */
+  def keyed(df: DataFrame, root: String): DataFrame = {
+    val dv =
+      if (df.columns.contains("deletionVector")) FileKeys.dvId(col("deletionVector"))
+      else lit(null).cast("string")
+    df.select(
+      col("path"),
+      FileKeys.pathKey(col("path"), root).as("_k_path"),
+      coalesce(dv, lit("")).as("_k_dv")
+    )
+  }
+}
