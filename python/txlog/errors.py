@@ -26,6 +26,9 @@ __all__ = [
     "LogWriteError",
     "LogFileExistsError",
     "LogReadError",
+    "ProtocolDowngradeError",
+    "InvalidMetadataError",
+    "AppendOnlyViolationError",
     "ConcurrentModificationError",
     "ConcurrentAppendError",
     "ConcurrentDeleteReadError",
@@ -140,6 +143,21 @@ class ChecksumNotFoundError(TxlogError):
     (``CHECKSUM_NOT_FOUND``); writers may skip them, so this is not corruption."""
 
 
+# ---- Writer rules
+
+
+class ProtocolDowngradeError(TxlogError):
+    """A commit would lower the protocol or drop a feature (``PROTOCOL_DOWNGRADE``)."""
+
+
+class InvalidMetadataError(TxlogError, ValueError):
+    """Staged metadata breaks the spec or changes what may not change (``INVALID_METADATA``)."""
+
+
+class AppendOnlyViolationError(TxlogError):
+    """A commit removes data from an append-only table (``APPEND_ONLY_VIOLATION``)."""
+
+
 # ---- Transactions: conflicts
 
 
@@ -204,6 +222,10 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "STORAGE_NOT_ATOMIC": LogWriteError,
     "INVALID_ARGUMENT": InvalidArgumentError,
     "CHECKSUM_NOT_FOUND": ChecksumNotFoundError,
+    # ---- Writer rules
+    "PROTOCOL_DOWNGRADE": ProtocolDowngradeError,
+    "INVALID_METADATA": InvalidMetadataError,
+    "APPEND_ONLY_VIOLATION": AppendOnlyViolationError,
     # ---- Transactions: conflicts
     "CONCURRENT_APPEND": ConcurrentAppendError,
     "CONCURRENT_DELETE_READ": ConcurrentDeleteReadError,

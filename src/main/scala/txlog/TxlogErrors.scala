@@ -190,6 +190,35 @@ private[txlog] object TxlogErrors {
   def invalidArgument(name: String, detail: String): TxlogException =
     new TxlogException("INVALID_ARGUMENT", s"Invalid argument '$name': $detail", "", "")
 
+  // ---- Writer rules (txlog.txn.WriterRules): protocol and metadata a commit writes.
+
+  def protocolDowngrade(
+      table: String,
+      from: String,
+      to: String,
+      lostFeatures: Seq[String]
+  ): TxlogException = new TxlogException(
+    "PROTOCOL_DOWNGRADE",
+    s"Cannot change the protocol of $table from $from to $to.",
+    if (lostFeatures.isEmpty) "The new protocol versions are lower than the current ones."
+    else s"The new protocol drops features ${lostFeatures.mkString(", ")}.",
+    "A protocol can only be upgraded; stage a protocol that keeps every current feature."
+  )
+
+  def invalidMetadata(table: String, detail: String): TxlogException = new TxlogException(
+    "INVALID_METADATA",
+    s"Cannot commit this metadata to $table.",
+    detail,
+    "Fix the staged metadata (schema, partition columns, properties) and commit again."
+  )
+
+  def appendOnlyViolation(table: String): TxlogException = new TxlogException(
+    "APPEND_ONLY_VIOLATION",
+    s"Cannot remove data from $table: it is append-only.",
+    "The table property delta.appendOnly is true, so data-changing removes are not allowed.",
+    "Set delta.appendOnly to false first, or commit only adds."
+  )
+
   // Version checksums (txlog.checksum).
 
   def checksumNotFound(table: String, version: Long, file: String): TxlogException =

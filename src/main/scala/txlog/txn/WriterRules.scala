@@ -1,8 +1,12 @@
 package txlog.txn
 
-import org.apache.spark.sql.types.StructType
+import scala.util.Try
 
-import txlog.{Metadata, Protocol}
+import org.apache.spark.sql.types.{DataType, StructType}
+
+import txlog.{Metadata, Protocol, TxlogErrors}
+import txlog.table.ReaderGate
+import txlog.timetravel.InCommitTimestamps
 
 /** The spec's writer rules for a commit's protocol and metadata, applied before anything is
   * written: which protocol a new table needs for the features it uses, column mapping's physical
@@ -10,9 +14,16 @@ import txlog.{Metadata, Protocol}
   */
 private[txlog] object WriterRules {
 
+  /** Properties that set the protocol rather than being stored (as delta-spark treats them). */
+  private val ProtocolProperties = Set("delta.minReaderVersion", "delta.minWriterVersion")
+
+  private val RowIdColumnKey = "delta.rowTracking.materializedRowIdColumnName"
+  private val RowCommitVersionColumnKey =
+    "delta.rowTracking.materializedRowCommitVersionColumnName"
+
   /** The protocol and metadata of a new table: `schema`, `partitionColumns` and table properties
     * `properties` (`delta.*` keys enable features). Example: `WriterRules.newTable(schema,
-    * Seq("date"), Map("delta.appendOnly" -> "true"))`.
+    * Seq("date"), Map("delta.appendOnly" -> "true"), now)`.
     */
   def newTable(
       schema: StructType,
@@ -20,22 +31,66 @@ private[txlog] object WriterRules {
       properties: Map[String, String],
       now: Long
   ): (Protocol, Metadata) = {
+    checkPartitionColumns(schema, partitionColumns, "partitionBy")
+    val explicitFeatures = TableFeatures.explicit(properties)
+    val unknown = explicitFeatures -- TableFeatures.CommitWriterFeatures
+    if (unknown.nonEmpty) {
+      throw TxlogErrors.unsupportedWriterFeatures(
+        "the new table",
+        unknown.toSeq.sorted,
+        "create a table"
+      )
+    }
+    val minReader = version(properties, "delta.minReaderVersion", 1, 3)
+    val minWriter = version(properties, "delta.minWriterVersion", 2, 7)
+    val stored = properties.filter { case (k, _) =>
+      !ProtocolProperties.contains(k) && !k.startsWith("delta.feature.")
+    }
+    checkColumnMappingMode(stored)
+    val features = TableFeatures.required(schema, stored) ++ explicitFeatures
+    val protocol = TableFeatures.protocolFor(features, minReader, minWriter)
+    val (finalSchema, configuration) = completeNew(schema, stored, features)
     val md = Metadata(
       java.util.UUID.randomUUID().toString,
       None,
       None,
       "parquet",
       Map.empty,
-      schema.json,
+      finalSchema.json,
       partitionColumns,
-      properties,
+      configuration,
       Some(now)
     )
-    (Protocol(1, 2, None, None), md)
+    (protocol, md)
+  }
+
+  /** Column mapping ids and physical names, and row tracking's materialized column names. */
+  private def completeNew(
+      schema: StructType,
+      properties: Map[String, String],
+      features: Set[String]
+  ): (StructType, Map[String, String]) = {
+    val mapped =
+      if (!columnMappingOn(properties)) (schema, properties)
+      else {
+        val (s, max) = ColumnMappingAssign.assign(schema, 0L)
+        (s, properties + (ColumnMappingAssign.MaxIdProperty -> max.toString))
+      }
+    val rowTracking =
+      if (!features.contains("rowTracking")) mapped._2
+      else
+        mapped._2 ++ Map(
+          RowIdColumnKey -> s"_row-id-col-${java.util.UUID.randomUUID()}",
+          RowCommitVersionColumnKey -> s"_row-commit-version-col-${java.util.UUID.randomUUID()}"
+        ).filter { case (k, _) => !mapped._2.contains(k) }
+    (mapped._1, rowTracking)
   }
 
   /** The protocol and metadata a commit writes (None: unchanged), checked and completed against
     * those in force before it (`current`; None when the commit creates the table).
+    * UNSUPPORTED_WRITER_FEATURES for a feature txlog cannot follow on commit, PROTOCOL_DOWNGRADE
+    * for a protocol that supports less than the current one, INVALID_METADATA for metadata that
+    * breaks the spec or changes what may not change.
     */
   def prepare(
       table: String,
@@ -43,5 +98,186 @@ private[txlog] object WriterRules {
       current: Option[(Protocol, Metadata)],
       protocol: Option[Protocol],
       metadata: Option[Metadata]
-  ): (Option[Protocol], Option[Metadata]) = (protocol, metadata)
+  ): (Option[Protocol], Option[Metadata]) = {
+    val completedMd = metadata.map(m => checkedMetadata(table, current.map(_._2), m, version))
+    // Protocol: the staged one (never lower than the current), raised to what the metadata needs.
+    val base = (protocol, current.map(_._1)) match {
+      case (Some(p), Some(cur)) => checkNotDowngrade(table, cur, p); p
+      case (Some(p), None)      => p
+      case (None, Some(cur))    => cur
+      case (None, None) =>
+        throw TxlogErrors.invalidMetadata(table, "a new table needs a protocol action")
+    }
+    val md = completedMd.orElse(current.map(_._2)).getOrElse {
+      throw TxlogErrors.invalidMetadata(table, "a new table needs a metaData action")
+    }
+    val raised =
+      TableFeatures.withFeatures(base, TableFeatures.required(md.schema, md.configuration))
+    ReaderGate.check(table, version, raised)
+    if (raised.minWriterVersion > 7) {
+      throw TxlogErrors.unsupportedWriterVersion(table, raised.minWriterVersion, "commit")
+    }
+    val unsupported = TableFeatures.inUse(raised, md.schema) -- TableFeatures.CommitWriterFeatures
+    if (unsupported.nonEmpty) {
+      throw TxlogErrors.unsupportedWriterFeatures(table, unsupported.toSeq.sorted, "commit")
+    }
+    val newProtocol = Some(raised).filter(p => !current.map(_._1).contains(p))
+    (newProtocol, completedMd.map(ictEnablement(raised, current, version)))
+  }
+
+  /** Enabling in-commit timestamps records the enablement version (the timestamp is the commit's
+    * own inCommitTimestamp, filled by the committer: see [[withIctEnablementTimestamp]]).
+    */
+  private def ictEnablement(p: Protocol, current: Option[(Protocol, Metadata)], version: Long)(
+      md: Metadata
+  ): Metadata = {
+    val wasOn = current.exists { case (cp, cm) => InCommitTimestamps.enabled(cp, cm) }
+    val on = InCommitTimestamps.enabled(p, md)
+    if (
+      on && !wasOn && current.isDefined &&
+      !md.configuration.contains(InCommitTimestamps.VersionKey)
+    ) {
+      md.copy(configuration =
+        md.configuration + (InCommitTimestamps.VersionKey -> version.toString)
+      )
+    } else md
+  }
+
+  /** `md` with the in-commit timestamp enablement timestamp set to `ict`, when this commit enables
+    * in-commit timestamps (its enablement version is `version`).
+    */
+  def withIctEnablementTimestamp(md: Metadata, version: Long, ict: Long): Metadata =
+    if (md.configuration.get(InCommitTimestamps.VersionKey).contains(version.toString)) {
+      md.copy(configuration = md.configuration + (InCommitTimestamps.TimestampKey -> ict.toString))
+    } else md
+
+  /** Raises APPEND_ONLY_VIOLATION when a table with `delta.appendOnly` would lose data. */
+  def checkAppendOnly(table: String, md: Metadata, hasDataChangingRemoves: Boolean): Unit =
+    if (hasDataChangingRemoves && md.configuration.get("delta.appendOnly").exists(_ == "true")) {
+      throw TxlogErrors.appendOnlyViolation(table)
+    }
+
+  private def checkedMetadata(
+      table: String,
+      current: Option[Metadata],
+      md: Metadata,
+      version: Long
+  ): Metadata = {
+    if (md.schemaString == null || md.schemaString.trim.isEmpty) {
+      throw TxlogErrors.invalidMetadata(table, "metaData has no schemaString")
+    }
+    val schema = Try(DataType.fromJson(md.schemaString)).toOption.collect { case s: StructType =>
+      s
+    } getOrElse {
+      throw TxlogErrors.invalidMetadata(table, "metaData.schemaString is not a struct type")
+    }
+    if (md.id == null || md.id.isEmpty)
+      throw TxlogErrors.invalidMetadata(table, "metaData.id is empty")
+    if (md.formatProvider != "parquet") {
+      throw TxlogErrors.invalidMetadata(table, s"format ${md.formatProvider} is not parquet")
+    }
+    checkPartitionColumns(schema, md.partitionColumns, "partitionColumns", Some(table))
+    checkColumnMappingMode(md.configuration)
+    current.foreach { cur =>
+      if (cur.partitionColumns != md.partitionColumns) {
+        throw TxlogErrors.invalidMetadata(
+          table,
+          s"partition columns cannot change (${cur.partitionColumns.mkString(",")} to " +
+            s"${md.partitionColumns.mkString(",")})"
+        )
+      }
+      val curMode = mode(cur.configuration)
+      val newMode = mode(md.configuration)
+      if (curMode != newMode && !(curMode == "none" && newMode == "name")) {
+        throw TxlogErrors.invalidMetadata(
+          table,
+          s"column mapping mode cannot change from $curMode to $newMode"
+        )
+      }
+      if (newMode == "none") checkNoRenameOrDrop(table, cur.schema, schema)
+    }
+    if (!columnMappingOn(md.configuration)) md
+    else {
+      val start = md.configuration
+        .get(ColumnMappingAssign.MaxIdProperty)
+        .flatMap(v => Try(v.toLong).toOption)
+        .getOrElse(0L)
+        .max(ColumnMappingAssign.maxIdIn(schema))
+      val (assigned, max) = ColumnMappingAssign.assign(schema, start)
+      md.copy(
+        schemaString = assigned.json,
+        configuration = md.configuration + (ColumnMappingAssign.MaxIdProperty -> max.toString)
+      )
+    }
+  }
+
+  /** Without column mapping, columns may be added but not renamed or dropped: data files name
+    * columns by their logical names.
+    */
+  private def checkNoRenameOrDrop(table: String, before: StructType, after: StructType): Unit = {
+    val kept = after.fieldNames.map(_.toLowerCase(java.util.Locale.ROOT)).toSet
+    val gone = before.fieldNames.filterNot(n => kept(n.toLowerCase(java.util.Locale.ROOT)))
+    if (gone.nonEmpty) {
+      throw TxlogErrors.invalidMetadata(
+        table,
+        s"columns ${gone.mkString(", ")} would be renamed or dropped; that needs column mapping " +
+          "(delta.columnMapping.mode = name or id)"
+      )
+    }
+  }
+
+  private def mode(conf: Map[String, String]): String =
+    conf.getOrElse("delta.columnMapping.mode", "none").trim.toLowerCase(java.util.Locale.ROOT)
+
+  private def columnMappingOn(conf: Map[String, String]): Boolean = mode(conf) != "none"
+
+  private def checkColumnMappingMode(conf: Map[String, String]): Unit =
+    if (!Set("none", "name", "id").contains(mode(conf))) {
+      throw TxlogErrors.invalidArgument(
+        "delta.columnMapping.mode",
+        s"'${conf("delta.columnMapping.mode")}' is not none, name or id"
+      )
+    }
+
+  private def checkPartitionColumns(
+      schema: StructType,
+      columns: Seq[String],
+      what: String,
+      table: Option[String] = None
+  ): Unit = {
+    val names = schema.fieldNames.toSet
+    val missing = columns.filterNot(names)
+    if (missing.nonEmpty || columns.distinct.size != columns.size) {
+      val detail = s"$what ${columns.mkString(", ")} must be distinct top-level columns of the " +
+        s"schema (${schema.fieldNames.mkString(", ")})"
+      throw table.fold(TxlogErrors.invalidArgument(what, detail))(
+        TxlogErrors.invalidMetadata(_, detail)
+      )
+    }
+  }
+
+  private def version(props: Map[String, String], key: String, min: Int, max: Int): Int =
+    props
+      .get(key)
+      .map { v =>
+        Try(v.trim.toInt).toOption.filter(n => n >= 1 && n <= max).getOrElse {
+          throw TxlogErrors.invalidArgument(key, s"'$v' is not a protocol version from 1 to $max")
+        }
+      }
+      .getOrElse(min)
+
+  private def checkNotDowngrade(table: String, cur: Protocol, p: Protocol): Unit = {
+    val lost = TableFeatures.supported(cur) -- TableFeatures.supported(p)
+    if (
+      p.minReaderVersion < cur.minReaderVersion || p.minWriterVersion < cur.minWriterVersion ||
+      lost.nonEmpty
+    ) {
+      throw TxlogErrors.protocolDowngrade(
+        table,
+        s"(${cur.minReaderVersion}, ${cur.minWriterVersion})",
+        s"(${p.minReaderVersion}, ${p.minWriterVersion})",
+        lost.toSeq.sorted
+      )
+    }
+  }
 }
