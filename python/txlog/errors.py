@@ -26,6 +26,9 @@ __all__ = [
     "LogWriteError",
     "LogFileExistsError",
     "LogReadError",
+    "TableExistsError",
+    "InvalidCommitError",
+    "CommitRetriesExhaustedError",
     "ERROR_CLASSES",
     "error_for",
 ]
@@ -133,6 +136,23 @@ class ChecksumNotFoundError(TxlogError):
     (``CHECKSUM_NOT_FOUND``); writers may skip them, so this is not corruption."""
 
 
+# ---- Transactions: commit ----
+
+
+class TableExistsError(TxlogError):
+    """A table already exists where one was to be created (``TABLE_ALREADY_EXISTS``)."""
+
+
+class InvalidCommitError(TxlogError, ValueError):
+    """The actions staged for a commit break the protocol; nothing was written
+    (``INVALID_COMMIT_ACTIONS``)."""
+
+
+class CommitRetriesExhaustedError(TxlogError):
+    """Other writers kept winning the race for the next version until the retry limit
+    (``spark.txlog.commit.maxAttempts``) was reached (``COMMIT_RETRIES_EXHAUSTED``)."""
+
+
 #: JVM error class -> Python exception class. Unknown classes map to :class:`TxlogError`.
 ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "DELTA_TABLE_NOT_FOUND": TableNotFoundError,
@@ -156,6 +176,10 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "STORAGE_NOT_ATOMIC": LogWriteError,
     "INVALID_ARGUMENT": InvalidArgumentError,
     "CHECKSUM_NOT_FOUND": ChecksumNotFoundError,
+    # ---- Transactions: commit ----
+    "TABLE_ALREADY_EXISTS": TableExistsError,
+    "INVALID_COMMIT_ACTIONS": InvalidCommitError,
+    "COMMIT_RETRIES_EXHAUSTED": CommitRetriesExhaustedError,
 }
 
 
