@@ -36,6 +36,9 @@ __all__ = [
     "MetadataChangedError",
     "ProtocolChangedError",
     "ConcurrentTransactionError",
+    "TableExistsError",
+    "InvalidCommitError",
+    "CommitRetriesExhaustedError",
     "ERROR_CLASSES",
     "error_for",
 ]
@@ -199,6 +202,23 @@ class ConcurrentTransactionError(ConcurrentModificationError):
     (``CONCURRENT_TRANSACTION``)."""
 
 
+# ---- Transactions: commit ----
+
+
+class TableExistsError(TxlogError):
+    """A table already exists where one was to be created (``TABLE_ALREADY_EXISTS``)."""
+
+
+class InvalidCommitError(TxlogError, ValueError):
+    """The actions staged for a commit break the protocol; nothing was written
+    (``INVALID_COMMIT_ACTIONS``)."""
+
+
+class CommitRetriesExhaustedError(TxlogError):
+    """Other writers kept winning the race for the next version until the retry limit
+    (``spark.txlog.commit.maxAttempts``) was reached (``COMMIT_RETRIES_EXHAUSTED``)."""
+
+
 #: JVM error class -> Python exception class. Unknown classes map to :class:`TxlogError`.
 ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "DELTA_TABLE_NOT_FOUND": TableNotFoundError,
@@ -233,6 +253,10 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "METADATA_CHANGED": MetadataChangedError,
     "PROTOCOL_CHANGED": ProtocolChangedError,
     "CONCURRENT_TRANSACTION": ConcurrentTransactionError,
+    # ---- Transactions: commit ----
+    "TABLE_ALREADY_EXISTS": TableExistsError,
+    "INVALID_COMMIT_ACTIONS": InvalidCommitError,
+    "COMMIT_RETRIES_EXHAUSTED": CommitRetriesExhaustedError,
 }
 
 

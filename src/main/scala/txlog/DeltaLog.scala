@@ -223,6 +223,19 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     */
   def validateChecksum(): ChecksumValidation = ChecksumValidator.validate(latest())
 
+  // ---- Transactions ----
+
+  /** A new transaction on the latest snapshot (found with [[update]]).
+    *
+    * {{{
+    * val txn = log.startTransaction(); txn.addFiles(newFiles); txn.commit()
+    * }}}
+    */
+  def startTransaction(): Transaction = new Transaction(spark, this, Some(update()))
+
+  /** A transaction creating the table (read version -1). */
+  private[txlog] def creatingTransaction(): Transaction = new Transaction(spark, this, None)
+
   // ---- Log hygiene: log compaction and metadata cleanup ----
 
   /** Writes the log compaction file `<start>.<end>.compacted.json`: the reconciled actions of
@@ -287,6 +300,28 @@ object DeltaLog {
       throw TxlogErrors.invalidArgument("path", "must be a non-empty table path")
     }
     new DeltaLog(spark, TablePath.qualified(path, spark.sessionState.newHadoopConf()))
+  }
+
+  /** Creates a Delta table at `path`: commits version 0 with the protocol and metadata the schema,
+    * partition columns and table properties (`delta.*` keys enable features) need, created now.
+    * TABLE_ALREADY_EXISTS when `_delta_log` holds a commit or checkpoint, or another writer creates
+    * version 0 first.
+    *
+    * {{{
+    * val log = DeltaLog.createTable(spark, "/data/events", schema, Seq("date"),
+    *   Map("delta.appendOnly" -> "true"))
+    * }}}
+    */
+  def createTable(
+      spark: SparkSession,
+      path: String,
+      schema: org.apache.spark.sql.types.StructType,
+      partitionBy: Seq[String],
+      properties: Map[String, String]
+  ): DeltaLog = {
+    val log = forTable(spark, path)
+    txlog.txn.TableCreation.create(spark, log, schema, partitionBy, properties)
+    log
   }
 
   /** A user-given timestamp string, read as Spark casts a string to a timestamp (as delta-spark

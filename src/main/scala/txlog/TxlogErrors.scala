@@ -336,4 +336,37 @@ private[txlog] object TxlogErrors {
     "The winning commit removed files that this transaction removes too.",
     files
   )
+
+  // ---- Transactions: commit ----
+
+  def tableAlreadyExists(table: String, detail: String): TxlogException = new TxlogException(
+    "TABLE_ALREADY_EXISTS",
+    s"Cannot create a table at $table: one exists there.",
+    detail,
+    "Open it with DeltaLog.forTable and commit to it, or create the table at another path."
+  )
+
+  def invalidCommitActions(table: String, detail: String): TxlogException = new TxlogException(
+    "INVALID_COMMIT_ACTIONS",
+    s"The actions staged for a commit to $table break the Delta protocol; nothing was written.",
+    detail,
+    "Fix the staged actions (adds need path, size, partitionValues, modificationTime and " +
+      "dataChange; removes need path and dataChange; a file is added or removed at most once " +
+      "per commit; metadata needs a schemaString) and commit a new transaction."
+  )
+
+  def commitRetriesExhausted(table: String, attempts: Int, lastVersion: Long): TxlogException =
+    new TxlogException(
+      "COMMIT_RETRIES_EXHAUSTED",
+      s"Gave up committing to $table after $attempts attempts (last tried version $lastVersion).",
+      "Other writers kept winning the race for the next version.",
+      "Retry later, or raise spark.txlog.commit.maxAttempts."
+    )
+
+  def transactionAlreadyCommitted(table: String): TxlogException = new TxlogException(
+    "INVALID_ARGUMENT",
+    s"This transaction on $table has already committed.",
+    "A transaction commits once.",
+    "Start a new transaction with DeltaLog.startTransaction()."
+  )
 }

@@ -1,0 +1,212 @@
+package txlog
+
+import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+
+import txlog.txn.{Committer, DomainAction, ReadSet, StagedActions}
+
+/** A transaction on a table: what it read (for conflict checks) and what it stages, committed as
+  * one new version with optimistic concurrency. Start one with `DeltaLog.startTransaction()`; it
+  * commits once.
+  *
+  * {{{
+  * val txn = log.startTransaction()
+  * val old = txn.readFiles(col("partitionValues_parsed.date") === "2024-01-01")
+  * txn.removeFiles(old.select("path", "size", "partitionValues", lit(true).as("dataChange")))
+  * txn.addFiles(newFiles)
+  * val r = txn.commit("OVERWRITE")
+  * }}}
+  */
+final class Transaction private[txlog] (
+    spark: SparkSession,
+    log: DeltaLog,
+    /** The snapshot the transaction read (None: it creates the table). */
+    private[txlog] val readSnapshot: Option[Snapshot]
+) {
+  private var predicates = Vector.empty[Column]
+  private var wholeTable = false
+  private var filesRead = Vector.empty[DataFrame]
+  private var appIdsRead = Set.empty[String]
+  private var domainsRead = Set.empty[String]
+  private var staged = StagedActions(Nil, Nil, Nil, None, None, Map.empty, Map.empty)
+  private var result: Option[CommitResult] = None
+  private var commitCalled = false
+
+  /** The version the transaction read (-1 when it creates the table). Example: `txn.readVersion`.
+    */
+  def readVersion: Long = readSnapshot.fold(-1L)(_.version)
+
+  private def snap: Snapshot = readSnapshot.getOrElse(
+    throw TxlogErrors.invalidArgument("transaction", "the table does not exist yet")
+  )
+
+  private def recordFiles(predicate: Option[Column]): DataFrame = synchronized {
+    val all = snap.allFiles
+    val df = predicate.fold(all)(all.where)
+    predicate.fold { wholeTable = true }(p => predicates :+= p)
+    filesRead :+= df
+    df
+  }
+
+  /** The files of the read snapshot matching `predicate` (over the columns of `Snapshot.allFiles`,
+    * `partitionValues_parsed` and `stats_parsed` included), recorded for conflict checks.
+    *
+    * {{{
+    * val files = txn.readFiles(col("partitionValues_parsed.date") === "2024-01-01")
+    * }}}
+    */
+  def readFiles(predicate: Column): DataFrame = recordFiles(Some(predicate))
+
+  /** Every file of the read snapshot, recorded as reading the whole table.
+    *
+    * {{{
+    * val all = txn.readFiles()
+    * }}}
+    */
+  def readFiles(): DataFrame = recordFiles(None)
+
+  /** Records that the transaction depends on the whole table (any concurrent change to its files
+    * conflicts).
+    *
+    * {{{
+    * txn.readWholeTable()
+    * }}}
+    */
+  def readWholeTable(): Unit = synchronized { wholeTable = true }
+
+  /** The version of application `appId`'s latest transaction in the read snapshot; the app id is
+    * recorded as read.
+    *
+    * {{{
+    * if (txn.txnVersion("stream-1").forall(_ < batch)) { ... }
+    * }}}
+    */
+  def txnVersion(appId: String): Option[Long] = synchronized {
+    appIdsRead += appId
+    readSnapshot.flatMap(_.setTransactions.get(appId))
+  }
+
+  /** Stages add actions: a DataFrame shaped like `Snapshot.allFiles` (`path`, `size`,
+    * `partitionValues`, `modificationTime`, `dataChange` required; the other spec fields optional;
+    * other columns ignored).
+    *
+    * {{{
+    * txn.addFiles(newFiles)
+    * }}}
+    */
+  def addFiles(df: DataFrame): Transaction = stage(s => s.copy(adds = s.adds :+ df))
+
+  /** Stages remove actions: a DataFrame shaped like `Snapshot.tombstones` or `allFiles` (`path` and
+    * `dataChange` required); `deletionTimestamp` is the commit time where absent, and
+    * `extendedFileMetadata`, `partitionValues`, `size`, `stats`, `deletionVector` are kept when
+    * given.
+    *
+    * {{{
+    * txn.removeFiles(txn.readFiles(cond).withColumn("dataChange", lit(true)))
+    * }}}
+    */
+  def removeFiles(df: DataFrame): Transaction = stage(s => s.copy(removes = s.removes :+ df))
+
+  /** Stages cdc actions (`path`, `partitionValues`, `size`, `dataChange`; `tags` optional).
+    *
+    * {{{
+    * txn.addCdcFiles(changeFiles)
+    * }}}
+    */
+  def addCdcFiles(df: DataFrame): Transaction = stage(s => s.copy(cdc = s.cdc :+ df))
+
+  /** Stages a metaData action replacing the table's.
+    *
+    * {{{
+    * txn.updateMetadata(snap.metadata.copy(configuration = Map("delta.appendOnly" -> "true")))
+    * }}}
+    */
+  def updateMetadata(md: Metadata): Transaction = stage(_.copy(metadata = Some(md)))
+
+  /** Stages a protocol action replacing the table's.
+    *
+    * {{{
+    * txn.upgradeProtocol(Protocol(3, 7, Some(Set("deletionVectors")), Some(Set("deletionVectors"))))
+    * }}}
+    */
+  def upgradeProtocol(p: Protocol): Transaction = stage(_.copy(protocol = Some(p)))
+
+  /** Stages a txn action: application `appId` committed its `version`. The commit is skipped
+    * (committed = false) when the table already holds `appId` at `version` or later.
+    *
+    * {{{
+    * txn.setAppTransaction("stream-1", 42L)
+    * }}}
+    */
+  def setAppTransaction(appId: String, version: Long): Transaction = {
+    if (appId == null || appId.isEmpty) throw TxlogErrors.invalidArgument("appId", "is empty")
+    stage { s => appIdsRead += appId; s.copy(txns = s.txns + (appId -> version)) }
+  }
+
+  /** Stages a domainMetadata action setting `domain`'s configuration.
+    *
+    * {{{
+    * txn.setDomain("myapp.settings", """{"k":1}""")
+    * }}}
+    */
+  def setDomain(domain: String, configuration: String): Transaction = stage { s =>
+    domainsRead += domain
+    s.copy(domains = s.domains + (domain -> DomainAction(domain, configuration, removed = false)))
+  }
+
+  /** Stages the removal of `domain` (a domainMetadata tombstone carrying its configuration).
+    *
+    * {{{
+    * txn.removeDomain("myapp.settings")
+    * }}}
+    */
+  def removeDomain(domain: String): Transaction = stage { s =>
+    domainsRead += domain
+    val conf = readSnapshot.flatMap(_.domainMetadata.get(domain)).getOrElse("")
+    s.copy(domains = s.domains + (domain -> DomainAction(domain, conf, removed = true)))
+  }
+
+  private def stage(f: StagedActions => StagedActions): Transaction = synchronized {
+    if (commitCalled) throw TxlogErrors.transactionAlreadyCommitted(log.tablePath)
+    staged = f(staged)
+    this
+  }
+
+  /** The read set, for conflict checks. */
+  private[txlog] def readSet: ReadSet = synchronized {
+    ReadSet(readVersion, predicates, wholeTable, filesRead, appIdsRead, domainsRead)
+  }
+
+  /** Commits the staged actions as the next version, retrying over concurrent commits that do not
+    * conflict. A transaction commits once.
+    *
+    * {{{
+    * val r = txn.commit("WRITE", Map("mode" -> "Append", "partitionBy" -> "[]"))
+    * }}}
+    */
+  def commit(
+      operation: String = "WRITE",
+      operationParameters: Map[String, String] = Map.empty,
+      operationMetrics: Map[String, String] = Map.empty
+  ): CommitResult = {
+    val (read, actions) = synchronized {
+      if (commitCalled) throw TxlogErrors.transactionAlreadyCommitted(log.tablePath)
+      commitCalled = true
+      (readSet, staged)
+    }
+    val r = Committer.commit(
+      spark,
+      log,
+      readSnapshot,
+      read,
+      actions,
+      operation,
+      operationParameters,
+      operationMetrics
+    )
+    synchronized { result = Some(r) }
+    r
+  }
+
+  /** The result of [[commit]], once committed. Example: `txn.commitResult.map(_.version)`. */
+  def commitResult: Option[CommitResult] = synchronized(result)
+}

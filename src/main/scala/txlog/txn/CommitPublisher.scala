@@ -1,0 +1,55 @@
+package txlog.txn
+
+import java.io.ByteArrayOutputStream
+import java.nio.charset.StandardCharsets.UTF_8
+
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.fs.Path
+
+import txlog.TxlogErrors
+import txlog.log.{FileNames, TablePath}
+import txlog.storage.{LogStores, StagedBytes}
+
+/** Publishes one commit file `_delta_log/<version>.json` by put-if-absent: the header lines (the
+  * driver's actions, commitInfo first) followed by the body's file-action lines. A body held on the
+  * driver is written in one `putIfAbsent`; a staged one is streamed, part file after part file
+  * through a fixed-size buffer, into one hidden file beside the target, which is then published.
+  */
+private[txlog] object CommitPublisher {
+  private val BufferBytes = 1 << 16
+
+  /** Whether this writer's commit became `version` (false: another writer's is there). */
+  def publish(table: TablePath, version: Long, header: Seq[String], body: CommitBody): Boolean = {
+    val fs = table.fs
+    val target = new Path(table.logDir, FileNames.commitName(version))
+    val store = LogStores.forPath(fs, target)
+    body.lines match {
+      case Some(lines) =>
+        val out = new ByteArrayOutputStream()
+        (header ++ lines).foreach { l => out.write(l.getBytes(UTF_8)); out.write('\n') }
+        store.putIfAbsent(target, out.toByteArray)
+      case None =>
+        store.checkPutIfAbsent(table.logDir)
+        val staged = StagedBytes.tempPath(target)
+        try {
+          val out = fs.create(staged, false)
+          try {
+            header.foreach { l => out.write(l.getBytes(UTF_8)); out.write('\n') }
+            val buf = new Array[Byte](BufferBytes)
+            body.parts.foreach { p =>
+              val in = fs.open(p)
+              try org.apache.commons.io.IOUtils.copyLarge(in, out, buf)
+              finally in.close()
+            }
+          } finally out.close()
+        } catch {
+          case NonFatal(e) =>
+            StagedBytes.deleteQuietly(fs, staged)
+            throw TxlogErrors.writeFailed(target.toString, e.toString, e)
+        }
+        try store.publish(staged, target)
+        finally StagedBytes.deleteQuietly(fs, staged)
+    }
+  }
+}

@@ -1,0 +1,224 @@
+package txlog.txn
+
+import java.util.UUID
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+
+import txlog.{BuildInfo, CommitResult, DeltaLog, Metadata, Protocol, Snapshot, TxlogErrors}
+import txlog.actions.ActionSchemas
+import txlog.log.{CommitFile, LogListing, TablePath}
+import txlog.timetravel.InCommitTimestamps
+
+/** Commits staged actions with optimistic concurrency: put-if-absent of the next version; on a lost
+  * race, the winning commits are checked for conflicts ([[ConflictChecker]]), the commit is rebased
+  * onto the new latest snapshot (writer rules, in-commit timestamp and row ids redone) and tried
+  * again, up to `spark.txlog.commit.maxAttempts`.
+  */
+private[txlog] object Committer {
+  val MaxAttemptsKey = "spark.txlog.commit.maxAttempts"
+  val DefaultMaxAttempts = 100
+  val RowTrackingDomain = "delta.rowTracking"
+
+  /** Parameters of one commit that do not change between attempts. */
+  final case class Request(
+      operation: String,
+      operationParameters: Map[String, String],
+      operationMetrics: Map[String, String],
+      txnId: String,
+      commitTime: Long
+  )
+
+  def commit(
+      spark: SparkSession,
+      log: DeltaLog,
+      readSnapshot: Option[Snapshot],
+      read: ReadSet,
+      staged: StagedActions,
+      operation: String,
+      operationParameters: Map[String, String],
+      operationMetrics: Map[String, String]
+  ): CommitResult = {
+    val table = log.table
+    checkStaged(table, staged)
+    val req = Request(
+      operation,
+      operationParameters,
+      operationMetrics,
+      UUID.randomUUID().toString,
+      System.currentTimeMillis()
+    )
+    val maxAttempts =
+      spark.conf.getOption(MaxAttemptsKey).map(_.trim.toInt).getOrElse(DefaultMaxAttempts)
+    val adds = staged.adds
+      .map(FileActionLines.shaped(_, ActionSchemas.add))
+      .reduceOption(_ unionByName _)
+    val fixedLines: Seq[DataFrame] =
+      staged.removes.map(FileActionLines.removes(_, req.commitTime)) ++
+        staged.cdc.map(FileActionLines.cdcs)
+    val summary = staged.summary(read)
+    var base = readSnapshot
+    var version = base.fold(0L)(_.version + 1)
+    var attempt = 0
+    var body: Option[CommitBody] = None
+    try {
+      while (true) {
+        attempt += 1
+        if (attempt > maxAttempts) {
+          throw TxlogErrors.commitRetriesExhausted(table.root, maxAttempts, version)
+        }
+        base.foreach { s =>
+          if (alreadyCommitted(s, staged.txns)) {
+            return CommitResult(s.version, committed = false, attempt, None, None, Seq.empty)
+          }
+        }
+        val current = base.map(s => (s.protocol, s.metadata))
+        val (p, m) =
+          WriterRules.prepare(table.root, version, current, staged.protocol, staged.metadata)
+        val protocol = p.orElse(current.map(_._1)).get
+        val metadata = m.orElse(current.map(_._2)).get
+        val (assigned, rowDomain) = adds match {
+          case Some(a) => RowTracking.assign(a, protocol, metadata, highWaterMark(base), version)
+          case None    => (spark.emptyDataFrame, None)
+        }
+        if (body.isEmpty || rowDomain.isDefined) {
+          body.foreach(_.delete(table))
+          body = None
+          val lines = adds.map(_ => FileActionLines.adds(assigned)).toSeq ++ fixedLines
+          body = Some(
+            lines
+              .reduceOption(_ unionByName _)
+              .fold(CommitBody.empty)(CommitBody.build(spark, table, _))
+          )
+        }
+        val header = headerLines(base, req, read, staged, p, m, protocol, metadata, rowDomain)
+        if (CommitPublisher.publish(table, version, header, body.get)) {
+          val report = postCommit(spark, table, version, base)
+          return CommitResult(
+            version,
+            committed = true,
+            attempt,
+            report.checksum,
+            report.checkpoint,
+            report.problems
+          )
+        }
+        if (base.isEmpty) {
+          throw TxlogErrors.tableAlreadyExists(
+            table.root,
+            "Another writer created version 0 of the table first."
+          )
+        }
+        val latest = latestAfter(log, version)
+        val winners = winningCommits(log, table, version, latest.version)
+        ConflictChecker.check(spark, table, isolation(base.get.metadata), read, summary, winners)
+        base = Some(latest)
+        version = latest.version + 1
+      }
+      throw new IllegalStateException("unreachable")
+    } finally body.foreach(_.delete(table))
+  }
+
+  /** INVALID_COMMIT_ACTIONS for staged actions that break the spec, found on the driver. */
+  private def checkStaged(table: TablePath, staged: StagedActions): Unit = {
+    staged.metadata.foreach { m =>
+      if (m.schemaString == null) {
+        throw TxlogErrors.invalidCommitActions(table.root, "metaData without schemaString")
+      }
+    }
+    staged.adds.foreach(FileActionLines.checkColumns(table.root, "add", _))
+    staged.removes.foreach(FileActionLines.checkColumns(table.root, "remove", _))
+    staged.cdc.foreach(FileActionLines.checkColumns(table.root, "cdc", _))
+  }
+
+  /** Whether `s` already holds one of the staged app ids at or past its staged version. */
+  private def alreadyCommitted(s: Snapshot, txns: Map[String, Long]): Boolean =
+    txns.exists { case (app, v) => s.setTransactions.get(app).exists(_ >= v) }
+
+  private def highWaterMark(base: Option[Snapshot]): Option[Long] =
+    base
+      .flatMap(_.domainMetadata.get(RowTrackingDomain))
+      .flatMap(ActionLines.highWaterMark)
+
+  def isolation(m: Metadata): IsolationLevel =
+    m.configuration.get("delta.isolationLevel").map(_.trim) match {
+      case Some(s) if s.equalsIgnoreCase("Serializable") => IsolationLevel.Serializable
+      case _                                             => IsolationLevel.WriteSerializable
+    }
+
+  /** The in-commit timestamp of a commit on `base` at `now`: after the previous commit's. */
+  private def inCommitTimestamp(base: Option[Snapshot], now: Long): Long =
+    base.fold(now)(s => math.max(now, s.state.inCommitTimestamp.getOrElse(s.timestamp) + 1))
+
+  /** The driver's lines, commitInfo first, then protocol, metaData, txn, domainMetadata. */
+  private def headerLines(
+      base: Option[Snapshot],
+      req: Request,
+      read: ReadSet,
+      staged: StagedActions,
+      newProtocol: Option[Protocol],
+      newMetadata: Option[Metadata],
+      protocol: Protocol,
+      metadata: Metadata,
+      rowDomain: Option[DomainAction]
+  ): Seq[String] = {
+    val now = System.currentTimeMillis()
+    val ict =
+      if (InCommitTimestamps.enabled(protocol, metadata)) Some(inCommitTimestamp(base, now))
+      else None
+    val timestamp = ict.getOrElse(now)
+    val info = CommitInfo(
+      timestamp,
+      ict,
+      req.operation,
+      req.operationParameters,
+      req.operationMetrics,
+      base.map(_.version),
+      isolation(metadata).name,
+      staged.isBlindAppend(read),
+      s"txlog/${BuildInfo.version}",
+      req.txnId
+    )
+    val domains = staged.domains ++ rowDomain.map(d => d.domain -> d)
+    Seq(ActionLines.commitInfo(info)) ++
+      newProtocol.map(ActionLines.protocol) ++
+      newMetadata.map(ActionLines.metadata) ++
+      staged.txns.toSeq.sortBy(_._1).map { case (a, v) => ActionLines.txn(a, v, timestamp) } ++
+      domains.toSeq.sortBy(_._1).map(d => ActionLines.domain(d._2))
+  }
+
+  /** The latest snapshot, at least `version` (the one this writer lost). */
+  private def latestAfter(log: DeltaLog, version: Long): Snapshot = {
+    val s = log.update()
+    if (s.version >= version) s else log.snapshot()
+  }
+
+  /** The commits `from` to `to`, oldest first. */
+  private def winningCommits(
+      log: DeltaLog,
+      table: TablePath,
+      from: Long,
+      to: Long
+  ): Seq[CommitFile] = {
+    def of(l: LogListing) = l.commits.filter(c => c.version >= from && c.version <= to)
+    val listed = log.currentListing.map(of).getOrElse(Seq.empty)
+    if (listed.size == to - from + 1) listed else of(LogListing.list(table))
+  }
+
+  private def postCommit(
+      spark: SparkSession,
+      table: TablePath,
+      version: Long,
+      base: Option[Snapshot]
+  ): PostCommitReport =
+    try PostCommit.run(spark, table, version, base)
+    catch {
+      case NonFatal(e) =>
+        val cls = e match {
+          case t: txlog.TxlogException => t.errorClass
+          case _                       => e.getClass.getSimpleName
+        }
+        PostCommitReport(None, None, Seq(s"$cls: ${e.getMessage}"))
+    }
+}

@@ -1,0 +1,107 @@
+package txlog.txn
+
+import org.apache.spark.sql.{Column, DataFrame}
+import org.apache.spark.sql.functions._
+import org.apache.spark.sql.types.{MapType, StringType, StructType}
+
+import txlog.TxlogErrors
+import txlog.actions.ActionSchemas
+
+/** A commit's file actions as JSON lines written by Spark (`to_json` of the action structs: the
+  * spec's field names, null fields left out), one row per action: (kind, path, dvId, problem,
+  * line). `problem` names what makes the action invalid, if anything; `dvId` is the deletion
+  * vector's unique id ("" without one), so (kind, path, dvId) must be unique per commit.
+  */
+private[txlog] object FileActionLines {
+
+  val cdc: StructType = new StructType()
+    .add("path", StringType)
+    .add("partitionValues", MapType(StringType, StringType, valueContainsNull = true))
+    .add("size", "long")
+    .add("dataChange", "boolean")
+    .add("tags", MapType(StringType, StringType, valueContainsNull = true))
+
+  private val required: Map[String, Seq[String]] = Map(
+    "add" -> Seq("path", "size", "partitionValues", "modificationTime", "dataChange"),
+    "remove" -> Seq("path", "dataChange"),
+    "cdc" -> Seq("path", "size", "partitionValues", "dataChange")
+  )
+
+  /** INVALID_COMMIT_ACTIONS when `df` lacks a column the spec requires of `kind`. */
+  def checkColumns(table: String, kind: String, df: DataFrame): Unit = {
+    val have = df.columns.toSet
+    val missing = required(kind).filterNot(have)
+    if (missing.nonEmpty) {
+      throw TxlogErrors.invalidCommitActions(
+        table,
+        s"The $kind DataFrame has no column ${missing.mkString(", ")}; its columns: " +
+          df.columns.mkString(", ")
+      )
+    }
+  }
+
+  private def field(df: DataFrame, name: String, schema: StructType): Column = {
+    val t = schema(name).dataType
+    (if (df.columns.contains(name)) col(name).cast(t) else lit(null).cast(t)).as(name)
+  }
+
+  private def dvId(dv: Column): Column = when(dv.isNull, lit("")).otherwise(
+    concat_ws(
+      "",
+      dv.getField("storageType"),
+      dv.getField("pathOrInlineDv"),
+      when(dv.getField("offset").isNotNull, concat(lit("@"), dv.getField("offset")))
+    )
+  )
+
+  private def problem(kind: String, a: Column): Column = {
+    val checks = required(kind).map(f => a.getField(f).isNull -> s"$kind without $f")
+    checks.foldRight(lit(null).cast(StringType)) { case ((bad, msg), rest) =>
+      when(bad, concat(lit(msg + ": "), coalesce(a.getField("path"), lit("<no path>"))))
+        .otherwise(rest)
+    }
+  }
+
+  private def lines(
+      kind: String,
+      schema: StructType,
+      df: DataFrame,
+      overrides: Map[String, Column]
+  ): DataFrame = {
+    val fields = schema.fieldNames.toSeq.map(n =>
+      overrides
+        .get(n)
+        .map(_.as(n))
+        .getOrElse(
+          field(df, n, schema)
+        )
+    )
+    val a = col("a")
+    val hasDv = schema.fieldNames.contains("deletionVector")
+    df.select(struct(fields: _*).as("a"))
+      .select(
+        lit(kind).as("kind"),
+        a.getField("path").as("path"),
+        (if (hasDv) dvId(a.getField("deletionVector")) else lit("")).as("dvId"),
+        problem(kind, a).as("problem"),
+        to_json(struct(a.as(kind))).as("line")
+      )
+  }
+
+  /** `df` with exactly the columns of `schema` (absent ones null), cast to its types. */
+  def shaped(df: DataFrame, schema: StructType): DataFrame =
+    df.select(schema.fieldNames.toSeq.map(n => field(df, n, schema)): _*)
+
+  def adds(df: DataFrame): DataFrame = lines("add", ActionSchemas.add, df, Map.empty)
+
+  /** Removes: `deletionTimestamp` is `commitTime` where not given. */
+  def removes(df: DataFrame, commitTime: Long): DataFrame = {
+    val ts =
+      if (df.columns.contains("deletionTimestamp")) {
+        coalesce(col("deletionTimestamp").cast("long"), lit(commitTime))
+      } else lit(commitTime)
+    lines("remove", ActionSchemas.remove, df, Map("deletionTimestamp" -> ts))
+  }
+
+  def cdcs(df: DataFrame): DataFrame = lines("cdc", cdc, df, Map.empty)
+}

@@ -1,0 +1,33 @@
+package txlog.txn
+
+import org.apache.spark.sql.DataFrame
+
+import txlog.{Metadata, Protocol}
+
+/** What a transaction will commit: file actions as DataFrames (shaped like `Snapshot.allFiles` for
+  * adds, `Snapshot.tombstones` for removes), the rest on the driver. `txns` maps app ids to
+  * versions; `domains` is keyed by domain.
+  */
+private[txlog] final case class StagedActions(
+    adds: Seq[DataFrame],
+    removes: Seq[DataFrame],
+    cdc: Seq[DataFrame],
+    protocol: Option[Protocol],
+    metadata: Option[Metadata],
+    txns: Map[String, Long],
+    domains: Map[String, DomainAction]
+) {
+
+  /** Whether this commit only adds files and read no files (delta-spark's `isBlindAppend`). */
+  def isBlindAppend(read: ReadSet): Boolean =
+    removes.isEmpty && cdc.isEmpty && read.predicates.isEmpty && !read.wholeTable
+
+  def summary(read: ReadSet): StagedSummary = StagedSummary(
+    protocol.isDefined,
+    metadata.isDefined,
+    removes,
+    txns.keySet,
+    domains.keySet,
+    isBlindAppend(read)
+  )
+}

@@ -1,0 +1,60 @@
+package txlog.txn
+
+import java.io.FileNotFoundException
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.types.StructType
+
+import txlog.{CommitResult, DeltaLog, TxlogErrors}
+import txlog.log.{CheckpointFile, CommitFile, FileInfo, FileNames}
+
+/** Table creation: a transaction at read version -1 committing version 0 with the protocol and
+  * metadata of [[WriterRules.newTable]].
+  */
+private[txlog] object TableCreation {
+
+  def create(
+      spark: SparkSession,
+      log: DeltaLog,
+      schema: StructType,
+      partitionBy: Seq[String],
+      properties: Map[String, String]
+  ): CommitResult = {
+    val table = log.table
+    if (schema == null) throw TxlogErrors.invalidArgument("schema", "is null")
+    val existing =
+      try table.fs.listStatus(table.logDir).toSeq
+      catch { case _: FileNotFoundException => Seq.empty }
+    val logFiles = existing.flatMap(s => FileNames.parse(FileInfo(s))).collect {
+      case c: CommitFile     => c.file.path
+      case c: CheckpointFile => c.file.path
+    }
+    if (logFiles.nonEmpty) {
+      throw TxlogErrors.tableAlreadyExists(
+        table.root,
+        s"Its _delta_log holds ${logFiles.size} commit or checkpoint files, e.g. ${logFiles.min}."
+      )
+    }
+    table.fs.mkdirs(table.logDir)
+    val (p, m) = WriterRules.newTable(
+      schema,
+      Option(partitionBy).getOrElse(Nil),
+      Option(properties).getOrElse(Map.empty),
+      System.currentTimeMillis()
+    )
+    val txn = log.creatingTransaction()
+    txn.upgradeProtocol(p).updateMetadata(m)
+    txn.commit(
+      "CREATE TABLE",
+      Map(
+        "partitionBy" -> partitionBy
+          .map(c => "\"" + c.replace("\"", "\\\"") + "\"")
+          .mkString("[", ",", "]"),
+        "isManaged" -> "false",
+        "properties" -> new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(
+          scala.jdk.CollectionConverters.MapHasAsJava(properties).asJava
+        )
+      )
+    )
+  }
+}

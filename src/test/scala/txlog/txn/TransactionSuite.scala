@@ -1,0 +1,200 @@
+package txlog.txn
+
+import java.nio.file.Files
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.functions.{col, lit}
+
+import txlog.{DeltaLog, Oracle, Protocol, SparkSuite, TxlogException}
+import txlog.txn.TxnTestKit._
+
+class TransactionSuite extends SparkSuite {
+
+  private def qualified(root: java.nio.file.Path, rel: String): String =
+    new org.apache.hadoop.fs.Path(root.toUri.toString.stripSuffix("/") + "/" + rel).toString
+
+  test("commits of adds, removes, txn, domain and metadata read back by delta-spark") {
+    val dir = tempDir().resolve("t")
+    val log = DeltaLog.createTable(spark, dir.toString, schema, Seq("part"), Map.empty)
+    val r1 = log.startTransaction().addFiles(adds(spark, Seq("a1", "a2", "a3"))).commit()
+    assert(r1.version === 1L && r1.committed && r1.attempts === 1)
+    val t2 = log.startTransaction()
+    t2.removeFiles(removes(spark, Seq("a1")))
+    t2.setAppTransaction("app-1", 7L)
+    t2.setDomain("my.domain", """{"k":1}""")
+    assert(t2.commit("DELETE").version === 2L)
+    val t3 = log.startTransaction()
+    val md = log.snapshot().metadata
+    t3.updateMetadata(md.copy(configuration = Map("delta.appendOnly" -> "false", "x" -> "y")))
+    t3.removeDomain("my.domain")
+    assert(t3.commit("SET TBLPROPERTIES").version === 3L)
+
+    def files(ps: String*) = ps.map(p => qualified(dir, p)).toSet
+    val expected = Seq(
+      (
+        0L,
+        Set.empty[String],
+        Set.empty[String],
+        Map.empty[String, Long],
+        Map.empty[String, String]
+      ),
+      (
+        1L,
+        files("a1", "a2", "a3"),
+        Set.empty[String],
+        Map.empty[String, Long],
+        Map.empty[String, String]
+      ),
+      (2L, files("a2", "a3"), files("a1"), Map("app-1" -> 7L), Map("my.domain" -> """{"k":1}""")),
+      (3L, files("a2", "a3"), files("a1"), Map("app-1" -> 7L), Map.empty[String, String])
+    )
+    expected.foreach { case (v, live, tomb, txns, domains) =>
+      val ref = Oracle.reference(spark, dir.toString, Some(v))
+      assert(ref.live.map(_._1) === live, s"v$v live")
+      assert(ref.tombstones.map(_._1) === tomb, s"v$v tombstones")
+      assert(ref.txns === txns, s"v$v txns")
+      assert(ref.domains === domains, s"v$v domains")
+      assert(ref.metadata._3 === Seq("part"))
+      assert(ref.metadata._2 === schema.json)
+      assert(Oracle.txlog(spark, dir.toString, Some(v)) === ref, s"v$v txlog vs delta-spark")
+    }
+    assert(
+      Oracle.reference(spark, dir.toString, Some(3)).metadata._4 ===
+        Map("delta.appendOnly" -> "false", "x" -> "y")
+    )
+    val sizes = Oracle.reference(spark, dir.toString, Some(1)).live.map(f => f._1 -> f._3).toMap
+    assert(sizes(qualified(dir, "a1")) === 100L && sizes(qualified(dir, "a3")) === 102L)
+    // delta-spark's history reads our commitInfo.
+    val hist = io.delta.tables.DeltaTable
+      .forPath(spark, dir.toString)
+      .history()
+      .select("version", "operation")
+      .collect()
+      .map(r => r.getLong(0) -> r.getString(1))
+      .toMap
+    assert(
+      hist === Map(0L -> "CREATE TABLE", 1L -> "WRITE", 2L -> "DELETE", 3L -> "SET TBLPROPERTIES")
+    )
+  }
+
+  test("commitInfo is the first line with the spec's provenance fields") {
+    val dir = tempDir().resolve("t")
+    val log = DeltaLog.createTable(spark, dir.toString, schema, Nil, Map.empty)
+    log
+      .startTransaction()
+      .addFiles(adds(spark, Seq("f1")))
+      .commit(
+        "WRITE",
+        Map("mode" -> "Append", "partitionBy" -> "[]"),
+        Map("numFiles" -> "1")
+      )
+    val created = commitLines(dir, 0)
+    assert(created.head.has("commitInfo"))
+    assert(!created.head.get("commitInfo").has("readVersion"))
+    assert(created.map(_.fieldNames().next()).toSet === Set("commitInfo", "protocol", "metaData"))
+    val lines = commitLines(dir, 1)
+    assert(lines.head.fieldNames().asScala.toSeq === Seq("commitInfo"))
+    val ci = lines.head.get("commitInfo")
+    assert(ci.get("operation").asText === "WRITE")
+    assert(ci.get("operationParameters").get("mode").asText === "Append")
+    assert(ci.get("operationParameters").get("partitionBy").asText === "[]")
+    assert(ci.get("operationMetrics").get("numFiles").asText === "1")
+    assert(ci.get("readVersion").asLong === 0L)
+    assert(ci.get("isBlindAppend").asBoolean)
+    assert(ci.get("engineInfo").asText.startsWith("txlog/"))
+    assert(java.util.UUID.fromString(ci.get("txnId").asText) != null)
+    assert(ci.get("isolationLevel").asText.nonEmpty)
+    assert(ci.get("timestamp").asLong > 1700000000000L)
+    assert(!ci.has("inCommitTimestamp"))
+    val add = lines(1).get("add")
+    assert(add.get("path").asText === "f1" && add.get("size").asLong === 100L)
+    assert(add.get("partitionValues").get("part").asText === "a")
+    assert(!add.has("stats") && !add.has("tags"), "null fields are left out")
+  }
+
+  test("in-commit timestamps: first in commitInfo, strictly increasing, read by delta-spark") {
+    val dir = tempDir().resolve("t")
+    val log = DeltaLog.createTable(spark, dir.toString, schema, Nil, Map.empty)
+    val t = log.startTransaction()
+    t.upgradeProtocol(Protocol(1, 7, None, Some(Set("inCommitTimestamp"))))
+    t.updateMetadata(
+      log.snapshot().metadata.copy(configuration = Map("delta.enableInCommitTimestamps" -> "true"))
+    )
+    t.commit("SET TBLPROPERTIES")
+    (1 to 4).foreach(i => log.startTransaction().addFiles(adds(spark, Seq(s"f$i"))).commit())
+    val icts = (1L to 5L).map(v =>
+      commitLines(dir, v).head.get("commitInfo").get("inCommitTimestamp").asLong
+    )
+    assert(icts.sliding(2).forall(w => w(1) > w(0)), icts)
+    // delta-spark's history reports the in-commit timestamps as commit timestamps.
+    val ref = org.apache.spark.sql.delta.DeltaLog.forTable(spark, dir.toString)
+    val hist = io.delta.tables.DeltaTable
+      .forPath(spark, dir.toString)
+      .history()
+      .where("version >= 1")
+      .select("version", "timestamp")
+      .collect()
+      .map(r => r.getLong(0) -> r.getTimestamp(1).getTime)
+      .toMap
+    assert((1L to 5L).map(hist) === icts)
+    assert(ref.update().version === 5L)
+  }
+
+  test("idempotent transactions: a txn at or past the staged version commits nothing") {
+    val dir = tempDir().resolve("t")
+    val log = DeltaLog.createTable(spark, dir.toString, schema, Nil, Map.empty)
+    log.startTransaction().setAppTransaction("s", 5L).addFiles(adds(spark, Seq("f1"))).commit()
+    val before = snapshotDir(dir)
+    val t = log.startTransaction()
+    assert(t.txnVersion("s") === Some(5L))
+    val r = t.setAppTransaction("s", 5L).addFiles(adds(spark, Seq("f2"))).commit()
+    assert(!r.committed)
+    assert(snapshotDir(dir) === before)
+    // Rebased onto a winner that set it past ours.
+    val slow = log.startTransaction().setAppTransaction("s", 6L).addFiles(adds(spark, Seq("f3")))
+    log.startTransaction().setAppTransaction("s", 7L).commit()
+    assert(!slow.commit().committed)
+    assert(Oracle.reference(spark, dir.toString, None).txns === Map("s" -> 7L))
+    assert(Oracle.reference(spark, dir.toString, None).live.size === 1)
+    val e = intercept[TxlogException](slow.commit())
+    assert(e.errorClass === "INVALID_ARGUMENT")
+  }
+
+  test("a winner between start and commit: disjoint transactions both land after a retry") {
+    val dir = tempDir().resolve("t")
+    val log = DeltaLog.createTable(spark, dir.toString, schema, Seq("part"), Map.empty)
+    log.startTransaction().addFiles(adds(spark, Seq("a1"), "a")).commit()
+    val slow = DeltaLog.forTable(spark, dir.toString).startTransaction()
+    slow.readFiles(col("partitionValues_parsed.part") === "b")
+    slow.addFiles(adds(spark, Seq("b1"), "b"))
+    val winner = log.startTransaction().addFiles(adds(spark, Seq("a2"), "a")).commit()
+    assert(winner.version === 2L)
+    val r = slow.commit()
+    assert(r.version === 3L && r.attempts === 2)
+    assert(commitLines(dir, 3).head.get("commitInfo").get("readVersion").asLong === 1L)
+    assert(
+      Oracle.reference(spark, dir.toString, None).live.map(_._1) ===
+        Set("a1", "a2", "b1").map(qualified(dir, _))
+    )
+  }
+
+  test("creating where a table exists is TABLE_ALREADY_EXISTS") {
+    val dir = tempDir().resolve("t")
+    DeltaLog.createTable(spark, dir.toString, schema, Nil, Map.empty)
+    val before = snapshotDir(dir)
+    val e = intercept[TxlogException](
+      DeltaLog.createTable(spark, dir.toString, schema, Nil, Map.empty)
+    )
+    assert(e.errorClass === "TABLE_ALREADY_EXISTS")
+    assert(snapshotDir(dir) === before)
+    val other = tempDir().resolve("d")
+    spark.range(1).write.format("delta").save(other.toString)
+    assert(
+      intercept[TxlogException](
+        DeltaLog.createTable(spark, other.toString, schema, Nil, Map.empty)
+      ).errorClass === "TABLE_ALREADY_EXISTS"
+    )
+    assert(Files.exists(dir.resolve("_delta_log")))
+  }
+}
