@@ -17,14 +17,19 @@ private[txlog] object ActionLines {
   private def obj(fields: (String, Any)*): JMap[String, Any] = {
     val m = new JMap[String, Any]()
     fields.foreach {
-      case (_, None)         => ()
-      case (k, Some(v))      => m.put(k, v)
-      case (_, null)         => ()
-      case (k, v: Map[_, _]) => m.put(k, v.asJava)
-      case (k, v: Seq[_])    => m.put(k, v.asJava)
-      case (k, v)            => m.put(k, v)
+      case (_, None) | (_, null) => ()
+      case (k, Some(v))          => m.put(k, java(v))
+      case (k, v)                => m.put(k, java(v))
     }
     m
+  }
+
+  /** Scala collections as the Java ones Jackson writes as JSON maps and arrays. */
+  private def java(v: Any): Any = v match {
+    case m: Map[_, _] => m.map { case (k, x) => k -> java(x) }.asJava
+    case s: Seq[_]    => s.map(java).asJava
+    case s: Set[_]    => s.toSeq.map(java).asJava
+    case other        => other
   }
 
   private def line(action: String, body: JMap[String, Any]): String =

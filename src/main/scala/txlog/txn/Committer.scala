@@ -19,7 +19,6 @@ import txlog.timetravel.InCommitTimestamps
 private[txlog] object Committer {
   val MaxAttemptsKey = "spark.txlog.commit.maxAttempts"
   val DefaultMaxAttempts = 100
-  val RowTrackingDomain = "delta.rowTracking"
 
   /** Parameters of one commit that do not change between attempts. */
   final case class Request(
@@ -92,7 +91,8 @@ private[txlog] object Committer {
               .fold(CommitBody.empty)(CommitBody.build(spark, table, _))
           )
         }
-        val header = headerLines(base, req, read, staged, p, m, protocol, metadata, rowDomain)
+        val header =
+          headerLines(base, version, req, read, staged, p, m, protocol, metadata, rowDomain)
         if (CommitPublisher.publish(table, version, header, body.get)) {
           val report = postCommit(spark, table, version, base)
           return CommitResult(
@@ -111,6 +111,10 @@ private[txlog] object Committer {
           )
         }
         val latest = latestAfter(log, version)
+        // A winner that recorded our app id at or past our version did our work: commit nothing.
+        if (alreadyCommitted(latest, staged.txns)) {
+          return CommitResult(latest.version, committed = false, attempt, None, None, Seq.empty)
+        }
         val winners = winningCommits(log, table, version, latest.version)
         ConflictChecker.check(spark, table, isolation(base.get.metadata), read, summary, winners)
         base = Some(latest)
@@ -138,7 +142,7 @@ private[txlog] object Committer {
 
   private def highWaterMark(base: Option[Snapshot]): Option[Long] =
     base
-      .flatMap(_.domainMetadata.get(RowTrackingDomain))
+      .flatMap(_.domainMetadata.get(RowTracking.Domain))
       .flatMap(ActionLines.highWaterMark)
 
   def isolation(m: Metadata): IsolationLevel =
@@ -154,6 +158,7 @@ private[txlog] object Committer {
   /** The driver's lines, commitInfo first, then protocol, metaData, txn, domainMetadata. */
   private def headerLines(
       base: Option[Snapshot],
+      version: Long,
       req: Request,
       read: ReadSet,
       staged: StagedActions,
@@ -174,7 +179,7 @@ private[txlog] object Committer {
       req.operation,
       req.operationParameters,
       req.operationMetrics,
-      base.map(_.version),
+      Some(read.readVersion).filter(_ >= 0), // the version first read, as delta-spark writes it
       isolation(metadata).name,
       staged.isBlindAppend(read),
       s"txlog/${BuildInfo.version}",
@@ -183,7 +188,9 @@ private[txlog] object Committer {
     val domains = staged.domains ++ rowDomain.map(d => d.domain -> d)
     Seq(ActionLines.commitInfo(info)) ++
       newProtocol.map(ActionLines.protocol) ++
-      newMetadata.map(ActionLines.metadata) ++
+      newMetadata
+        .map(md => ict.fold(md)(WriterRules.withIctEnablementTimestamp(md, version, _)))
+        .map(ActionLines.metadata) ++
       staged.txns.toSeq.sortBy(_._1).map { case (a, v) => ActionLines.txn(a, v, timestamp) } ++
       domains.toSeq.sortBy(_._1).map(d => ActionLines.domain(d._2))
   }

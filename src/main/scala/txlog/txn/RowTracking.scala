@@ -13,14 +13,6 @@ private[txlog] object RowTracking {
   /** The domain holding the table's row id high water mark. */
   val Domain = "delta.rowTracking"
 
-  /** The high water mark in a `delta.rowTracking` domain configuration such as
-    * `{"rowIdHighWaterMark":41}`.
-    */
-  def highWaterMark(configuration: String): Option[Long] =
-    "\"rowIdHighWaterMark\"\\s*:\\s*(-?\\d+)".r
-      .findFirstMatchIn(configuration)
-      .map(_.group(1).toLong)
-
   /** The adds of a commit of `version` with `baseRowId` and `defaultRowCommitVersion` assigned when
     * the table supports row tracking, and the `delta.rowTracking` domain action carrying the new
     * high water mark (None when nothing changes). `highWaterMark` is the domain's current one.

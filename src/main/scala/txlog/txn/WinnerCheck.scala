@@ -31,7 +31,7 @@ private[txn] final class WinnerCheck(
   def run(): Unit = {
     if (winner.protocol.nonEmpty) throw TxlogErrors.protocolChanged(table.root, v, level)
     if (winner.metadata.nonEmpty) throw TxlogErrors.metadataChanged(table.root, v, level)
-    val domains = (staged.domains ++ read.domains - WinnerCheck.RowTrackingDomain)
+    val domains = (staged.domains ++ read.domains - RowTracking.Domain)
       .intersect(winner.domains)
     domains.toSeq.sorted.headOption.foreach { d =>
       throw TxlogErrors.concurrentTransaction(table.root, v, level, "domain", d)
@@ -108,7 +108,6 @@ private[txn] final class WinnerCheck(
 }
 
 private[txn] object WinnerCheck {
-  val RowTrackingDomain = "delta.rowTracking"
 
   /** Data skipping's reading of a predicate over a file's columns: a file matches unless the
     * predicate is known to be false for it; a predicate its stats cannot decide (missing stats, a

@@ -117,7 +117,7 @@ class TransactionSuite extends SparkSuite {
     val dir = tempDir().resolve("t")
     val log = DeltaLog.createTable(spark, dir.toString, schema, Nil, Map.empty)
     val t = log.startTransaction()
-    t.upgradeProtocol(Protocol(1, 7, None, Some(Set("inCommitTimestamp"))))
+    // The property is enough: the writer rules add the inCommitTimestamp feature.
     t.updateMetadata(
       log.snapshot().metadata.copy(configuration = Map("delta.enableInCommitTimestamps" -> "true"))
     )
