@@ -14,11 +14,15 @@ from ._spark import configure_spark
 from ._version import __version__
 from .delta_log import CheckpointResult, DeltaLog
 from .snapshot import Metadata, Protocol, Snapshot
+from .transaction import CommitResult, Transaction, create_table
 
 __all__ = [
     "configure_spark",
     "DeltaLog",
     "CheckpointResult",
+    "Transaction",
+    "CommitResult",
+    "create_table",
     "Snapshot",
     "Protocol",
     "Metadata",

@@ -122,6 +122,17 @@ class DeltaLog:
         facade = jvm_facade(spark)
         return cls(call(facade.forTable, jspark, text), spark, facade)
 
+    def start_transaction(self) -> Any:
+        """A :class:`txlog.Transaction` on the latest snapshot.
+
+        >>> txn = log.start_transaction()
+        >>> txn.add_files(new_files).commit()
+        """
+        from .transaction import Transaction
+
+        return Transaction(call(self._facade.startTransaction, self._jlog), self._spark,
+                           self._facade)
+
     @property
     def table_path(self) -> str:
         """The table's qualified root path, e.g. ``file:/data/events``."""

@@ -1,0 +1,91 @@
+"""Transactions through the Python API: what txlog commits, delta-rs reads back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import deltalake
+import pytest
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+import txlog
+from txlog import DeltaLog, errors
+
+
+def _files(spark: SparkSession, names: list[str], part: str):
+    rows = [(n, 100 + i, {"d": part}, 1_700_000_000_000, True) for i, n in enumerate(names)]
+    return spark.createDataFrame(
+        rows, "path string, size long, partitionValues map<string,string>, "
+        "modificationTime long, dataChange boolean",
+    )  # fmt: skip
+
+
+def test_create_commit_and_delta_rs_reads_it(spark: SparkSession, tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    log = txlog.create_table(spark, path, "id BIGINT, d STRING", partition_by=["d"])
+    assert deltalake.DeltaTable(path).version() == 0
+
+    v1 = log.start_transaction().add_files(_files(spark, ["d=a/f1", "d=a/f2"], "a")).commit()
+    txn = log.start_transaction()
+    old = txn.read_files("partitionValues_parsed.d = 'a'").where(F.col("path") == "d=a/f1")
+    v2 = (txn.remove_files(old.select("path", "size", "partitionValues", "dataChange"))
+          .add_files(_files(spark, ["d=b/f3"], "b"))
+          .set_app_transaction("app", 3)
+          .commit("OVERWRITE", {"mode": "Overwrite"}))
+    assert (v1, v2) == (1, 2)
+    assert txn.result is not None and txn.result.committed and txn.result.attempts == 1
+
+    rs = deltalake.DeltaTable(path)
+    assert rs.version() == 2
+    assert sorted(rs.file_uris()) == sorted(
+        [str(Path(path) / "d=a/f2"), str(Path(path) / "d=b/f3")]
+    )
+    history = rs.history()
+    assert history[0]["operation"] == "OVERWRITE"
+    assert history[0]["readVersion"] == 1
+    assert rs.metadata().partition_columns == ["d"]
+
+
+def test_idempotent_commit_returns_none(spark: SparkSession, tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    log = txlog.create_table(spark, path, "id BIGINT, d STRING", partition_by=["d"])
+    log.start_transaction().set_app_transaction("s", 5).commit()
+    txn = log.start_transaction()
+    assert txn.txn_version("s") == 5
+    assert txn.set_app_transaction("s", 5).commit() is None
+    assert txn.result is not None and not txn.result.committed
+    assert deltalake.DeltaTable(path).version() == 1
+
+
+def test_errors_are_typed(spark: SparkSession, tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    txlog.create_table(spark, path, "id BIGINT, d STRING", partition_by=["d"])
+    with pytest.raises(errors.TableExistsError):
+        txlog.create_table(spark, path, "id BIGINT, d STRING")
+    log = DeltaLog.for_table(spark, path)
+    before = sorted(p.name for p in (tmp_path / "t" / "_delta_log").iterdir())
+    bad = spark.createDataFrame([("f", True)], "path string, dataChange boolean")
+    with pytest.raises(errors.InvalidCommitError):
+        log.start_transaction().add_files(bad).commit()
+    with pytest.raises(errors.ProtocolDowngradeError):
+        log.start_transaction().upgrade_protocol(1, 1).commit()
+    assert sorted(p.name for p in (tmp_path / "t" / "_delta_log").iterdir()) == before
+    with pytest.raises(TypeError, match="df"):
+        log.start_transaction().add_files("not a frame")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="schema"):
+        txlog.create_table(spark, str(tmp_path / "u"), 3)  # type: ignore[arg-type]
+
+
+def test_concurrent_append_is_a_typed_conflict(spark: SparkSession, tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    log = txlog.create_table(spark, path, "id BIGINT, d STRING", partition_by=["d"],
+                             properties={"delta.isolationLevel": "Serializable"})
+    slow = log.start_transaction()
+    slow.read_files("partitionValues_parsed.d = 'a'")
+    slow.add_files(_files(spark, ["d=a/x"], "a"))
+    DeltaLog.for_table(spark, path).start_transaction().add_files(
+        _files(spark, ["d=a/y"], "a")).commit()
+    with pytest.raises(errors.ConcurrentAppendError) as e:
+        slow.commit()
+    assert e.value.winning_version == 1
