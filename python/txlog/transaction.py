@@ -132,7 +132,10 @@ class Transaction:
         return DataFrame(call(self._facade.readFiles, self._jtxn, jcol), self._spark)
 
     def read_whole_table(self) -> Transaction:
-        """Records that the transaction depends on every file. Example: ``txn.read_whole_table()``."""
+        """Records that the transaction depends on every file.
+
+        >>> txn.read_whole_table()
+        """
         call(self._jtxn.readWholeTable)
         return self
 
@@ -205,9 +208,12 @@ class Transaction:
             "minReaderVersion": _whole_number("min_reader_version", min_reader_version),
             "minWriterVersion": _whole_number("min_writer_version", min_writer_version),
         }
-        for key, value in (("readerFeatures", reader_features), ("writerFeatures", writer_features)):
+        given = (("readerFeatures", reader_features), ("writerFeatures", writer_features))
+        for key, value in given:
             if value is not None:
-                if not isinstance(value, (list, tuple)) or not all(isinstance(f, str) for f in value):
+                if not isinstance(value, (list, tuple)) or not all(
+                    isinstance(f, str) for f in value
+                ):
                     raise TypeError(f"{key} must be a list of feature names")
                 options[key] = ",".join(value)
         call(self._facade.upgradeProtocol, self._jtxn, options)

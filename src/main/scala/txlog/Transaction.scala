@@ -125,7 +125,8 @@ final class Transaction private[txlog] (
   /** Stages a protocol action replacing the table's.
     *
     * {{{
-    * txn.upgradeProtocol(Protocol(3, 7, Some(Set("deletionVectors")), Some(Set("deletionVectors"))))
+    * val dv = Some(Set("deletionVectors"))
+    * txn.upgradeProtocol(Protocol(3, 7, dv, dv))
     * }}}
     */
   def upgradeProtocol(p: Protocol): Transaction = stage(_.copy(protocol = Some(p)))
