@@ -57,6 +57,10 @@ private[txlog] object Committer {
       staged.removes.map(FileActionLines.removes(_, req.commitTime)) ++
         staged.cdc.map(FileActionLines.cdcs)
     val summary = staged.summary(read)
+    // Asked (by a job) only of append-only tables.
+    lazy val dataChangingRemoves = staged.removes.exists(df =>
+      !df.where(org.apache.spark.sql.functions.col("dataChange") === true).isEmpty
+    )
     var base = readSnapshot
     var version = base.fold(0L)(_.version + 1)
     var attempt = 0
@@ -77,6 +81,7 @@ private[txlog] object Committer {
           WriterRules.prepare(table.root, version, current, staged.protocol, staged.metadata)
         val protocol = p.orElse(current.map(_._1)).get
         val metadata = m.orElse(current.map(_._2)).get
+        WriterRules.checkAppendOnly(table.root, metadata, dataChangingRemoves)
         val (assigned, rowDomain) = adds match {
           case Some(a) => RowTracking.assign(a, protocol, metadata, highWaterMark(base), version)
           case None    => (spark.emptyDataFrame, None)

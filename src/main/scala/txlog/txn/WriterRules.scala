@@ -152,8 +152,11 @@ private[txlog] object WriterRules {
     } else md
 
   /** Raises APPEND_ONLY_VIOLATION when a table with `delta.appendOnly` would lose data. */
-  def checkAppendOnly(table: String, md: Metadata, hasDataChangingRemoves: Boolean): Unit =
-    if (hasDataChangingRemoves && md.configuration.get("delta.appendOnly").exists(_ == "true")) {
+  def checkAppendOnly(table: String, md: Metadata, hasDataChangingRemoves: => Boolean): Unit =
+    if (
+      md.configuration.get("delta.appendOnly").exists(_.trim.equalsIgnoreCase("true")) &&
+      hasDataChangingRemoves
+    ) {
       throw TxlogErrors.appendOnlyViolation(table)
     }
 

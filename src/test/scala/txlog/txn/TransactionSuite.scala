@@ -197,4 +197,22 @@ class TransactionSuite extends SparkSuite {
     )
     assert(Files.exists(dir.resolve("_delta_log")))
   }
+
+  test("an append-only table refuses data-changing removes before anything is written") {
+    val dir = tempDir().resolve("t")
+    val log =
+      DeltaLog.createTable(spark, dir.toString, schema, Nil, Map("delta.appendOnly" -> "true"))
+    log.startTransaction().addFiles(adds(spark, Seq("f1", "f2"))).commit()
+    val before = snapshotDir(dir)
+    val e = intercept[TxlogException](
+      log.startTransaction().removeFiles(removes(spark, Seq("f1"))).commit()
+    )
+    // Spec, "Append-only Tables": writers must reject removes with dataChange = true.
+    assert(e.errorClass === "APPEND_ONLY_VIOLATION")
+    assert(snapshotDir(dir) === before)
+    // A remove without data change (a rewrite) is allowed.
+    val rewrite = removes(spark, Seq("f2")).withColumn("dataChange", lit(false))
+    val r = log.startTransaction().removeFiles(rewrite).addFiles(adds(spark, Seq("f3"))).commit()
+    assert(r.committed)
+  }
 }
