@@ -215,4 +215,31 @@ class TransactionSuite extends SparkSuite {
     val r = log.startTransaction().removeFiles(rewrite).addFiles(adds(spark, Seq("f3"))).commit()
     assert(r.committed)
   }
+
+  test("actions that break the spec are INVALID_COMMIT_ACTIONS and leave the log unchanged") {
+    val dir = tempDir().resolve("t")
+    val log = DeltaLog.createTable(spark, dir.toString, schema, Nil, Map.empty)
+    log.startTransaction().addFiles(adds(spark, Seq("f1"))).commit()
+    val before = snapshotDir(dir)
+    def refused(stage: txlog.Transaction => Unit): String = {
+      val t = log.startTransaction()
+      stage(t)
+      intercept[TxlogException](t.commit()).errorClass
+    }
+    // Spec: an add needs path and size; at most one remove per (path, dv) in a version.
+    val noSize = adds(spark, Seq("f2")).drop("size")
+    assert(refused(_.addFiles(noSize)) === "INVALID_COMMIT_ACTIONS")
+    assert(
+      refused(_.removeFiles(removes(spark, Seq("f1", "f1")))) === "INVALID_COMMIT_ACTIONS"
+    )
+    assert(
+      refused(_.addFiles(adds(spark, Seq("g", "g")))) === "INVALID_COMMIT_ACTIONS"
+    )
+    val md = log.snapshot().metadata
+    assert(
+      Set("INVALID_COMMIT_ACTIONS", "INVALID_METADATA")
+        .contains(refused(_.updateMetadata(md.copy(schemaString = null))))
+    )
+    assert(snapshotDir(dir) === before)
+  }
 }
