@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import deltalake
+import pyarrow as pa
 import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
@@ -45,6 +47,14 @@ def test_create_commit_and_delta_rs_reads_it(spark: SparkSession, tmp_path: Path
     assert history[0]["operation"] == "OVERWRITE"
     assert history[0]["readVersion"] == 1
     assert rs.metadata().partition_columns == ["d"]
+    # The version checksum written on commit agrees with delta-rs's view of version 2.
+    assert txn.result.checksum is not None and txn.result.checksum.endswith(
+        "00000000000000000002.crc")
+    crc = json.loads((Path(path) / "_delta_log" / "00000000000000000002.crc").read_text())
+    adds = pa.table(rs.get_add_actions(flatten=True)).to_pylist()
+    assert crc["numFiles"] == len(adds) == 2
+    assert crc["tableSizeBytes"] == sum(a["size_bytes"] for a in adds)
+    assert [t["appId"] for t in crc["setTransactions"]] == ["app"]
 
 
 def test_idempotent_commit_returns_none(spark: SparkSession, tmp_path: Path) -> None:

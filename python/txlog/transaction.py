@@ -28,14 +28,16 @@ __all__ = ["Transaction", "CommitResult", "create_table"]
 class CommitResult:
     """What :meth:`Transaction.commit` did: the version, whether it committed (False when skipped
     as idempotent: the table already held the transaction's app id at or past its version), how
-    many versions were tried, the checkpoint written after it (its version, or None) and the
-    post-commit steps that failed (the commit stands)."""
+    many versions were tried, the checkpoint written after it (its version, or None), the version
+    checksum file written after it (its path, or None) and the post-commit steps that failed (the
+    commit stands)."""
 
     version: int
     committed: bool
     attempts: int
     checkpoint_version: int | None
     post_commit_problems: list[str]
+    checksum: str | None = None
 
 
 def _text(name: str, value: Any) -> str:
@@ -257,6 +259,6 @@ class Transaction:
         ))  # fmt: skip
         self.result = CommitResult(
             int(doc["version"]), bool(doc["committed"]), int(doc["attempts"]),
-            doc["checkpointVersion"], list(doc["postCommitProblems"]),
+            doc["checkpointVersion"], list(doc["postCommitProblems"]), doc.get("checksum"),
         )  # fmt: skip
         return self.result.version if self.result.committed else None

@@ -71,7 +71,7 @@ private[txlog] object FileAggregates {
   /** The index of the bin `value` falls in, for bins starting at the sorted `lowerBounds` (bin 0
     * also takes values below the first bound).
     */
-  private def binOf(value: Column, lowerBounds: IndexedSeq[Long]): Column =
+  private[txlog] def binOf(value: Column, lowerBounds: IndexedSeq[Long]): Column =
     lowerBounds.indices.reverse.tail
       .foldLeft(when(value >= lowerBounds.last, lit(lowerBounds.length - 1))) { (acc, i) =>
         acc.when(value >= lowerBounds(i), lit(i))

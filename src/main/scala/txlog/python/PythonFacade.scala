@@ -261,7 +261,8 @@ object PythonFacade {
     txn.setAppTransaction(appId, wholeNumber("version", version))
 
   /** Commits; `operationParameters` as text values. Returns the result as JSON: version, committed,
-    * attempts, checkpoint (version or null), postCommitProblems. Example: `PythonFacade.commit(txn,
+    * attempts, checkpointVersion (or null), checksum (the `.crc` written, or null),
+    * postCommitProblems. Example: `PythonFacade.commit(txn,
     * "WRITE", {})`.
     */
   def commit(
@@ -276,6 +277,7 @@ object PythonFacade {
         "committed" -> r.committed,
         "attempts" -> r.attempts,
         "checkpointVersion" -> r.checkpoint.map(c => Long.box(c.version)).orNull,
+        "checksum" -> r.checksum.orNull,
         "postCommitProblems" -> r.postCommitProblems.asJava
       ).asJava
     )

@@ -8,20 +8,22 @@ import org.apache.spark.sql.functions._
 
 import txlog.TxlogErrors
 import txlog.checkpoint.StagedFiles
+import txlog.checksum.{DeletedRecordCounts, FileAggregates, FileSizeHistogram}
 import txlog.log.TablePath
 import txlog.util.Jobs
 
 /** The file-action lines of a commit, checked and sized by one Spark job, then either held on the
   * driver (`lines`, when they fit `spark.txlog.commit.maxDriverBytes`) or written by a Spark job
   * into a hidden staging directory of `_delta_log` (`parts`, in order). [[delete]] removes the
-  * staging directory.
+  * staging directory. `files` is what the file actions change in the version checksum.
   */
 private[txlog] final case class CommitBody(
     count: Long,
     bytes: Long,
     lines: Option[Array[String]],
     staging: Option[Path],
-    parts: Seq[Path]
+    parts: Seq[Path],
+    files: CommitFileDelta
 ) {
   def delete(table: TablePath): Unit =
     staging.foreach(d => txlog.log.LogWrites.deleteQuietly(table.fs, d))
@@ -31,14 +33,17 @@ private[txlog] object CommitBody {
   val MaxDriverBytesKey = "spark.txlog.commit.maxDriverBytes"
   val DefaultMaxDriverBytes: Long = 64L << 20
 
-  val empty: CommitBody = CommitBody(0, 0, Some(Array.empty), None, Seq.empty)
+  val empty: CommitBody =
+    CommitBody(0, 0, Some(Array.empty), None, Seq.empty, CommitFileDelta.empty)
 
   def maxDriverBytes(spark: SparkSession): Long =
     spark.conf.getOption(MaxDriverBytesKey).map(_.trim.toLong).getOrElse(DefaultMaxDriverBytes)
 
   /** Checks `lines` (rows of [[FileActionLines]]) and builds the body: INVALID_COMMIT_ACTIONS,
     * before anything is written, for an action missing a required field or a file added (or
-    * removed) twice.
+    * removed) twice. The same job tallies what the adds and removes change in the version checksum
+    * ([[CommitFileDelta]]); its result holds one row per (kind, size bin, deleted records bin) that
+    * has files: at most 3 x 95 x 10 rows, whatever the commit's size.
     */
   def build(spark: SparkSession, table: TablePath, lines: DataFrame): CommitBody = {
     val keyed = lines
@@ -46,39 +51,78 @@ private[txlog] object CommitBody {
       .agg(
         count(lit(1)).as("n"),
         sum(octet_length(col("line")) + 1).as("bytes"),
-        min(col("problem")).as("problem")
+        min(col("problem")).as("problem"),
+        first(col("size")).as("size"),
+        first(col("dvCardinality")).as("dvCardinality"),
+        min(col("dataChange").cast("int")).as("dataChange")
       )
     val dup = when(
       col("n") > 1 && col("kind").isin("add", "remove") && col("path").isNotNull,
       concat(col("kind"), lit(" of the same file twice: "), col("path"), lit(" "), col("dvId"))
     )
-    val row = Jobs.named(spark, s"check the commit actions for ${table.root}") {
+    val size = col("size")
+    val cardinality = col("dvCardinality")
+    val rows = Jobs.named(spark, s"check the commit actions for ${table.root}") {
       keyed
-        .agg(
-          coalesce(sum(col("n")), lit(0L)),
-          coalesce(sum(col("bytes")), lit(0L)),
-          min(col("problem")),
-          min(dup)
+        .groupBy(
+          col("kind"),
+          FileAggregates.binOf(size, FileSizeHistogram.DefaultBoundaries).as("sizeBin"),
+          FileAggregates
+            .binOf(coalesce(cardinality, lit(0L)), DeletedRecordCounts.LowerBounds)
+            .as("deletedBin")
         )
-        .head()
+        .agg(
+          sum(col("n")).as("n"),
+          sum(col("bytes")).as("bytes"),
+          min(col("problem")).as("problem"),
+          min(dup).as("dup"),
+          count(lit(1)).as("files"),
+          coalesce(sum(size), lit(0L)).as("fileBytes"),
+          count(when(size.isNull, 1)).as("withoutSize"),
+          count(when(col("dataChange") === 0, 1)).as("withoutDataChange"),
+          count(cardinality).as("deletionVectors"),
+          coalesce(sum(cardinality), lit(0L)).as("deletedRecords")
+        )
+        .select(
+          "n",
+          "bytes",
+          "problem",
+          "dup",
+          "kind",
+          "sizeBin",
+          "deletedBin",
+          "files",
+          "fileBytes",
+          "withoutSize",
+          "withoutDataChange",
+          "deletionVectors",
+          "deletedRecords"
+        )
+        .collect()
+        .toSeq
     }
-    Option(row.getString(2)).orElse(Option(row.getString(3))).foreach { p =>
+    rows.iterator.flatMap(r => Option(r.getString(2))).minOption.foreach { p =>
       throw TxlogErrors.invalidCommitActions(table.root, p)
     }
-    val (n, bytes) = (row.getLong(0), row.getLong(1))
+    rows.iterator.flatMap(r => Option(r.getString(3))).minOption.foreach { p =>
+      throw TxlogErrors.invalidCommitActions(table.root, p)
+    }
+    val n = rows.map(_.getLong(0)).sum
+    val bytes = rows.map(_.getLong(1)).sum
+    val delta = CommitFileDelta.fromRows(rows, at = 4)
     if (n == 0) empty
     else if (bytes <= maxDriverBytes(spark)) {
       val collected = Jobs.named(spark, s"collect the commit actions for ${table.root}") {
         lines.select("line").collect().map(_.getString(0))
       }
-      CommitBody(n, bytes, Some(collected), None, Seq.empty)
+      CommitBody(n, bytes, Some(collected), None, Seq.empty, delta)
     } else {
       val dir = new Path(table.logDir, s".txlog-commit-${UUID.randomUUID()}")
       try {
         val parts = Jobs.named(spark, s"stage the commit actions for ${table.root}") {
           StagedFiles.write(table, lines.select("line"), dir, "text").map(_.status.getPath)
         }
-        CommitBody(n, bytes, None, Some(dir), parts)
+        CommitBody(n, bytes, None, Some(dir), parts, delta)
       } catch {
         case e: Throwable =>
           txlog.log.LogWrites.deleteQuietly(table.fs, dir)

@@ -96,10 +96,28 @@ private[txlog] object Committer {
               .fold(CommitBody.empty)(CommitBody.build(spark, table, _))
           )
         }
+        val now = System.currentTimeMillis()
+        val ict =
+          if (InCommitTimestamps.enabled(protocol, metadata)) Some(inCommitTimestamp(base, now))
+          else None
+        // The metadata as written: with the in-commit timestamp enablement where it starts.
+        val written =
+          m.map(md => ict.fold(md)(WriterRules.withIctEnablementTimestamp(md, version, _)))
+        val domains = staged.domains ++ rowDomain.map(d => d.domain -> d)
         val header =
-          headerLines(base, version, req, read, staged, p, m, protocol, metadata, rowDomain)
+          headerLines(version, req, read, staged, p, written, metadata, ict, now, domains)
         if (CommitPublisher.publish(table, version, header, body.get)) {
-          val report = postCommit(spark, table, version, base)
+          val checksum = CommitChecksum.Input(
+            req.txnId,
+            protocol,
+            written.getOrElse(metadata),
+            ict,
+            now,
+            staged.txns,
+            domains,
+            body.get.files
+          )
+          val report = postCommit(spark, table, version, base, checksum)
           return CommitResult(
             version,
             committed = true,
@@ -162,21 +180,17 @@ private[txlog] object Committer {
 
   /** The driver's lines, commitInfo first, then protocol, metaData, txn, domainMetadata. */
   private def headerLines(
-      base: Option[Snapshot],
       version: Long,
       req: Request,
       read: ReadSet,
       staged: StagedActions,
       newProtocol: Option[Protocol],
       newMetadata: Option[Metadata],
-      protocol: Protocol,
       metadata: Metadata,
-      rowDomain: Option[DomainAction]
+      ict: Option[Long],
+      now: Long,
+      domains: Map[String, DomainAction]
   ): Seq[String] = {
-    val now = System.currentTimeMillis()
-    val ict =
-      if (InCommitTimestamps.enabled(protocol, metadata)) Some(inCommitTimestamp(base, now))
-      else None
     val timestamp = ict.getOrElse(now)
     val info = CommitInfo(
       timestamp,
@@ -190,12 +204,9 @@ private[txlog] object Committer {
       s"txlog/${BuildInfo.version}",
       req.txnId
     )
-    val domains = staged.domains ++ rowDomain.map(d => d.domain -> d)
     Seq(ActionLines.commitInfo(info)) ++
       newProtocol.map(ActionLines.protocol) ++
-      newMetadata
-        .map(md => ict.fold(md)(WriterRules.withIctEnablementTimestamp(md, version, _)))
-        .map(ActionLines.metadata) ++
+      newMetadata.map(ActionLines.metadata) ++
       staged.txns.toSeq.sortBy(_._1).map { case (a, v) => ActionLines.txn(a, v, timestamp) } ++
       domains.toSeq.sortBy(_._1).map(d => ActionLines.domain(d._2))
   }
@@ -222,9 +233,10 @@ private[txlog] object Committer {
       spark: SparkSession,
       table: TablePath,
       version: Long,
-      base: Option[Snapshot]
+      base: Option[Snapshot],
+      checksum: CommitChecksum.Input
   ): PostCommitReport =
-    try PostCommit.run(spark, table, version, base)
+    try PostCommit.run(spark, table, version, base, Some(checksum))
     catch {
       case NonFatal(e) =>
         val cls = e match {

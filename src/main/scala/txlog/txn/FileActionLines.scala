@@ -2,15 +2,16 @@ package txlog.txn
 
 import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.functions._
-import org.apache.spark.sql.types.{MapType, StringType, StructType}
+import org.apache.spark.sql.types.{DataType, MapType, StringType, StructType}
 
 import txlog.TxlogErrors
 import txlog.actions.ActionSchemas
 
 /** A commit's file actions as JSON lines written by Spark (`to_json` of the action structs: the
-  * spec's field names, null fields left out), one row per action: (kind, path, dvId, problem,
-  * line). `problem` names what makes the action invalid, if anything; `dvId` is the deletion
-  * vector's unique id ("" without one), so (kind, path, dvId) must be unique per commit.
+  * spec's field names, null fields left out), one row per action: (kind, path, dvId, problem, line,
+  * size, dvCardinality, dataChange). `problem` names what makes the action invalid, if anything;
+  * `dvId` is the deletion vector's unique id ("" without one), so (kind, path, dvId) must be unique
+  * per commit. The last three feed the commit's version checksum.
   */
 private[txlog] object FileActionLines {
 
@@ -42,7 +43,26 @@ private[txlog] object FileActionLines {
 
   private def field(df: DataFrame, name: String, schema: StructType): Column = {
     val t = schema(name).dataType
-    (if (df.columns.contains(name)) col(name).cast(t) else lit(null).cast(t)).as(name)
+    val c =
+      if (df.columns.contains(name)) conform(col(name), df.schema(name).dataType, t)
+      else lit(null).cast(t)
+    c.as(name)
+  }
+
+  /** `c` (of type `from`) as type `to`: structs field by field by name, optional fields the caller
+    * left out (e.g. a deletion vector's `maxRowIndex`) null; anything else cast.
+    */
+  private def conform(c: Column, from: DataType, to: DataType): Column = (from, to) match {
+    case (f: StructType, t: StructType) if f != t =>
+      val have = f.fields.map(x => x.name -> x.dataType).toMap
+      val fields = t.fields.toSeq.map { x =>
+        have.get(x.name) match {
+          case Some(ft) => conform(c.getField(x.name), ft, x.dataType).as(x.name)
+          case None     => lit(null).cast(x.dataType).as(x.name)
+        }
+      }
+      when(c.isNull, lit(null).cast(t)).otherwise(struct(fields: _*))
+    case _ => c.cast(to)
   }
 
   private def dvId(dv: Column): Column = when(dv.isNull, lit("")).otherwise(
@@ -84,7 +104,11 @@ private[txlog] object FileActionLines {
         a.getField("path").as("path"),
         (if (hasDv) dvId(a.getField("deletionVector")) else lit("")).as("dvId"),
         problem(kind, a).as("problem"),
-        to_json(struct(a.as(kind))).as("line")
+        to_json(struct(a.as(kind))).as("line"),
+        a.getField("size").cast("long").as("size"),
+        (if (hasDv) a.getField("deletionVector").getField("cardinality").cast("long")
+         else lit(null).cast("long")).as("dvCardinality"),
+        a.getField("dataChange").as("dataChange")
       )
   }
 

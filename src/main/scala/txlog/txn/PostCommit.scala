@@ -13,19 +13,21 @@ import txlog.table.TableProperties
   * metadata cleanup of log files past `delta.logRetentionDuration`. Failures here are reported,
   * never thrown: the commit stands.
   *
-  * Version checksums are not written on commit yet: the spec lets writers skip them, and a full
-  * recount per commit would cost a scan of the table's files.
+  * First of all, the version checksum (`n.crc`) derived from the previous one and the commit's
+  * actions ([[CommitChecksum]]), when it can be derived; it is never recounted from the files.
   */
 private[txlog] object PostCommit {
 
   /** Runs the post-commit work for `version`, committed on top of `readSnapshot` (the snapshot the
-    * transaction last rebased on, version - 1, or None for a new table).
+    * transaction last rebased on, version - 1, or None for a new table); `checksum` is what the
+    * commit's version checksum is derived from (None: write none).
     */
   def run(
       spark: SparkSession,
       table: TablePath,
       version: Long,
-      readSnapshot: Option[Snapshot]
+      readSnapshot: Option[Snapshot],
+      checksum: Option[CommitChecksum.Input] = None
   ): PostCommitReport = {
     val problems = Seq.newBuilder[String]
     def attempt[T](step: String)(body: => T): Option[T] =
@@ -34,6 +36,13 @@ private[txlog] object PostCommit {
         case e: TxlogException => problems += s"$step: [${e.errorClass}] ${e.getMessage}"; None
         case NonFatal(e)       => problems += s"$step: ${e.getClass.getSimpleName}: $e"; None
       }
+    val crc = checksum.flatMap { in =>
+      attempt("version checksum") {
+        CommitChecksum.derive(table, version, readSnapshot, in).toOption.flatMap { c =>
+          CommitChecksum.write(table, version, c)
+        }
+      }.flatten
+    }
     val checkpoint = attempt("checkpoint") {
       val log = DeltaLog.forTable(spark, table.root)
       val conf = readSnapshot.map(_.metadata.configuration)
@@ -51,7 +60,7 @@ private[txlog] object PostCommit {
         Some(written)
       } else None
     }.flatten
-    PostCommitReport(None, checkpoint, problems.result())
+    PostCommitReport(crc, checkpoint, problems.result())
   }
 
   private def intervalOf(conf: Map[String, String]): Long =

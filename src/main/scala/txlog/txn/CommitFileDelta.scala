@@ -1,0 +1,73 @@
+package txlog.txn
+
+import org.apache.spark.sql.Row
+
+/** Counts over one kind of a commit's file actions (adds or removes), what the commit changes in
+  * the table's version checksum: files, bytes, deletion vectors and deleted records, and the file
+  * size histogram over `FileSizeHistogram.DefaultBoundaries` and the deleted record counts
+  * histogram, as (bin -> files) and (bin -> bytes) for the bins that are not empty.
+  */
+private[txlog] final case class FileTally(
+    files: Long,
+    bytes: Long,
+    withoutSize: Long,
+    withoutDataChange: Long,
+    deletionVectors: Long,
+    deletedRecords: Long,
+    sizeBinFiles: Map[Int, Long],
+    sizeBinBytes: Map[Int, Long],
+    deletedBinFiles: Map[Int, Long]
+) {
+  def +(o: FileTally): FileTally = {
+    def merge(a: Map[Int, Long], b: Map[Int, Long]) =
+      (a.keySet ++ b.keySet).map(k => k -> (a.getOrElse(k, 0L) + b.getOrElse(k, 0L))).toMap
+    FileTally(
+      files + o.files,
+      bytes + o.bytes,
+      withoutSize + o.withoutSize,
+      withoutDataChange + o.withoutDataChange,
+      deletionVectors + o.deletionVectors,
+      deletedRecords + o.deletedRecords,
+      merge(sizeBinFiles, o.sizeBinFiles),
+      merge(sizeBinBytes, o.sizeBinBytes),
+      merge(deletedBinFiles, o.deletedBinFiles)
+    )
+  }
+}
+
+private[txlog] object FileTally {
+  val empty: FileTally = FileTally(0, 0, 0, 0, 0, 0, Map.empty, Map.empty, Map.empty)
+}
+
+/** What a commit's adds and removes change in the table's file aggregates. */
+private[txlog] final case class CommitFileDelta(adds: FileTally, removes: FileTally)
+
+private[txlog] object CommitFileDelta {
+  val empty: CommitFileDelta = CommitFileDelta(FileTally.empty, FileTally.empty)
+
+  /** The delta from the rows of [[CommitBody]]'s per-bin aggregation: (kind, sizeBin, deletedBin,
+    * files, bytes, withoutSize, withoutDataChange, deletionVectors, deletedRecords) at the given
+    * column offsets.
+    */
+  def fromRows(rows: Seq[Row], at: Int): CommitFileDelta = {
+    def tally(r: Row): FileTally = {
+      val sizeBin = r.getInt(at + 1)
+      val deletedBin = r.getInt(at + 2)
+      val files = r.getLong(at + 3)
+      FileTally(
+        files,
+        r.getLong(at + 4),
+        r.getLong(at + 5),
+        r.getLong(at + 6),
+        r.getLong(at + 7),
+        r.getLong(at + 8),
+        Map(sizeBin -> files),
+        Map(sizeBin -> r.getLong(at + 4)),
+        Map(deletedBin -> files)
+      )
+    }
+    def of(kind: String) =
+      rows.filter(_.getString(at) == kind).map(tally).foldLeft(FileTally.empty)(_ + _)
+    CommitFileDelta(of("add"), of("remove"))
+  }
+}
