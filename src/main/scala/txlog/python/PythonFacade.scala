@@ -262,8 +262,7 @@ object PythonFacade {
 
   /** Commits; `operationParameters` as text values. Returns the result as JSON: version, committed,
     * attempts, checkpointVersion (or null), checksum (the `.crc` written, or null),
-    * postCommitProblems. Example: `PythonFacade.commit(txn,
-    * "WRITE", {})`.
+    * postCommitProblems. Example: `PythonFacade.commit(txn, "WRITE", {})`.
     */
   def commit(
       txn: Transaction,

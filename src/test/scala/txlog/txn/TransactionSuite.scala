@@ -216,7 +216,7 @@ class TransactionSuite extends SparkSuite {
     assert(r.committed)
   }
 
-  test("actions that break the spec are INVALID_COMMIT_ACTIONS and leave the log unchanged") {
+  test("actions that break the spec, unsupported features and downgrades leave the log unchanged") {
     val dir = tempDir().resolve("t")
     val log = DeltaLog.createTable(spark, dir.toString, schema, Nil, Map.empty)
     log.startTransaction().addFiles(adds(spark, Seq("f1"))).commit()
@@ -235,6 +235,13 @@ class TransactionSuite extends SparkSuite {
     assert(
       refused(_.addFiles(adds(spark, Seq("g", "g")))) === "INVALID_COMMIT_ACTIONS"
     )
+    val noPath = adds(spark, Seq("f3")).drop("path")
+    assert(refused(_.addFiles(noPath)) === "INVALID_COMMIT_ACTIONS")
+    // A writer feature txlog does not implement (the spec's identityColumns), and a protocol
+    // below the table's (1, 2) are refused too.
+    val unknown = Protocol(1, 7, None, Some(Set("appendOnly", "invariants", "identityColumns")))
+    assert(refused(_.upgradeProtocol(unknown)) === "UNSUPPORTED_WRITER_FEATURES")
+    assert(refused(_.upgradeProtocol(Protocol(1, 1, None, None))) === "PROTOCOL_DOWNGRADE")
     val md = log.snapshot().metadata
     assert(
       Set("INVALID_COMMIT_ACTIONS", "INVALID_METADATA")
