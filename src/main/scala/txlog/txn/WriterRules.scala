@@ -207,6 +207,7 @@ private[txlog] object WriterRules {
         .getOrElse(0L)
         .max(ColumnMappingAssign.maxIdIn(schema))
       val (assigned, max) = ColumnMappingAssign.assign(schema, start)
+      ColumnMappingAssign.checkIdentity(table, current, assigned)
       md.copy(
         schemaString = assigned.json,
         configuration = md.configuration + (ColumnMappingAssign.MaxIdProperty -> max.toString)
