@@ -143,13 +143,17 @@ final class Transaction private[txlog] (
     stage { s => appIdsRead += appId; s.copy(txns = s.txns + (appId -> version)) }
   }
 
-  /** Stages a domainMetadata action setting `domain`'s configuration.
+  /** Stages a domainMetadata action setting `domain`'s configuration. The table needs the
+    * domainMetadata writer feature (INVALID_COMMIT_ACTIONS on commit otherwise); domains starting
+    * with `delta.` are the system's (INVALID_ARGUMENT).
     *
     * {{{
     * txn.setDomain("myapp.settings", """{"k":1}""")
     * }}}
     */
   def setDomain(domain: String, configuration: String): Transaction = stage { s =>
+    userDomain(domain)
+    if (configuration == null) throw TxlogErrors.invalidArgument("configuration", "is null")
     domainsRead += domain
     s.copy(domains = s.domains + (domain -> DomainAction(domain, configuration, removed = false)))
   }
@@ -161,10 +165,23 @@ final class Transaction private[txlog] (
     * }}}
     */
   def removeDomain(domain: String): Transaction = stage { s =>
+    userDomain(domain)
     domainsRead += domain
     val conf = readSnapshot.flatMap(_.domainMetadata.get(domain)).getOrElse("")
     s.copy(domains = s.domains + (domain -> DomainAction(domain, conf, removed = true)))
   }
+
+  /** INVALID_ARGUMENT for an empty domain name or a system-controlled one (`delta.` prefix): the
+    * spec's "Domain Metadata" forbids letting users modify those.
+    */
+  private def userDomain(domain: String): Unit =
+    if (domain == null || domain.isEmpty) throw TxlogErrors.invalidArgument("domain", "is empty")
+    else if (domain.toLowerCase(java.util.Locale.ROOT).startsWith("delta.")) {
+      throw TxlogErrors.invalidArgument(
+        "domain",
+        s"'$domain' is a system-controlled domain (prefix delta.); users cannot modify those"
+      )
+    }
 
   private def stage(f: StagedActions => StagedActions): Transaction = synchronized {
     if (commitCalled) throw TxlogErrors.transactionAlreadyCommitted(log.tablePath)

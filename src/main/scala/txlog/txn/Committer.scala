@@ -82,6 +82,7 @@ private[txlog] object Committer {
         val protocol = p.orElse(current.map(_._1)).get
         val metadata = m.orElse(current.map(_._2)).get
         WriterRules.checkAppendOnly(table.root, metadata, dataChangingRemoves)
+        WriterRules.checkDomains(table.root, protocol, staged.domains.keySet)
         val (assigned, rowDomain) = adds match {
           case Some(a) => RowTracking.assign(a, protocol, metadata, highWaterMark(base), version)
           case None    => (spark.emptyDataFrame, None)

@@ -90,7 +90,7 @@ class CommitChecksumSuite extends SparkSuite {
       dir.toString,
       schema,
       Seq("part"),
-      Map("delta.enableInCommitTimestamps" -> "true")
+      Map("delta.enableInCommitTimestamps" -> "true", "delta.feature.domainMetadata" -> "supported")
     )
     val results = mutable.Buffer(log.snapshot().version)
     def commit(t: txlog.Transaction, op: String): Unit = {

@@ -16,7 +16,8 @@ class TransactionSuite extends SparkSuite {
 
   test("commits of adds, removes, txn, domain and metadata read back by delta-spark") {
     val dir = tempDir().resolve("t")
-    val log = DeltaLog.createTable(spark, dir.toString, schema, Seq("part"), Map.empty)
+    val props = Map("delta.feature.domainMetadata" -> "supported")
+    val log = DeltaLog.createTable(spark, dir.toString, schema, Seq("part"), props)
     val r1 = log.startTransaction().addFiles(adds(spark, Seq("a1", "a2", "a3"))).commit()
     assert(r1.version === 1L && r1.committed && r1.attempts === 1)
     val t2 = log.startTransaction()
@@ -235,6 +236,8 @@ class TransactionSuite extends SparkSuite {
     assert(
       refused(_.addFiles(adds(spark, Seq("g", "g")))) === "INVALID_COMMIT_ACTIONS"
     )
+    // Spec, "Domain Metadata": only with the domainMetadata writer feature.
+    assert(refused(_.setDomain("my.domain", "{}")) === "INVALID_COMMIT_ACTIONS")
     val noPath = adds(spark, Seq("f3")).drop("path")
     assert(refused(_.addFiles(noPath)) === "INVALID_COMMIT_ACTIONS")
     // A writer feature txlog does not implement (the spec's identityColumns), and a protocol
@@ -248,5 +251,22 @@ class TransactionSuite extends SparkSuite {
         .contains(refused(_.updateMetadata(md.copy(schemaString = null))))
     )
     assert(snapshotDir(dir) === before)
+  }
+
+  test("system-controlled domains (delta.*) cannot be set or removed by users") {
+    val dir = tempDir().resolve("t")
+    val props = Map("delta.enableRowTracking" -> "true")
+    val log = DeltaLog.createTable(spark, dir.toString, schema, Nil, props)
+    val t = log.startTransaction()
+    // Spec, "Domain Metadata": the delta. prefix is reserved for the system.
+    assert(
+      intercept[TxlogException](t.setDomain("delta.rowTracking", "{}")).errorClass ===
+        "INVALID_ARGUMENT"
+    )
+    assert(
+      intercept[TxlogException](t.removeDomain("delta.rowTracking")).errorClass ===
+        "INVALID_ARGUMENT"
+    )
+    assert(t.setDomain("org.example", "{}").commit().committed)
   }
 }
