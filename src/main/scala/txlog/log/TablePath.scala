@@ -1,7 +1,7 @@
 package txlog.log
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.{FileSystem, Path}
+import org.apache.hadoop.fs.{FileSystem, LocalFileSystem, Path}
 
 /** A table's root, qualified by its file system (`/data/t` becomes `file:/data/t`), with its
   * `_delta_log` directory and the Hadoop configuration used to reach both.
@@ -15,10 +15,14 @@ private[txlog] final case class TablePath(root: String, hadoopConf: Configuratio
 
   /** Hadoop settings for reading log files. On local disks, Hadoop's own `.name.crc` side files are
     * not part of the Delta protocol and go stale when tables are copied by other tools, so local
-    * files are read without them (as other Delta readers do).
+    * files are read without them (as other Delta readers do), unless `fs.file.impl` names an
+    * implementation of the user's own.
     */
   def readOptions: Map[String, String] =
-    if (rootPath.toUri.getScheme == "file") {
+    if (
+      rootPath.toUri.getScheme == "file" &&
+      Option(hadoopConf.get("fs.file.impl")).forall(_ == classOf[LocalFileSystem].getName)
+    ) {
       Map(
         "fs.file.impl" -> "org.apache.hadoop.fs.RawLocalFileSystem",
         "fs.file.impl.disable.cache" -> "true"
