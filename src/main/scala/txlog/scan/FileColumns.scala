@@ -14,7 +14,8 @@ import txlog.Metadata
 private[txlog] object FileColumns {
   private val PhysicalNameKey = "delta.columnMapping.physicalName"
 
-  private def physicalName(f: StructField): String =
+  /** The column's name in data files and file actions: its physical name under column mapping. */
+  def physicalName(f: StructField): String =
     if (f.metadata.contains(PhysicalNameKey)) f.metadata.getString(PhysicalNameKey) else f.name
 
   /** `partitionValues_parsed`: one typed field per partition column; null when unpartitioned.

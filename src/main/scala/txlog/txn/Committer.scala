@@ -53,9 +53,9 @@ private[txlog] object Committer {
     val adds = staged.adds
       .map(FileActionLines.shaped(_, ActionSchemas.add))
       .reduceOption(_ unionByName _)
-    val fixedLines: Seq[DataFrame] =
-      staged.removes.map(FileActionLines.removes(_, req.commitTime)) ++
-        staged.cdc.map(FileActionLines.cdcs)
+    def fixedLines(md: Metadata): Seq[DataFrame] =
+      staged.removes.map(FileActionLines.removes(_, req.commitTime, md)) ++
+        staged.cdc.map(FileActionLines.cdcs(_, md))
     val summary = staged.summary(read)
     // Asked (by a job) only of append-only tables.
     lazy val dataChangingRemoves = staged.removes.exists(df =>
@@ -90,7 +90,8 @@ private[txlog] object Committer {
         if (body.isEmpty || rowDomain.isDefined) {
           body.foreach(_.delete(table))
           body = None
-          val lines = adds.map(_ => FileActionLines.adds(assigned)).toSeq ++ fixedLines
+          val lines =
+            adds.map(_ => FileActionLines.adds(assigned, metadata)).toSeq ++ fixedLines(metadata)
           body = Some(
             lines
               .reduceOption(_ unionByName _)

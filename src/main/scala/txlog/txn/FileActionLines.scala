@@ -4,7 +4,7 @@ import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{DataType, MapType, StringType, StructType}
 
-import txlog.TxlogErrors
+import txlog.{Metadata, TxlogErrors}
 import txlog.actions.ActionSchemas
 
 /** A commit's file actions as JSON lines written by Spark (`to_json` of the action structs: the
@@ -86,6 +86,7 @@ private[txlog] object FileActionLines {
       kind: String,
       schema: StructType,
       df: DataFrame,
+      md: Metadata,
       overrides: Map[String, Column]
   ): DataFrame = {
     val fields = schema.fieldNames.toSeq.map(n =>
@@ -96,14 +97,24 @@ private[txlog] object FileActionLines {
           field(df, n, schema)
         )
     )
+    val raw = col("raw")
+    val (partitionValues, partitionProblem) =
+      FileActionNames.partitionValues(kind, raw("partitionValues"), raw("path"), md)
+    val statsProblem =
+      if (kind == "add") FileActionNames.statsProblem(raw("stats"), raw("path"), md)
+      else lit(null).cast(StringType)
     val a = col("a")
     val hasDv = schema.fieldNames.contains("deletionVector")
-    df.select(struct(fields: _*).as("a"))
+    df.select(struct(fields: _*).as("raw"))
+      .select(
+        raw.withField("partitionValues", partitionValues).as("a"),
+        coalesce(partitionProblem, statsProblem).as("namesProblem")
+      )
       .select(
         lit(kind).as("kind"),
         a.getField("path").as("path"),
         (if (hasDv) dvId(a.getField("deletionVector")) else lit("")).as("dvId"),
-        problem(kind, a).as("problem"),
+        coalesce(problem(kind, a), col("namesProblem")).as("problem"),
         to_json(struct(a.as(kind))).as("line"),
         a.getField("size").cast("long").as("size"),
         (if (hasDv) a.getField("deletionVector").getField("cardinality").cast("long")
@@ -116,16 +127,18 @@ private[txlog] object FileActionLines {
   def shaped(df: DataFrame, schema: StructType): DataFrame =
     df.select(schema.fieldNames.toSeq.map(n => field(df, n, schema)): _*)
 
-  def adds(df: DataFrame): DataFrame = lines("add", ActionSchemas.add, df, Map.empty)
+  /** Adds, partition values keyed as [[FileActionNames]] says for the table's metadata `md`. */
+  def adds(df: DataFrame, md: Metadata): DataFrame =
+    lines("add", ActionSchemas.add, df, md, Map.empty)
 
   /** Removes: `deletionTimestamp` is `commitTime` where not given. */
-  def removes(df: DataFrame, commitTime: Long): DataFrame = {
+  def removes(df: DataFrame, commitTime: Long, md: Metadata): DataFrame = {
     val ts =
       if (df.columns.contains("deletionTimestamp")) {
         coalesce(col("deletionTimestamp").cast("long"), lit(commitTime))
       } else lit(commitTime)
-    lines("remove", ActionSchemas.remove, df, Map("deletionTimestamp" -> ts))
+    lines("remove", ActionSchemas.remove, df, md, Map("deletionTimestamp" -> ts))
   }
 
-  def cdcs(df: DataFrame): DataFrame = lines("cdc", cdc, df, Map.empty)
+  def cdcs(df: DataFrame, md: Metadata): DataFrame = lines("cdc", cdc, df, md, Map.empty)
 }

@@ -30,16 +30,23 @@ class InteropMatrixSuite extends SparkSuite {
     ("constraints", Nil, Map("delta.constraints.positive" -> "id > 0"))
   )
 
-  /** Adds with stats (numRecords, min/max of id) in partition `part` (when partitioned). */
-  private def files(names: Seq[String], part: String, partitioned: Boolean): DataFrame = {
+  /** Adds with stats (numRecords, min/max of id, under `idName`: its physical name under column
+    * mapping) in partition `part` (when partitioned).
+    */
+  private def files(
+      names: Seq[String],
+      part: String,
+      partitioned: Boolean,
+      idName: String
+  ): DataFrame = {
     val s = spark
     import s.implicits._
     names.zipWithIndex
       .map { case (n, i) =>
         val pv = if (partitioned) Map("part" -> part) else Map.empty[String, String]
         val stats =
-          s"""{"numRecords":10,"minValues":{"id":${i + 1}},"maxValues":{"id":${i + 9}},""" +
-            """"nullCount":{"id":0}}"""
+          s"""{"numRecords":10,"minValues":{"$idName":${i + 1}},""" +
+            s""""maxValues":{"$idName":${i + 9}},"nullCount":{"$idName":0}}"""
         (n, 1000L + i, pv, 1700000000000L, true, stats)
       }
       .toDF("path", "size", "partitionValues", "modificationTime", "dataChange", "stats")
@@ -58,6 +65,12 @@ class InteropMatrixSuite extends SparkSuite {
           partitionBy,
           props + ("delta.checkpointInterval" -> "3")
         )
+      val idField = log.snapshot().metadata.schema("id")
+      val physical = "delta.columnMapping.physicalName"
+      val idName =
+        if (idField.metadata.contains(physical)) idField.metadata.getString(physical) else "id"
+      def files(names: Seq[String], part: String, partitioned: Boolean): DataFrame =
+        this.files(names, part, partitioned, idName)
       // The model: live paths, app txns and domains after each version.
       var live = Set.empty[String]
       var txns = Map.empty[String, Long]
@@ -132,6 +145,10 @@ class InteropMatrixSuite extends SparkSuite {
       } else assert(cp3 === Seq("00000000000000000003.checkpoint.parquet"))
       RefLog.clearCache()
       val refSnap = RefLog.forTable(spark, path).update()
+      // Partition values keyed as delta-spark names the partition columns in files (physical
+      // names under column mapping).
+      val keys = refSnap.metadata.physicalPartitionColumns.toSet
+      refSnap.allFiles.collect().foreach(a => assert(a.partitionValues.keySet === keys, a.path))
       if (props.contains("delta.enableInCommitTimestamps")) {
         val ict = commitLines(dir, latest).head.get("commitInfo").get("inCommitTimestamp").asLong
         assert(refSnap.timestamp === ict)

@@ -4,7 +4,7 @@ import java.nio.file.Files
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.functions.{typedLit, col, lit}
 
 import txlog.{DeltaLog, Oracle, Protocol, SparkSuite, TxlogException}
 import txlog.txn.TxnTestKit._
@@ -81,7 +81,7 @@ class TransactionSuite extends SparkSuite {
 
   test("commitInfo is the first line with the spec's provenance fields") {
     val dir = tempDir().resolve("t")
-    val log = DeltaLog.createTable(spark, dir.toString, schema, Nil, Map.empty)
+    val log = DeltaLog.createTable(spark, dir.toString, schema, Seq("part"), Map.empty)
     log
       .startTransaction()
       .addFiles(adds(spark, Seq("f1")))
@@ -116,7 +116,7 @@ class TransactionSuite extends SparkSuite {
 
   test("in-commit timestamps: first in commitInfo, strictly increasing, read by delta-spark") {
     val dir = tempDir().resolve("t")
-    val log = DeltaLog.createTable(spark, dir.toString, schema, Nil, Map.empty)
+    val log = DeltaLog.createTable(spark, dir.toString, schema, Seq("part"), Map.empty)
     val t = log.startTransaction()
     // The property is enough: the writer rules add the inCommitTimestamp feature.
     t.updateMetadata(
@@ -144,7 +144,7 @@ class TransactionSuite extends SparkSuite {
 
   test("idempotent transactions: a txn at or past the staged version commits nothing") {
     val dir = tempDir().resolve("t")
-    val log = DeltaLog.createTable(spark, dir.toString, schema, Nil, Map.empty)
+    val log = DeltaLog.createTable(spark, dir.toString, schema, Seq("part"), Map.empty)
     log.startTransaction().setAppTransaction("s", 5L).addFiles(adds(spark, Seq("f1"))).commit()
     val before = snapshotDir(dir)
     val t = log.startTransaction()
@@ -201,8 +201,8 @@ class TransactionSuite extends SparkSuite {
 
   test("an append-only table refuses data-changing removes before anything is written") {
     val dir = tempDir().resolve("t")
-    val log =
-      DeltaLog.createTable(spark, dir.toString, schema, Nil, Map("delta.appendOnly" -> "true"))
+    val props = Map("delta.appendOnly" -> "true")
+    val log = DeltaLog.createTable(spark, dir.toString, schema, Seq("part"), props)
     log.startTransaction().addFiles(adds(spark, Seq("f1", "f2"))).commit()
     val before = snapshotDir(dir)
     val e = intercept[TxlogException](
@@ -219,7 +219,7 @@ class TransactionSuite extends SparkSuite {
 
   test("actions that break the spec, unsupported features and downgrades leave the log unchanged") {
     val dir = tempDir().resolve("t")
-    val log = DeltaLog.createTable(spark, dir.toString, schema, Nil, Map.empty)
+    val log = DeltaLog.createTable(spark, dir.toString, schema, Seq("part"), Map.empty)
     log.startTransaction().addFiles(adds(spark, Seq("f1"))).commit()
     val before = snapshotDir(dir)
     def refused(stage: txlog.Transaction => Unit): String = {
@@ -240,6 +240,13 @@ class TransactionSuite extends SparkSuite {
     assert(refused(_.setDomain("my.domain", "{}")) === "INVALID_COMMIT_ACTIONS")
     val noPath = adds(spark, Seq("f3")).drop("path")
     assert(refused(_.addFiles(noPath)) === "INVALID_COMMIT_ACTIONS")
+    // Partition values keyed by other than the partition columns (delta-spark refuses them on
+    // commit too: DELTA_INVALID_PARTITIONING_SCHEMA-like checks of the add's key set).
+    val pv = Seq(Map("id" -> "1"), Map("part" -> "a", "id" -> "1"), Map.empty[String, String])
+    pv.foreach { m =>
+      val bad = adds(spark, Seq("f4")).withColumn("partitionValues", typedLit(m))
+      assert(refused(_.addFiles(bad)) === "INVALID_COMMIT_ACTIONS", m)
+    }
     // A writer feature txlog does not implement (the spec's identityColumns), and a protocol
     // below the table's (1, 2) are refused too.
     val unknown = Protocol(1, 7, None, Some(Set("appendOnly", "invariants", "identityColumns")))
