@@ -16,30 +16,56 @@ private[txlog] object ColumnMappingAssign {
   val MaxIdProperty = "delta.columnMapping.maxColumnId"
 
   /** `schema` with ids and physical names given to the fields that have none, counting on from
-    * `maxId`; returns the schema and the new largest id. Fields that have them keep them.
+    * `maxId`; returns the schema and the new largest id. Fields that have them keep them. A field
+    * without them that `current` (the schema in force, at the same place) has under the same name
+    * is the same column: it takes that field's id and physical name when it has them (a schema
+    * given without column mapping metadata, e.g. as DDL), and keeps its name as its physical name
+    * when it has none (column mapping enabled on an existing table: data files already name it so,
+    * as delta-spark does on that upgrade).
     */
-  def assign(schema: StructType, maxId: Long): (StructType, Long) = {
+  def assign(
+      schema: StructType,
+      maxId: Long,
+      current: Option[StructType] = None
+  ): (StructType, Long) = {
     var next = maxId
-    def field(f: StructField): StructField = {
-      val typed = f.copy(dataType = dataType(f.dataType))
-      if (typed.metadata.contains(IdKey)) typed
-      else {
-        next += 1
-        val md = new MetadataBuilder()
-          .withMetadata(typed.metadata)
-          .putLong(IdKey, next)
-          .putString(PhysicalNameKey, s"col-${UUID.randomUUID()}")
-          .build()
-        typed.copy(metadata = md)
-      }
+    def same(cur: Option[StructType], name: String): Option[StructField] =
+      cur.flatMap(_.fields.find(_.name.equalsIgnoreCase(name)))
+    // Pre-order, as delta-spark numbers them: a field before the fields nested in it.
+    def field(f: StructField, cur: Option[StructType]): StructField = {
+      val was = same(cur, f.name)
+      val metadata =
+        if (f.metadata.contains(IdKey)) f.metadata
+        else {
+          val (id, physical) = was match {
+            case Some(w) if w.metadata.contains(IdKey) && w.metadata.contains(PhysicalNameKey) =>
+              (w.metadata.getLong(IdKey), w.metadata.getString(PhysicalNameKey))
+            case Some(w) => next += 1; (next, w.name)
+            case None    => next += 1; (next, s"col-${UUID.randomUUID()}")
+          }
+          new MetadataBuilder()
+            .withMetadata(f.metadata)
+            .putLong(IdKey, id)
+            .putString(PhysicalNameKey, physical)
+            .build()
+        }
+      f.copy(dataType = dataType(f.dataType, was.map(_.dataType)), metadata = metadata)
     }
-    def dataType(t: DataType): DataType = t match {
-      case s: StructType => StructType(s.fields.map(field))
-      case a: ArrayType  => a.copy(elementType = dataType(a.elementType))
-      case m: MapType    => m.copy(keyType = dataType(m.keyType), valueType = dataType(m.valueType))
-      case other         => other
+    def dataType(t: DataType, cur: Option[DataType]): DataType = (t, cur) match {
+      case (s: StructType, c) =>
+        StructType(s.fields.map(field(_, c.collect { case x: StructType => x })))
+      case (a: ArrayType, c) =>
+        val element = c.collect { case x: ArrayType => x.elementType }
+        a.copy(elementType = dataType(a.elementType, element))
+      case (m: MapType, c) =>
+        val cm = c.collect { case x: MapType => x }
+        m.copy(
+          keyType = dataType(m.keyType, cm.map(_.keyType)),
+          valueType = dataType(m.valueType, cm.map(_.valueType))
+        )
+      case (other, _) => other
     }
-    val out = StructType(schema.fields.map(field))
+    val out = StructType(schema.fields.map(field(_, current)))
     (out, next)
   }
 

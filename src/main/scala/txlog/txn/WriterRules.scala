@@ -220,7 +220,7 @@ private[txlog] object WriterRules {
         .flatMap(v => Try(v.toLong).toOption)
         .getOrElse(0L)
         .max(ColumnMappingAssign.maxIdIn(schema))
-      val (assigned, max) = ColumnMappingAssign.assign(schema, start)
+      val (assigned, max) = ColumnMappingAssign.assign(schema, start, current.map(_.schema))
       ColumnMappingAssign.checkIdentity(table, current, assigned)
       md.copy(
         schemaString = assigned.json,

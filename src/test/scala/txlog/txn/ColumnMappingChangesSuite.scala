@@ -120,4 +120,71 @@ class ColumnMappingChangesSuite extends SparkSuite {
     assert(intercept[TxlogException](t2.commit()).errorClass === "INVALID_METADATA")
     assert(log.snapshot().version === 1L)
   }
+
+  /** A copy of version 0 of the delta-spark table at `ref`, for txlog to commit on. */
+  private def copyOfVersion0(ref: String): String = {
+    val ours = tempDir("cm").resolve("ours")
+    java.nio.file.Files.createDirectories(ours.resolve("_delta_log"))
+    val v0 = "00000000000000000000.json"
+    java.nio.file.Files.copy(
+      java.nio.file.Paths.get(ref, "_delta_log", v0),
+      ours.resolve("_delta_log").resolve(v0)
+    )
+    ours.toString
+  }
+
+  private def identities(s: StructType): Seq[(String, Long, String)] = s.fields.toSeq.map { f =>
+    (
+      f.name,
+      f.metadata.getLong("delta.columnMapping.id"),
+      f.metadata.getString("delta.columnMapping.physicalName")
+    )
+  }
+
+  test("a schema given without column mapping metadata keeps the columns' ids and names") {
+    val ref = tempDir("cm").resolve("ref").toString
+    spark.sql(
+      s"CREATE TABLE delta.`$ref` (id BIGINT, name STRING) USING delta " +
+        "TBLPROPERTIES ('delta.columnMapping.mode' = 'name')"
+    )
+    spark.sql(s"ALTER TABLE delta.`$ref` ADD COLUMNS (extra INT)")
+    val ours = copyOfVersion0(ref)
+    val log = txlog.DeltaLog.forTable(spark, ours)
+    val md = log.snapshot().metadata
+    // As the Python API passes a DDL string: no ids or physical names on any field.
+    val ddl = StructType.fromDDL("id BIGINT, name STRING, extra INT")
+    val t = log.startTransaction().updateMetadata(md.copy(schemaString = ddl.json))
+    assert(t.commit().committed)
+    val theirs = schemaAt(ref, 1)
+    val mine = schemaAt(ours, 1)
+    assert(identities(mine).take(2) === identities(theirs).take(2), "existing columns unchanged")
+    assert(identities(mine)(2)._2 === identities(theirs)(2)._2, "the new column's id")
+    assert(maxIdAt(ours, 1) === maxIdAt(ref, 1))
+  }
+
+  test("enabling column mapping on a table keeps its columns' names as physical names") {
+    val ref = tempDir("cm").resolve("ref").toString
+    spark.sql(s"CREATE TABLE delta.`$ref` (id BIGINT, s STRUCT<a: INT>) USING delta")
+    spark.sql(
+      s"ALTER TABLE delta.`$ref` SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name', " +
+        "'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5')"
+    )
+    val ours = copyOfVersion0(ref)
+    val log = txlog.DeltaLog.forTable(spark, ours)
+    val md = log.snapshot().metadata
+    val enabled = md.configuration ++ Map(
+      "delta.columnMapping.mode" -> "name",
+      "delta.minReaderVersion" -> "2",
+      "delta.minWriterVersion" -> "5"
+    )
+    val t = log.startTransaction().updateMetadata(md.copy(configuration = enabled))
+    assert(t.commit().committed)
+    val theirs = schemaAt(ref, 1)
+    val mine = schemaAt(ours, 1)
+    assert(identities(mine) === identities(theirs))
+    assert(identities(mine).map(f => f._1 -> f._3) === Seq("id" -> "id", "s" -> "s"))
+    val nested = (t: StructType) => identities(t("s").dataType.asInstanceOf[StructType])
+    assert(nested(mine) === nested(theirs))
+    assert(maxIdAt(ours, 1) === maxIdAt(ref, 1))
+  }
 }
