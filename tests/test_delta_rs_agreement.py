@@ -11,22 +11,14 @@ be refused by both, for the same reason.
 
 from __future__ import annotations
 
-import json
-import math
-from datetime import date, datetime, timezone
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterator
-from urllib.parse import unquote, urlparse
 
 import pytest
-from chispa import assert_df_equality
-from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql.types import (
-    LongType, StringType, StructField, StructType, TimestampType,
-)
+from pyspark.sql import SparkSession
 
-from txlog import DeltaLog, Snapshot
+from delta_rs_oracle import compare_version
+from txlog import DeltaLog
 from txlog.errors import TxlogError
 from txlog_testing import FIXTURES_MISSING, FIXTURES_ROOT, fixture_tables
 
@@ -45,14 +37,6 @@ MAX_OLDER_VERSIONS = 2
 
 # Known txlog bugs, reported to the lead: table -> reason. Marked xfail(strict=True).
 KNOWN_TXLOG_BUGS: dict[str, str] = {}
-
-FILES_SCHEMA = StructType([
-    StructField("path", StringType(), False),
-    StructField("size", LongType(), False),
-    # Canonical partition values as sorted JSON text (chispa cannot sort map columns).
-    StructField("partition_values", StringType(), False),
-])
-
 
 # Why a reader refused a table. txlog's error classes and delta-rs's errors (by type, or by
 # message where delta-rs raises a plain DeltaError) are each mapped here, as literals.
@@ -103,112 +87,6 @@ def table_params() -> list[Any]:
             marks.append(pytest.mark.xfail(strict=True, reason=KNOWN_TXLOG_BUGS[t]))
         params.append(pytest.param(t, marks=marks, id=t))
     return params
-
-
-# --------------------------------------------------------------------------- normalization
-
-def normalize_path(raw: str, table_root: Path) -> str:
-    """A file path as the log's URI-encoded path decoded, relative to the table when inside."""
-    parsed = urlparse(raw)
-    if parsed.scheme and len(parsed.scheme) > 1:  # absolute URI (not a Windows drive)
-        if parsed.scheme != "file":
-            return unquote(raw)
-        local = Path(unquote(parsed.path))
-        try:
-            return str(local.relative_to(table_root))
-        except ValueError:
-            return str(local)
-    return unquote(raw)
-
-
-def canonical(value: Any, spark_local_timestamp: bool = False) -> str | None:
-    """One text per partition value, the same for equal values of either library."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return "NaN" if math.isnan(value) else repr(value)
-    if isinstance(value, Decimal):
-        return "0" if value == 0 else format(value.normalize(), "f")
-    if isinstance(value, datetime):
-        if value.tzinfo is not None:
-            return value.astimezone(timezone.utc).isoformat()
-        if spark_local_timestamp:
-            # PySpark returns TimestampType values as naive datetimes in local time.
-            return value.astimezone(timezone.utc).isoformat()
-        return value.isoformat()  # timestamp_ntz
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, (bytes, bytearray)):
-        return "0x" + bytes(value).hex()
-    return str(value)
-
-
-def pv_text(values: dict[str, str | None]) -> str:
-    return json.dumps(values, sort_keys=True)
-
-
-def txlog_files(spark: SparkSession, snap: Snapshot, root: Path) -> DataFrame:
-    df = snap.all_files()
-    pv_type = df.schema["partitionValues_parsed"].dataType
-    ltz = {f.name for f in pv_type.fields if isinstance(f.dataType, TimestampType)}
-    rows = []
-    for r in df.select("path", "size", "partitionValues_parsed").collect():
-        pv = r.partitionValues_parsed.asDict() if r.partitionValues_parsed is not None else {}
-        rows.append((normalize_path(r.path, root), int(r.size),
-                     pv_text({k: canonical(v, k in ltz) for k, v in pv.items()})))
-    return spark.createDataFrame(rows, FILES_SCHEMA)
-
-
-def delta_rs_files(spark: SparkSession, dt: Any, root: Path) -> DataFrame:
-    import pyarrow as pa
-
-    table = pa.table(dt.get_add_actions(flatten=True))
-    prefix = "partition."
-    pcols = [c for c in table.column_names if c.startswith(prefix)]
-    rows = []
-    for r in table.select(["path", "size_bytes", *pcols]).to_pylist():
-        rows.append((normalize_path(r["path"], root), int(r["size_bytes"]),
-                     pv_text({c[len(prefix):]: canonical(r[c]) for c in pcols})))
-    return spark.createDataFrame(rows, FILES_SCHEMA)
-
-
-def features(f: Any) -> frozenset[str] | None:
-    return None if f is None else frozenset(f)
-
-
-# --------------------------------------------------------------------------- the test
-
-def compare_version(spark: SparkSession, log: DeltaLog, root: Path, dt: Any,
-                    version: int | None) -> None:
-    where = "latest" if version is None else f"version {version}"
-    try:
-        snap = log.snapshot(version=version)
-    except TxlogError as e:
-        pytest.fail(f"txlog refuses {where} that delta-rs loads: {type(e).__name__}: {e}")
-    assert snap.version == dt.version(), where
-
-    p, rp = snap.protocol, dt.protocol()
-    assert (p.min_reader_version, p.min_writer_version) == (
-        rp.min_reader_version, rp.min_writer_version), where
-    if p.reader_features or rp.reader_features:
-        assert p.reader_features == features(rp.reader_features), where
-    if p.writer_features or rp.writer_features:
-        assert p.writer_features == features(rp.writer_features), where
-
-    md, rmd = snap.metadata, dt.metadata()
-    assert md.id == rmd.id, where
-    assert list(md.partition_columns) == list(rmd.partition_columns), where
-
-    expected = delta_rs_files(spark, dt, root)
-    actual = txlog_files(spark, snap, root)
-    assert_df_equality(actual, expected, ignore_row_order=True)
-    if version is None:
-        sizes = [r.size for r in expected.collect()]
-        assert (snap.num_files, snap.size_in_bytes) == (len(sizes), sum(sizes)), where
 
 
 def older_versions(latest: int) -> list[int]:
