@@ -30,7 +30,8 @@ jar:
 	rm -f $(PY_JARS)/txlog_2.13-*.jar
 	cp $(JAR) $(PY_JARS)/
 
-test-scala:
+# The venv first: some Scala suites use delta-rs (deltalake, in the venv) as an oracle.
+test-scala: venv
 	$(SBT) test </dev/null
 
 test-python: venv
