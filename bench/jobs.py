@@ -1,21 +1,28 @@
-"""The workloads (W1-W7) at full or smoke scale, as jobs over generated tables."""
+"""The workloads (W1-W9) at full or smoke scale, as jobs over generated tables."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import appends
+import contention
 import gen_logs
+
+W9_TABLE_COMMITS = 10  # W9's table: a W2-shaped table of 10 commits (100 files)
 
 
 @dataclass(frozen=True)
 class Scale:
-    w1_files: int  # W1, W3, W5: live files in the checkpoint
+    w1_files: int  # W1, W3, W5, W8: live files in the checkpoint
     w2_commits: int  # W2, W6, W7: JSON commits of 10 adds
     w4_files: tuple[int, ...]  # W4: the W1 shape, larger
+    w9_seconds: int  # W9: how long the writers commit
 
 
-FULL = Scale(w1_files=1_000_000, w2_commits=10_000, w4_files=(5_000_000, 20_000_000))
-SMOKE = Scale(w1_files=20_000, w2_commits=300, w4_files=(50_000, 100_000))
+FULL = Scale(
+    w1_files=1_000_000, w2_commits=10_000, w4_files=(5_000_000, 20_000_000), w9_seconds=60
+)
+SMOKE = Scale(w1_files=20_000, w2_commits=300, w4_files=(50_000, 100_000), w9_seconds=10)
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,22 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         ("W5", "update", "w1", scale.w1_files, "update a cached W1 snapshot after one more commit"),
         ("W6", "time_travel", "w2", scale.w2_commits, "timestamp time travel to the middle of W2"),
         ("W7", "load", "w7", scale.w2_commits, f"load: W2 ({c2} commits) after a txlog checkpoint"),
+        (
+            "W8",
+            "commits",
+            "w1",
+            scale.w1_files,
+            f"commit one new file to the W1 table ({n1}): warm = median of "
+            f"{appends.W8_COMMITS} commits, cold = the first",
+        ),
+        (
+            "W9",
+            "contention",
+            "w2",
+            W9_TABLE_COMMITS,
+            f"{contention.WRITERS} writer processes append one file per commit to one table for "
+            f"{scale.w9_seconds} s: warm = seconds per commit (all writers)",
+        ),
     ]
     shapes = {"w1": gen_logs.w1, "w2": gen_logs.w2, "w7": gen_logs.w7}
     return [

@@ -88,6 +88,49 @@ def _checkpoint_effect(results: dict, engines: list[str]) -> list[str]:
     return lines
 
 
+def _commit_latency(results: dict, engines: list[str]) -> list[str]:
+    """W8: each engine's commit times."""
+    done = {e: f for e in engines if "commits_s" in (f := results["figures"][e].get("W8", {}))}
+    if not done:
+        return []
+    lines = ["## Commit latency (W8): one new file per commit, each commit timed", ""]
+    return lines + _table(
+        ["engine", "commits", "median (s)", "first (s)", "fastest (s)", "slowest (s)"],
+        [[e, len(f["commits_s"]), _num(f["warm_s"], 3), _num(f["cold_s"], 3),
+          _num(min(f["commits_s"]), 3), _num(max(f["commits_s"]), 3)]
+         for e, f in done.items()],
+    )  # fmt: skip
+
+
+def _contention(results: dict, engines: list[str]) -> list[str]:
+    """W9: throughput and retries of writers committing to one table at once."""
+    figures = {e: results["figures"][e].get("W9", {}) for e in engines}
+    done = {e: f["contention"] for e, f in figures.items() if "contention" in f}
+    if not done:
+        return []
+    lines = ["## Contention (W9): writer processes appending to one table at once", ""]
+    lines += _table(
+        ["engine", "writers", "seconds", "commits", "commits/s", "commits per writer",
+         "retries", "raced commits", "given up"],
+        [[e, c["writers"], _num(c["seconds"], 1), c["commits"], _num(c["commits_per_s"]),
+          ", ".join(map(str, c["per_writer"])),
+          "n/a" if c["retries"] is None else c["retries"], c["raced"], c["gave_up"]]
+         for e, c in done.items()],
+    )  # fmt: skip
+    return lines + [
+        "Each writer made one warm-up commit before the common start (not counted). Afterwards "
+        "every version after the table's holds exactly one of the commits the writers "
+        "reported, warm-up ones included, with no gap and none lost, and delta-rs loads the "
+        "table with the expected version, file count and size. Retries: attempts beyond the "
+        "first, where the engine reports them (txlog's CommitResult.attempts; delta-spark's "
+        "commit and delta-rs's create_write_transaction do not). Raced commits: committed "
+        "past the version read + 1, i.e. after losing at least one race. Given up: commits "
+        "the engine abandoned when its retries ran out (delta-rs: 15 by default; txlog: "
+        "spark.txlog.commit.maxAttempts, 100); the writer then went on with its next file.",
+        "",
+    ]
+
+
 def _method(s: dict) -> str:
     cold = (
         "the first run of the job in that session (only the first job's is a fresh process)"
@@ -174,6 +217,8 @@ def markdown(results: dict, plot_name: str) -> str:
         lines += _table(["target", "measured", "verdict"], targets.rows(figures, runner))
     lines += _before_after(results)
     lines += _checkpoint_effect(results, engines)
+    lines += _commit_latency(results, engines)
+    lines += _contention(results, engines)
     lines += ["## Load time against file count (W1 shape)", "", f"![load time]({plot_name})", ""]
     return "\n".join(lines)
 

@@ -9,6 +9,7 @@ and bench/time_vs_files.png.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import signal
@@ -19,10 +20,13 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import appends
+import contention
 import gen_logs
 import jobs
 import machine
 import report
+import worker
 from engines import txlog_py, txlog_scala
 
 BENCH = Path(__file__).resolve().parent
@@ -47,37 +51,35 @@ class Runner:
     def process(self, engine: str, work: list[tuple[str, Path]], runs: int, memory: str) -> dict:
         """One fresh process (worker.py, or sbt for the Scala runner) running each (task,
         table) job `runs` times in one session; returns its result (see worker.py)."""
-        self.count += 1
-        name = f"{self.count:03d}-{engine}"
-        out = self.logs / f"{name}.json"
-        out.unlink(missing_ok=True)
+        out = self.result_file(engine)
         if engine == "txlog-scala":
             if not txlog_scala.available():
                 return {"status": "unavailable",
                         "reason": f"no {txlog_scala.MAIN_CLASS} in bench/scala/"}
             argv = txlog_scala.command(work, runs, memory, out)
         else:
-            argv = [sys.executable, str(WORKER), "--engine", engine, "--runs", str(runs)]
-            argv += [a for task, table in work for a in ("--job", task, str(table))]
-            argv += ["--driver-memory", memory, "--out", str(out)]
-            argv += ["--max-memory-gb", str(self.args.max_memory_gb)]
-        with open(self.logs / f"{name}.log", "w") as sink:
-            proc = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                cwd=BENCH.parent,
-                start_new_session=True,  # its own process group, JVM included
-            )  # fmt: skip
-            try:
-                proc.wait(timeout=self.args.timeout)
-            except subprocess.TimeoutExpired:
-                return {"status": "failed", "error": f"timed out after {self.args.timeout} s"}
-            finally:  # also on Ctrl-C or SIGTERM: leave no worker or JVM behind
-                if proc.poll() is None:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-        if not out.exists():
-            return {"status": "failed", "error": f"exit code {proc.returncode}, see {name}.log"}
-        return json.loads(out.read_text())
+            argv = self.worker_command(engine, work, runs, memory, out)
+        proc = launch(argv, out)
+        try:
+            error = wait(proc, timeout=self.args.timeout)
+        finally:  # also on Ctrl-C or SIGTERM: leave no worker or JVM behind
+            stop([proc])
+        return {"status": "failed", "error": error} if error else read_result(proc, out)
+
+    def result_file(self, engine: str) -> Path:
+        """Where the next process writes its result (its log beside it, as .log)."""
+        self.count += 1
+        out = self.logs / f"{self.count:03d}-{engine}.json"
+        out.unlink(missing_ok=True)
+        return out
+
+    def worker_command(
+        self, engine: str, work: list[tuple[str, Path]], runs: int, memory: str, out: Path
+    ) -> list[str]:
+        argv = [sys.executable, str(WORKER), "--engine", engine, "--runs", str(runs)]
+        argv += [a for task, table in work for a in ("--job", task, str(table))]
+        argv += ["--driver-memory", memory, "--out", str(out)]
+        return argv + ["--max-memory-gb", str(self.args.max_memory_gb)]
 
     def memory_for(self, engine: str, job: jobs.Job) -> str:
         if engine.startswith("txlog") and job.id.startswith("W4"):
@@ -110,8 +112,21 @@ class Runner:
         return "ok"
 
     def measure(self, engine: str, selected: list[jobs.Job]) -> dict[str, dict]:
-        """Figures per job: a series of fresh processes per job, or with --shared-session
-        one process running all the jobs in turn."""
+        """Figures per job: W8 and W9 in processes of their own (commit_latency,
+        contended_appends), the others in a series of fresh processes per job, or with
+        --shared-session one process running them all in turn."""
+        own = {"commits": self.commit_latency, "contention": self.contended_appends}
+        figures = self.measure_series(engine, [j for j in selected if j.task not in own])
+        for j in (j for j in selected if j.task in own):
+            log(f"{engine} {j.id} ({j.task}, {jobs.human(j.files)} files)")
+            if engine == "txlog-scala":
+                figures[j.id] = {"status": "unavailable", "reason": "not in the Scala runner"}
+            else:
+                figures[j.id] = own[j.task](engine, j)
+            log(f"  {figures[j.id]}")
+        return figures
+
+    def measure_series(self, engine: str, selected: list[jobs.Job]) -> dict[str, dict]:
         if self.args.shared_session:
             return self.shared(engine, selected) if selected else {}
         figures: dict[str, dict] = {}
@@ -149,6 +164,96 @@ class Runner:
             figures[j.id] = summarise([job_result(result, task, table)], memory, self.args.warmup)
             log(f"  {j.id}: {figures[j.id]}")
         return figures
+
+    def commit_latency(self, engine: str, j: jobs.Job) -> dict:
+        """W8: one process committing appends.W8_COMMITS single-file appends (worker.py
+        run_commits). Warm: the median commit; cold: the first commit."""
+        memory = self.memory_for(engine, j)
+        work = [(j.task, j.table.path)]
+        result = job_result(self.process(engine, work, 1, memory), *work[0])
+        figure = summarise([result], memory, 0)
+        if figure["status"] == "ok":
+            commits = result["runs"][0]["commits_s"]
+            figure.update(warm_s=statistics.median(commits), cold_s=commits[0], commits_s=commits)
+        return figure
+
+    def contended_appends(self, engine: str, j: jobs.Job) -> dict:
+        """W9: contention.WRITERS worker processes of the engine (task `contend`) commit to one
+        fresh copy of the table from a common start for --w9-seconds; then, untimed, the log
+        and delta-rs's load of the copy are checked (verify_appends)."""
+        with worker.scratch_copy(j.table.path) as copy:
+            gen_logs.write_manifest(copy, j.table.manifest)
+            contention.barrier(copy).mkdir()
+            work, memory = [("contend", copy)], contention.WRITER_MEMORY
+            outs = [self.result_file(engine) for _ in range(contention.WRITERS)]
+            writers = [launch(self.worker_command(engine, work, 1, memory, o), o) for o in outs]
+            try:
+                error = contention.open_barrier(
+                    copy, writers, self.args.w9_seconds, self.args.timeout
+                ) or wait(*writers, timeout=self.args.w9_seconds + self.args.timeout)
+            finally:
+                stop(writers)
+            if error:
+                return {"status": "failed", "error": error}
+            results = [job_result(read_result(w, o), *work[0]) for w, o in zip(writers, outs)]
+            figure = summarise(results, memory, 0)
+            if figure["status"] != "ok":
+                return figure
+            runs = [r["runs"][0] for r in results]
+            commits = [c for run in runs for c in run["warmup"] + run["commits"]]
+            versions = self.verify_appends(copy, j.table.manifest, commits)
+            if isinstance(versions, str):
+                return {"status": "failed", "error": f"not verified: {versions}"}
+        return {**figure, **contention.figures(runs, versions)}
+
+    def verify_appends(self, copy: Path, manifest: dict, commits: list[dict]) -> dict | str:
+        """After W9: the log holds every commit reported, at contiguous versions
+        (appends.check), and delta-rs loads the copy with the expected version, file count and
+        size. Returns each committed path's version, or what is wrong."""
+        try:
+            versions = appends.check(copy, manifest["version"], commits)
+        except appends.LogMismatch as e:
+            return str(e)
+        gen_logs.write_manifest(copy, appends.after(manifest, len(commits)))
+        work = [("load", copy)]
+        job = job_result(self.process("delta-rs", work, 1, self.args.driver_memory), *work[0])
+        if job["status"] != "ok":
+            return f"delta-rs load: {job.get('error') or job.get('reason')}"
+        return versions
+
+
+def launch(argv: list[str], out: Path) -> subprocess.Popen:
+    """Starts a process in its own process group (JVM included), its output in out's .log."""
+    with open(out.with_suffix(".log"), "w") as sink:
+        return subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
+            cwd=BENCH.parent, start_new_session=True,
+        )  # fmt: skip
+
+
+def wait(*procs: subprocess.Popen, timeout: float) -> str | None:
+    """Waits for the processes to end; why not, if they have not all ended within timeout s."""
+    deadline = time.monotonic() + timeout
+    try:
+        for proc in procs:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        return f"timed out after {timeout} s"
+    return None
+
+
+def stop(procs: list[subprocess.Popen]) -> None:
+    """Kills the process groups of those still running."""
+    for proc in procs:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def read_result(proc: subprocess.Popen, out: Path) -> dict:
+    if not out.exists():
+        return {"status": "failed", "error": f"exit code {proc.returncode}, see {out.stem}.log"}
+    return json.loads(out.read_text())
 
 
 def job_result(result: dict, task: str, table: Path) -> dict:
@@ -214,6 +319,9 @@ def main() -> None:
     parser.add_argument(
         "--timeout", type=int, help="seconds per process (default 3 h; smoke 15 min)"
     )
+    parser.add_argument(
+        "--w9-seconds", type=int, help="W9: how long the writers commit (default 60; smoke 10)"
+    )
     args = parser.parse_args()
     if args.engines is None:
         args.engines = ENGINES + ([BASELINE] if args.baseline else [])
@@ -230,7 +338,9 @@ def main() -> None:
     started = time.perf_counter()
 
     log("generating tables")
-    selected = jobs.build(jobs.SMOKE if args.smoke else jobs.FULL, args.only)
+    scale = jobs.SMOKE if args.smoke else jobs.FULL
+    args.w9_seconds = args.w9_seconds or scale.w9_seconds
+    selected = jobs.build(dataclasses.replace(scale, w9_seconds=args.w9_seconds), args.only)
     if not selected:
         parser.error(f"no job among {args.only}")
     tables = list({j.table.path: j.table for j in selected}.values())
@@ -239,7 +349,8 @@ def main() -> None:
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine.describe(),
         "settings": {k: getattr(args, k) for k in ("warm", "warmup", "cold", "shared_session",
-                                                   "driver_memory", "txlog_w4_driver_memory")},
+                                                   "driver_memory", "txlog_w4_driver_memory",
+                                                   "w9_seconds")},
         "baseline": describe_checkout(args.baseline) if BASELINE in args.engines else None,
         "tables": {str(t.path.relative_to(BENCH)): t.manifest for t in tables},
         "jobs": {j.id: {"task": j.task, "files": j.files, "description": j.description,

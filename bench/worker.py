@@ -3,7 +3,8 @@
 run.py starts a fresh process per measurement series (one job), so the first run in it is
 a cold run; a smoke run shares one process among all jobs of an engine. Every run's result
 is checked against the table's manifest: a mismatch fails the job instead of reporting a
-time for the wrong work.
+time for the wrong work. W8 (`commits`) and W9 (`contend`) always run in processes of their
+own; a `contend` process is one of W9's writers and waits at a start barrier run.py opens.
 
     .venv/bin/python bench/worker.py --engine delta-rs --runs 3 --out /tmp/r.json \
         --job load bench/out/tables/w1-20000/table --job update bench/out/tables/w1-20000/table
@@ -12,10 +13,13 @@ time for the wrong work.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import json
+import os
 import resource
 import shutil
+import statistics
 import tempfile
 import time
 import traceback
@@ -23,8 +27,10 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
+import appends
+import contention
 import gen_logs
-from engines.base import Counts, Engine, Unavailable
+from engines.base import Commit, Counts, Engine, GaveUp, Unavailable
 
 ENGINES = {
     "delta-rs": ("engines.delta_rs", "DeltaRs"),
@@ -126,12 +132,85 @@ def run_time_travel(engine: Engine, table: Path, manifest: dict) -> dict:
     return run
 
 
+def as_committed(add: dict, commit: Commit) -> dict:
+    """A commit of one add action as appends.check takes it."""
+    return {"path": add["path"], **dataclasses.asdict(commit)}
+
+
+def run_commits(engine: Engine, table: Path, manifest: dict) -> dict:
+    """W8: on a fresh copy, the latest snapshot opened once (untimed), then W8_COMMITS commits
+    of one new file each, timed one by one (each from the engine's up-to-date cached state; the
+    action is built before the clock starts). Then, untimed, the log holds each commit at its
+    version and the engine loads the copy with the expected figures. The run's `seconds` is
+    the median commit."""
+    adds = [appends.add(f"w8-{i}") for i in range(appends.W8_COMMITS)]
+    with scratch_copy(table) as copy:
+        handle = engine.open(str(copy))
+        try:
+            commits, runs = [], []
+            for add in adds:
+                action = engine.prepare_add(handle, add)
+                commit, run = timed(engine, lambda a=action: engine.commit(handle, a))
+                commits.append(as_committed(add, commit))
+                runs.append(run)
+        finally:
+            engine.release(handle)
+        appends.check(copy, manifest["version"], commits)
+        check(engine.load(str(copy)), appends.after(manifest, len(adds)))
+    seconds = [run["seconds"] for run in runs]
+    heaps = [run["jvm_heap_mb"] for run in runs if run["jvm_heap_mb"] is not None]
+    return {
+        "seconds": statistics.median(seconds),
+        "commits_s": seconds,
+        "jvm_heap_mb": max(heaps) if heaps else None,
+    }
+
+
+def commit_new_file(engine: Engine, handle: object, name: str) -> dict:
+    """Commits the add action of a new file `name` to an opened table."""
+    add = appends.add(name)
+    return as_committed(add, engine.commit(handle, engine.prepare_add(handle, add)))
+
+
+def run_contend(engine: Engine, table: Path, manifest: dict) -> dict:
+    """W9, one of the writers run.py starts on one table: opens it, commits one warm-up file
+    (the first commit of a JVM is slow), waits at the start barrier (see contention.py), then
+    commits one new file per commit until the time is up (the commit under way then is
+    finished). The run's `seconds` runs from the common start to the end of the last commit;
+    `warmup` and `commits` are what appends.check takes; `gave_up` counts the commits the
+    engine gave up on (nothing committed)."""
+    handle = engine.open(str(table))
+    try:
+        warmup = [commit_new_file(engine, handle, f"w9-{os.getpid()}-warmup")]
+        start, end = contention.ready_then_wait(table)
+        commits: list[dict] = []
+        gave_up = 0
+        while time.time() < end:
+            name = f"w9-{os.getpid()}-{len(commits) + gave_up}"
+            try:
+                commits.append(commit_new_file(engine, handle, name))
+            except GaveUp:
+                gave_up += 1
+        seconds = time.time() - start
+    finally:
+        engine.release(handle)
+    return {
+        "seconds": seconds,
+        "warmup": warmup,
+        "commits": commits,
+        "gave_up": gave_up,
+        "jvm_heap_mb": engine.memory()["jvm_heap_mb"],
+    }
+
+
 TASKS = {
     "load": run_load,
     "checkpoint": run_checkpoint,
     "checkpoint_in_place": run_checkpoint_in_place,
     "update": run_update,
     "time_travel": run_time_travel,
+    "commits": run_commits,
+    "contend": run_contend,
 }
 
 

@@ -15,6 +15,21 @@ class Counts:
     size_in_bytes: int
 
 
+@dataclass(frozen=True)
+class Commit:
+    """One commit: the version the transaction read, the version it committed (None when the
+    engine does not say) and how many versions it tried (None when the engine does not say)."""
+
+    read_version: int
+    version: int | None
+    attempts: int | None
+
+
+class GaveUp(Exception):
+    """The engine gave up on a commit: other writers kept winning the race for the next version
+    until its retry limit. Nothing was committed."""
+
+
 class Unavailable(Exception):
     """The engine, or one operation of it, does not exist here. Recorded, not a failure."""
 
@@ -57,6 +72,16 @@ class Engine:
 
     def time_travel(self, path: str, timestamp: str) -> Counts:
         """Loads the snapshot in force at an ISO-8601 timestamp."""
+        raise NotImplementedError
+
+    def prepare_add(self, handle: object, add: dict) -> object:
+        """The engine's form of one add action (given as in a commit's JSON, without the `add`
+        key) for commit() on an opened table; built before timing."""
+        raise NotImplementedError
+
+    def commit(self, handle: object, action: object) -> Commit:
+        """Commits a prepared add action to an opened table as a new version, from the engine's
+        cached state brought up to date. Raises GaveUp when the engine's retries ran out."""
         raise NotImplementedError
 
     def reset_heap_peak(self) -> None:

@@ -7,8 +7,10 @@ from datetime import datetime
 import pyarrow as pa
 import pyarrow.compute as pc
 from deltalake import DeltaTable
+from deltalake.exceptions import CommitFailedError
+from deltalake.transaction import AddAction
 
-from engines.base import Counts, Engine
+from engines.base import Commit, Counts, Engine, GaveUp
 
 
 def _counts(table: DeltaTable) -> Counts:
@@ -30,6 +32,23 @@ class DeltaRs(Engine):
     def update(self, handle: DeltaTable) -> Counts:
         handle.update_incremental()
         return _counts(handle)
+
+    def prepare_add(self, handle: DeltaTable, add: dict) -> AddAction:
+        return AddAction(
+            add["path"], add["size"], add["partitionValues"], add["modificationTime"],
+            add["dataChange"], add["stats"],
+        )  # fmt: skip
+
+    def commit(self, handle: DeltaTable, action: AddAction) -> Commit:
+        handle.update_incremental()  # a commit leaves the table's state where it was
+        read_version = handle.version()
+        partitions = handle.metadata().partition_columns
+        try:
+            handle.create_write_transaction([action], "append", handle.schema(), partitions)
+        except CommitFailedError as e:  # for a blind append: its retries ran out
+            raise GaveUp(str(e)) from e
+        # delta-rs returns neither the version it committed nor how many it tried.
+        return Commit(read_version, None, None)
 
     def checkpoint(self, path: str) -> None:
         DeltaTable(path).create_checkpoint()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from engines.base import Counts
+import json
+
+from engines.base import Commit, Counts
 from engines.spark import SHUFFLE_PARTITIONS, SparkEngine, builder
 
 DELTA_SPARK_PACKAGE = "io.delta:delta-spark_4.2_2.13:4.4.0"
@@ -37,8 +39,12 @@ class DeltaSpark(SparkEngine):
         )
 
     @property
+    def _jvm_delta(self):
+        return self.spark._jvm.org.apache.spark.sql.delta
+
+    @property
     def _delta_log(self):
-        return self.spark._jvm.org.apache.spark.sql.delta.DeltaLog
+        return self._jvm_delta.DeltaLog
 
     def _fresh_log(self, path: str):
         self._delta_log.clearCache()  # drop cached DeltaLogs (and their cached states)
@@ -61,6 +67,22 @@ class DeltaSpark(SparkEngine):
 
     def release(self, handle) -> None:
         self._delta_log.clearCache()
+
+    def prepare_add(self, handle, add: dict):
+        action = self._jvm_delta.actions.Action.fromJson(json.dumps({"add": add}))
+        return self.spark._jvm.PythonUtils.toSeq([action])  # a Scala Seq of the AddFile
+
+    def commit(self, handle, action) -> Commit:
+        txn = handle.startTransaction()  # on update(): the cached snapshot brought up to date
+        read_version = txn.readVersion()
+        # The commit retries internally; the number of attempts is not returned.
+        return Commit(read_version, txn.commit(action, self._manual_update), None)
+
+    @property
+    def _manual_update(self):
+        """The operation the commits are recorded as: the Scala object
+        DeltaOperations.ManualUpdate."""
+        return getattr(getattr(self._jvm_delta, "DeltaOperations$ManualUpdate$"), "MODULE$")
 
     def checkpoint(self, path: str) -> None:
         self._fresh_log(path).checkpoint()

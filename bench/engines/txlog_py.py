@@ -8,13 +8,19 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from engines.base import Counts, Unavailable
+from engines.base import Commit, Counts, GaveUp, Unavailable
 from engines.spark import SparkEngine, builder
 
 # The working tree's package, used when txlog is not installed in the environment.
 REPO_PYTHON = Path(__file__).resolve().parents[2] / "python"
 #: Environment variable naming another txlog checkout (its jar built) for `txlog-baseline`.
 BASELINE_ENV = "TXLOG_BENCH_BASELINE"
+#: The columns of the one-row DataFrame a commit adds (the shape of Snapshot.all_files).
+ADD_SCHEMA = (
+    "path string, size long, partitionValues map<string,string>, modificationTime long, "
+    "dataChange boolean, stats string"
+)
+ADD_FIELDS = ["path", "size", "partitionValues", "modificationTime", "dataChange", "stats"]
 
 
 def _counts(snapshot) -> Counts:
@@ -57,6 +63,20 @@ class Txlog(SparkEngine):
     def release(self, handle) -> None:
         for snapshot in handle[1]:
             snapshot.unpersist()
+
+    def prepare_add(self, handle, add: dict):
+        if not hasattr(handle[0], "start_transaction"):
+            raise Unavailable("txlog.DeltaLog.start_transaction does not exist yet")
+        return self.spark.createDataFrame([tuple(add[f] for f in ADD_FIELDS)], ADD_SCHEMA)
+
+    def commit(self, handle, action) -> Commit:
+        txn = handle[0].start_transaction()  # on log.update(): the cached state brought up to date
+        read_version = txn.read_version
+        try:
+            txn.add_files(action).commit()
+        except self.txlog.errors.CommitRetriesExhaustedError as e:
+            raise GaveUp(str(e)) from e
+        return Commit(read_version, txn.result.version, txn.result.attempts)
 
     def checkpoint(self, path: str) -> None:
         log = self._log(path)
