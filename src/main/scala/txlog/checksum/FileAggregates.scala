@@ -77,4 +77,8 @@ private[txlog] object FileAggregates {
         acc.when(value >= lowerBounds(i), lit(i))
       }
       .otherwise(lit(0))
+
+  /** [[binOf]] of one value on the driver: the last bound at or below `value`, else bin 0. */
+  private[txlog] def binIndex(value: Long, lowerBounds: IndexedSeq[Long]): Int =
+    math.max(0, lowerBounds.lastIndexWhere(value >= _))
 }

@@ -28,15 +28,32 @@ private[txlog] object SnapshotLoader {
     */
   val MaxOverlayActionsConf = "spark.txlog.update.maxOverlayActions"
 
-  def load(spark: SparkSession, listing: LogListing, segment: LogSegment): Snapshot = {
+  /** The snapshot at `segment`. With `previous`, an earlier snapshot of the same checkpoint whose
+    * commits `segment` extends, and a tail small enough for the driver, its non-file state is
+    * carried over and only the new commits' actions are reconciled onto it: no job reads the
+    * checkpoint's protocol and metadata again (a writer's next transaction starts this way).
+    */
+  def load(
+      spark: SparkSession,
+      listing: LogListing,
+      segment: LogSegment,
+      previous: Option[Snapshot] = None
+  ): Snapshot = {
     val table = segment.table
     val tail = Tail.read(spark, table, segment.deltas)
-    val checkpoint = ReadErrors.translate(segment)(
-      segment.checkpoint.map(
-        LogActions.checkpoint(spark, table, _, ActionSchemas.checkpointNonFileRow)
-      )
-    )
-    val state = collectState(spark, segment, checkpoint, tail, NonFileState.empty)
+    val state = (tail, previous.filter(p => extendsSnapshot(segment, p))) match {
+      case (t: DriverTail, Some(p)) =>
+        val newRows = t.rows.filter(_.getLong(0) > p.version)
+        val initial = p.state.copy(inCommitTimestamp = None)
+        collectState(spark, segment, None, new DriverTail(newRows, t.deltas), initial)
+      case _ =>
+        val checkpoint = ReadErrors.translate(segment)(
+          segment.checkpoint.map(
+            LogActions.checkpoint(spark, table, _, ActionSchemas.checkpointNonFileRow)
+          )
+        )
+        collectState(spark, segment, checkpoint, tail, NonFileState.empty)
+    }
     val tailFiles = FileState.tailFiles(tail, table.root)
     def base(lean: Boolean) = FileState.checkpointBase(spark, segment, state.sidecars, lean)
     def files(lean: Boolean) = FileState.onto(spark, segment, base(lean), tailFiles, lean)
@@ -72,10 +89,10 @@ private[txlog] object SnapshotLoader {
       previous: Snapshot
   ): Snapshot = {
     val old = previous.segment
-    val extendsPrevious = segment.checkpoint == old.checkpoint &&
-      segment.version > old.version && segment.deltas.startsWith(old.deltas)
     val root = previous.cachedRoot
-    if (!extendsPrevious || root.isEmpty) return load(spark, listing, segment)
+    if (!extendsSnapshot(segment, previous) || root.isEmpty) {
+      return load(spark, listing, segment, Some(previous))
+    }
 
     val newDeltas = segment.deltas.drop(old.deltas.length)
     val newTail = Tail.read(spark, segment.table, newDeltas)
@@ -115,6 +132,13 @@ private[txlog] object SnapshotLoader {
         snapshot(spark, listing, segment, state, files, aggregated(spark, segment, files))
           .cacheFiles()
     }
+  }
+
+  /** Whether `segment` is `previous`'s plus later commits, on the same checkpoint. */
+  private def extendsSnapshot(segment: LogSegment, previous: Snapshot): Boolean = {
+    val old = previous.segment
+    segment.checkpoint == old.checkpoint && segment.version > old.version &&
+    segment.deltas.startsWith(old.deltas)
   }
 
   private def snapshot(

@@ -1,9 +1,10 @@
 package txlog.txn
 
+import java.nio.charset.StandardCharsets
 import java.util.UUID
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions._
 
 import txlog.TxlogErrors
@@ -39,13 +40,72 @@ private[txlog] object CommitBody {
   def maxDriverBytes(spark: SparkSession): Long =
     spark.conf.getOption(MaxDriverBytesKey).map(_.trim.toLong).getOrElse(DefaultMaxDriverBytes)
 
-  /** Checks `lines` (rows of [[FileActionLines]]) and builds the body: INVALID_COMMIT_ACTIONS,
-    * before anything is written, for an action missing a required field or a file added (or
-    * removed) twice. The same job tallies what the adds and removes change in the version checksum
-    * ([[CommitFileDelta]]); its result holds one row per (kind, size bin, deleted records bin) that
-    * has files: at most 3 x 95 x 10 rows, whatever the commit's size.
+  /** Commits of at most this many file actions are checked and tallied on the driver. */
+  val DriverActions = 10000
+
+  /** Checks `pieces` (DataFrames of [[FileActionLines]] rows, written in this order) and builds the
+    * body: INVALID_COMMIT_ACTIONS, before anything is written, for an action missing a required
+    * field or a file added (or removed) twice, and a tally of what the adds and removes change in
+    * the version checksum ([[CommitFileDelta]]). A commit of at most [[DriverActions]] file actions
+    * within `spark.txlog.commit.maxDriverBytes` is read by one job (none when its rows are already
+    * on the driver) and checked there; a larger one by [[distributed]], after reading at most
+    * [[DriverActions]] + 1 of its rows to find out.
     */
-  def build(spark: SparkSession, table: TablePath, lines: DataFrame): CommitBody = {
+  def build(spark: SparkSession, table: TablePath, pieces: Seq[DataFrame]): CommitBody =
+    if (pieces.isEmpty) empty
+    else {
+      val lines = pieces.reduce(_ unionByName _)
+      val head = Jobs.named(spark, s"read the commit actions for ${table.root}") {
+        lines.take(DriverActions + 1).toSeq
+      }
+      val bytes = head.iterator.map(r => lineBytes(r.getAs[String]("line"))).sum
+      if (head.length <= DriverActions && bytes <= maxDriverBytes(spark)) onDriver(table, head)
+      else distributed(spark, table, lines)
+    }
+
+  private def lineBytes(line: String): Long =
+    if (line == null) 1L else line.getBytes(StandardCharsets.UTF_8).length + 1L
+
+  /** The checks and tallies of [[distributed]], over rows already on the driver. */
+  private def onDriver(table: TablePath, rows: Seq[Row]): CommitBody = {
+    def str(r: Row, f: String) = Option(r.getAs[String](f))
+    rows.flatMap(str(_, "problem")).minOption.foreach { p =>
+      throw TxlogErrors.invalidCommitActions(table.root, p)
+    }
+    val byKey =
+      rows.groupBy(r => (r.getAs[String]("kind"), str(r, "path"), r.getAs[String]("dvId")))
+    byKey
+      .collect {
+        case ((kind, Some(path), dv), same)
+            if same.size > 1 && (kind == "add" || kind == "remove") =>
+          s"$kind of the same file twice: $path $dv"
+      }
+      .minOption
+      .foreach(p => throw TxlogErrors.invalidCommitActions(table.root, p))
+    def tally(kind: String): FileTally = byKey.iterator
+      .collect { case ((`kind`, _, _), same) =>
+        val first = same.head
+        FileTally.of(
+          Option(first.getAs[Any]("size")).map(_.asInstanceOf[Long]),
+          same.flatMap(r => Option(r.getAs[Any]("dataChange"))).map(_ == true).minOption,
+          Option(first.getAs[Any]("dvCardinality")).map(_.asInstanceOf[Long])
+        )
+      }
+      .foldLeft(FileTally.empty)(_ + _)
+    val lines = rows.map(_.getAs[String]("line")).toArray
+    val bytes = lines.iterator.map(lineBytes).sum
+    if (lines.isEmpty) empty
+    else {
+      val delta = CommitFileDelta(tally("add"), tally("remove"))
+      CommitBody(lines.length, bytes, Some(lines), None, Seq.empty, delta)
+    }
+  }
+
+  /** [[build]] by Spark jobs: one checks and tallies (its result holds one row per kind, size bin
+    * and deleted records bin that has files: at most 3 x 95 x 10 rows, whatever the commit's size);
+    * then the lines are collected, or staged by executors past the driver byte budget.
+    */
+  private def distributed(spark: SparkSession, table: TablePath, lines: DataFrame): CommitBody = {
     val keyed = lines
       .groupBy("kind", "path", "dvId")
       .agg(

@@ -92,11 +92,7 @@ private[txlog] object Committer {
           body = None
           val lines =
             adds.map(_ => FileActionLines.adds(assigned, metadata)).toSeq ++ fixedLines(metadata)
-          body = Some(
-            lines
-              .reduceOption(_ unionByName _)
-              .fold(CommitBody.empty)(CommitBody.build(spark, table, _))
-          )
+          body = Some(CommitBody.build(spark, table, lines))
         }
         val now = System.currentTimeMillis()
         val ict =

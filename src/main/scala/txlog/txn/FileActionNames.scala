@@ -2,7 +2,7 @@ package txlog.txn
 
 import org.apache.spark.sql.Column
 import org.apache.spark.sql.functions._
-import org.apache.spark.sql.types.StringType
+import org.apache.spark.sql.types.{ArrayType, StringType}
 
 import txlog.Metadata
 import txlog.scan.FileColumns
@@ -21,6 +21,10 @@ import txlog.scan.FileColumns
   */
 private[txlog] object FileActionNames {
 
+  /** A literal array of strings (typedLit would pay for Scala reflection on every call). */
+  private def strings(xs: Seq[String]): Column =
+    if (xs.isEmpty) array().cast(ArrayType(StringType)) else array(xs.map(lit): _*)
+
   private def partitionNames(md: Metadata): (Seq[String], Seq[String]) = {
     val fields = FileColumns.partitionFields(md)
     (fields.map(_.name), fields.map(FileColumns.physicalName))
@@ -32,9 +36,9 @@ private[txlog] object FileActionNames {
   def partitionValues(kind: String, pv: Column, path: Column, md: Metadata): (Column, Column) = {
     val (logical, physical) = partitionNames(md)
     val keys = array_sort(map_keys(pv))
-    val byPhysical = keys === typedLit(physical.sorted)
-    val byLogical = keys === typedLit(logical.sorted)
-    val toPhysical = typedLit(logical.zip(physical).toMap)
+    val byPhysical = keys === strings(physical.sorted)
+    val byLogical = keys === strings(logical.sorted)
+    val toPhysical = map_from_arrays(strings(logical), strings(physical))
     val keyed =
       if (logical == physical) pv
       else {
@@ -66,12 +70,12 @@ private[txlog] object FileActionNames {
     else {
       def keys(field: String) = coalesce(
         json_object_keys(get_json_object(stats, s"$$.$field")),
-        typedLit(Seq.empty[String])
+        strings(Nil)
       )
       val unknown = array_distinct(
         array_except(
           concat(keys("minValues"), keys("maxValues"), keys("nullCount")),
-          typedLit(physical)
+          strings(physical)
         )
       )
       when(

@@ -35,14 +35,8 @@ class ColumnMappingChangesSuite extends SparkSuite {
     spark.sql(s"ALTER TABLE delta.`$ref` DROP COLUMN s.b")
     spark.sql(s"ALTER TABLE delta.`$ref` ADD COLUMNS (extra INT)")
     // The same table before the ALTERs: a copy of delta-spark's version 0.
-    val ours = tempDir("cm").resolve("ours")
-    java.nio.file.Files.createDirectories(ours.resolve("_delta_log"))
-    val v0 = "00000000000000000000.json"
-    java.nio.file.Files.copy(
-      java.nio.file.Paths.get(ref, "_delta_log", v0),
-      ours.resolve("_delta_log").resolve(v0)
-    )
-    val log = txlog.DeltaLog.forTable(spark, ours.toString)
+    val ours = copyOfVersion0(ref)
+    val log = txlog.DeltaLog.forTable(spark, ours)
     def commitSchema(f: StructType => StructType): Unit = {
       val md = log.snapshot().metadata
       val t = log.startTransaction()
@@ -64,14 +58,14 @@ class ColumnMappingChangesSuite extends SparkSuite {
     commitSchema(s => s.add("extra", IntegerType))
     (1L to 3L).foreach { v =>
       val theirs = schemaAt(ref, v)
-      val mine = schemaAt(ours.toString, v) // delta-spark reading txlog's commits
+      val mine = schemaAt(ours, v) // delta-spark reading txlog's commits
       assert(mine.fieldNames === theirs.fieldNames, s"v$v")
       def ids(st: StructType) =
         st.fields.toSeq.map(f => f.name -> f.metadata.getLong("delta.columnMapping.id"))
       assert(ids(mine) === ids(theirs), s"v$v ids")
       assert(mine("s").dataType === theirs("s").dataType, s"v$v nested field s")
       if (v < 3) assert(mine === theirs, s"v$v schema")
-      assert(maxIdAt(ours.toString, v) === maxIdAt(ref, v), s"v$v maxColumnId")
+      assert(maxIdAt(ours, v) === maxIdAt(ref, v), s"v$v maxColumnId")
     }
   }
 

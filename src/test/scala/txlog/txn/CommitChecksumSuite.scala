@@ -83,7 +83,19 @@ class CommitChecksumSuite extends SparkSuite {
     }
   }
 
-  test("every commit writes a checksum delta-spark accepts, without recounting the files") {
+  // The driver path (small commits) and the distributed one (forced by a 1-byte driver budget:
+  // actions checked and tallied by a job, staged by executors) must write the same checksums.
+  private val paths = Seq("driver" -> None, "distributed" -> Some("1"))
+
+  paths.foreach { case (name, budget) =>
+    test(s"every commit writes a checksum delta-spark accepts, without recounting ($name)") {
+      budget.foreach(spark.conf.set(CommitBody.MaxDriverBytesKey, _))
+      try checksumsAccepted(name)
+      finally spark.conf.unset(CommitBody.MaxDriverBytesKey)
+    }
+  }
+
+  private def checksumsAccepted(path: String): Unit = {
     val dir = tempDir("crc").resolve("t")
     val log = DeltaLog.createTable(
       spark,
@@ -98,6 +110,10 @@ class CommitChecksumSuite extends SparkSuite {
       assert(r.committed)
       assert(r.checksum.isDefined, s"v${r.version}: no checksum written")
       assert(!jobs.exists(_.contains("version checksum")), jobs)
+      val staged = jobs.exists(_.contains("stage the commit actions"))
+      val checked = jobs.exists(_.contains("check the commit actions"))
+      if (path == "driver") assert(!staged && !checked, jobs)
+      else assert(staged && checked || jobs.isEmpty, jobs)
       results += r.version
     }
     // Sizes in different histogram bins (0, 8 KB-16 KB, 4 MB-8 MB).

@@ -12,8 +12,8 @@ import org.apache.spark.sql.functions.{col, lit, regexp_replace}
 import txlog.{DeltaLog, Oracle, SparkSuite}
 
 /** txlog commits on a table delta-rs wrote (three appends and a delta-rs checkpoint): delta-spark
-  * and delta-rs then both read the new version as the old one minus the removed file plus the
-  * added one, and as txlog reads it. delta-rs runs in the project's virtualenv
+  * and delta-rs then both read the new version as the old one minus the removed file plus the added
+  * one, and as txlog reads it. delta-rs runs in the project's virtualenv
   * (`tests/scripts/delta_rs_table.py`); without it the test is canceled.
   */
 class DeltaRsTablesSuite extends SparkSuite {
