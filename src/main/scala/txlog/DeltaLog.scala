@@ -223,6 +223,24 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     */
   def validateChecksum(): ChecksumValidation = ChecksumValidator.validate(latest())
 
+  // ---- Maintenance: describe and validate (txlog.maintenance does the work) ----
+
+  /** DESCRIBE DETAIL's fields for the latest version (format, id, name, location, createdAt,
+    * lastModified, partitionColumns, numFiles, sizeInBytes, properties, reader and writer versions,
+    * tableFeatures) and the health of the log: the newest checkpoint's kind and age, commits since
+    * it, log files and bytes, whether the latest version has a `.crc`. Lists the whole log;
+    * counting the files is one Spark job.
+    *
+    * {{{
+    * val d = log.describe()
+    * println(s"${d.numFiles} files; ${d.health.commitsSinceCheckpoint} commits since checkpoint")
+    * }}}
+    */
+  def describe(): TableDescription = {
+    val l = listing()
+    txlog.maintenance.Describe.of(spark, l, relisting(latestOf(l)), System.currentTimeMillis())
+  }
+
   // ---- Transactions ----
 
   /** A new transaction on the latest snapshot (found with [[update]]).
