@@ -311,3 +311,24 @@ class DeltaLog:
         options["dryRun"] = "true" if dry_run else "false"
         return DataFrame(call(self._facade.cleanup, self._jlog, options), self._spark)
 
+    # ---- Maintenance: describe and validate ----
+
+    def describe(self) -> dict[str, Any]:
+        """DESCRIBE DETAIL's fields of the latest version (format, id, name, description,
+        location, createdAt and lastModified in ms since the epoch, partitionColumns, numFiles,
+        sizeInBytes, properties, minReaderVersion, minWriterVersion, tableFeatures, version)
+        and ``health``: the log's newest checkpoint (kind, age), commits since it, log files
+        and bytes, whether the latest version has a ``.crc``.
+
+        >>> d = log.describe()
+        >>> d["numFiles"], d["health"]["commitsSinceCheckpoint"]
+        """
+        return dict(json.loads(call(self._facade.describeTable, self._jlog)))
+
+    def validate(self) -> DataFrame:
+        """Audits the whole history as Spark jobs; returns the findings (version, file, rule,
+        severity, detail). An intact table has none of severity ``error``.
+
+        >>> log.validate().where("severity = 'error'").show(truncate=False)
+        """
+        return DataFrame(call(self._facade.validate, self._jlog), self._spark)

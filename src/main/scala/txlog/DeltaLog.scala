@@ -223,6 +223,41 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     */
   def validateChecksum(): ChecksumValidation = ChecksumValidator.validate(latest())
 
+  // ---- Maintenance: describe and validate (txlog.maintenance does the work) ----
+
+  /** DESCRIBE DETAIL's fields for the latest version (format, id, name, location, createdAt,
+    * lastModified, partitionColumns, numFiles, sizeInBytes, properties, reader and writer versions,
+    * tableFeatures) and the health of the log: the newest checkpoint's kind and age, commits since
+    * it, log files and bytes, whether the latest version has a `.crc`. Lists the whole log;
+    * counting the files is one Spark job.
+    *
+    * {{{
+    * val d = log.describe()
+    * println(s"${d.numFiles} files; ${d.health.commitsSinceCheckpoint} commits since checkpoint")
+    * }}}
+    */
+  def describe(): TableDescription = {
+    val l = listing()
+    txlog.maintenance.Describe.of(spark, l, relisting(latestOf(l)), System.currentTimeMillis())
+  }
+
+  /** Audits the whole history as Spark jobs and returns the findings (version, file, rule,
+    * severity, detail), sorted by version; an intact table has none of severity `error`. Rules:
+    * version contiguity; each `.crc` against the replay of its version; in-commit timestamps
+    * present and increasing; at most one metaData and protocol per commit; no path added or removed
+    * twice in a commit; numRecords in the stats of adds with deletion vectors; the latest version's
+    * data and deletion-vector files exist with their sizes; `_last_checkpoint` checksum and
+    * pointer; each checkpoint readable and equal to the replay of the commits it covers. The result
+    * is persisted (its jobs have run); `unpersist()` releases it. DELTA_TABLE_NOT_FOUND,
+    * UNSUPPORTED_READER_* and LOG_READ_FAILED are raised, not reported.
+    *
+    * {{{
+    * val findings = log.validate()
+    * findings.where("severity = 'error'").show(truncate = false)
+    * }}}
+    */
+  def validate(): DataFrame = txlog.maintenance.Validator.run(spark, table)
+
   // ---- Transactions ----
 
   /** A new transaction on the latest snapshot (found with [[update]]).

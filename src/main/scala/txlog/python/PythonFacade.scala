@@ -166,6 +166,36 @@ object PythonFacade {
     log.cleanup(o.get("retention"), dryRun)
   }
 
+  // ---- Maintenance: describe, validate and the command line ----
+
+  /** `DeltaLog.describe()` as one JSON document (DESCRIBE DETAIL's fields and `health`), the same
+    * the command line prints. Example: `json.loads(PythonFacade.describeTable(log))`.
+    */
+  def describeTable(log: DeltaLog): String = {
+    val d = log.describe()
+    val fields = new java.util.LinkedHashMap[String, Any]()
+    txlog.cli.Commands.describeFields(d).foreach { case (k, v) => fields.put(k, v) }
+    mapper.writeValueAsString(fields)
+  }
+
+  /** `DeltaLog.validate()`: the findings (version, file, rule, severity, detail). Example:
+    * `PythonFacade.validate(log).count()`.
+    */
+  def validate(log: DeltaLog): DataFrame = log.validate()
+
+  /** Runs the maintenance command line (`txlog.cli.Main`) on the session with `argv` given as a
+    * JSON array of strings; results go to the JVM's stdout, progress to its stderr. Returns the
+    * exit code. Example: `PythonFacade.cli(jspark, '["describe", "--table", "/data/t"]')`.
+    */
+  def cli(spark: SparkSession, argv: String): Int = {
+    val node = mapper.readTree(Option(argv).getOrElse("[]"))
+    if (node == null || !node.isArray) {
+      throw TxlogErrors.invalidArgument("argv", "must be a JSON array of strings")
+    }
+    val args = (0 until node.size).map(i => node.get(i).asText)
+    txlog.cli.Main.run(spark, args, System.out, System.err)
+  }
+
   // ---- Transactions ----
 
   /** Creates a table: `schema` as a DDL string or Spark's JSON schema, `partitionBy` as

@@ -1,0 +1,150 @@
+package txlog.cli
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.functions.col
+
+import txlog.{DeltaLog, TableDescription, TxlogErrors}
+import txlog.maintenance.Validator
+
+/** The commands, each a thin layer over the public API of one table's [[DeltaLog]]. */
+private[txlog] object Commands {
+
+  /** Runs `command` on one table; `step` reports progress. */
+  def run(
+      spark: SparkSession,
+      command: String,
+      log: DeltaLog,
+      args: Args,
+      step: String => Unit
+  ): Outcome = command match {
+    case "describe" => step("describe"); Outcome(describeFields(log.describe()))
+    case "history" =>
+      step("read history")
+      val limit = long(args, "limit").getOrElse(20L).toInt
+      Outcome(Nil, rows = Some("history" -> log.history().limit(limit)))
+    case "checkpoint"  => checkpoint(log, args, step)
+    case "checksum"    => checksum(spark, log, args, step)
+    case "compact-log" => compact(log, args, step)
+    case "cleanup" =>
+      step(if (dryRun(args)) "plan cleanup (dry run)" else "clean up")
+      val df = log.cleanup(args.options.get("retention"), dryRun(args))
+      Outcome(Nil, rows = Some("candidates" -> df))
+    case "validate" =>
+      val findings = Validator.run(spark, log.table, step)
+      val errors = findings.where(col("severity") === "error").count()
+      Outcome(
+        Seq("errors" -> errors),
+        if (errors > 0) ExitCodes.Findings else ExitCodes.Done,
+        Some("findings" -> findings)
+      )
+    case other => throw TxlogErrors.invalidArgument("command", s"unknown command '$other'")
+  }
+
+  /** Whether the command only says what it would do: the default for cleanup, which deletes. */
+  def dryRun(args: Args): Boolean = args.dryRun.getOrElse(args.command == "cleanup")
+
+  private def long(args: Args, name: String): Option[Long] = args.options.get(name).map { v =>
+    v.toLongOption
+      .filter(_ >= 0)
+      .getOrElse(throw TxlogErrors.invalidArgument(name, s"'$v' is not a non-negative integer"))
+  }
+
+  def describeFields(d: TableDescription): Seq[(String, Any)] = Seq(
+    "format" -> d.format,
+    "id" -> d.id,
+    "name" -> d.name.orNull,
+    "description" -> d.description.orNull,
+    "location" -> d.location,
+    "createdAt" -> d.createdAt.map(_.getTime).map(Long.box).orNull,
+    "lastModified" -> d.lastModified.getTime,
+    "partitionColumns" -> d.partitionColumns.asJava,
+    "numFiles" -> d.numFiles,
+    "sizeInBytes" -> d.sizeInBytes,
+    "properties" -> d.properties.asJava,
+    "minReaderVersion" -> d.minReaderVersion,
+    "minWriterVersion" -> d.minWriterVersion,
+    "tableFeatures" -> d.tableFeatures.asJava,
+    "version" -> d.version,
+    "health" -> {
+      val h = d.health
+      val m = new java.util.LinkedHashMap[String, Any]()
+      m.put("checkpointVersion", h.checkpointVersion.map(Long.box).orNull)
+      m.put("checkpointKind", h.checkpointKind.orNull)
+      m.put("checkpointAgeMillis", h.checkpointAgeMillis.map(Long.box).orNull)
+      m.put("commitsSinceCheckpoint", h.commitsSinceCheckpoint)
+      m.put("logFiles", h.logFiles)
+      m.put("logBytes", h.logBytes)
+      m.put("lastCheckpointVersion", h.lastCheckpointVersion.map(Long.box).orNull)
+      m.put("latestChecksumVersion", h.latestChecksumVersion.map(Long.box).orNull)
+      m.put("checksumCurrent", h.checksumCurrent)
+      m
+    }
+  )
+
+  private def checkpoint(log: DeltaLog, args: Args, step: String => Unit): Outcome = {
+    val version = long(args, "version")
+    val kind = args.options.get("kind")
+    if (dryRun(args)) {
+      step("plan checkpoint (dry run)")
+      val v = version.getOrElse(log.snapshot().version)
+      Outcome(Seq("version" -> v, "kind" -> kind.getOrElse("(table default)"), "written" -> false))
+    } else {
+      step("write checkpoint")
+      val r = log.checkpoint(version, kind, args.options -- Seq("version", "kind"))
+      Outcome(
+        Seq(
+          "version" -> r.version,
+          "kind" -> r.kind,
+          "files" -> r.files.asJava,
+          "numActions" -> r.numActions,
+          "alreadyExisted" -> r.alreadyExisted,
+          "written" -> !r.alreadyExisted
+        )
+      )
+    }
+  }
+
+  private def checksum(
+      spark: SparkSession,
+      log: DeltaLog,
+      args: Args,
+      step: String => Unit
+  ): Outcome = {
+    val version = long(args, "version")
+    if (args.options.get("validate").contains("true")) {
+      step("validate checksum")
+      val r = version.fold(log.validateChecksum())(log.validateChecksum)
+      Outcome(
+        Seq("version" -> r.version, "valid" -> r.isValid),
+        if (r.isValid) ExitCodes.Done else ExitCodes.Findings,
+        Some("mismatches" -> r.toDF(spark))
+      )
+    } else if (dryRun(args)) {
+      step("plan checksum (dry run)")
+      Outcome(Seq("version" -> version.getOrElse(log.snapshot().version), "written" -> false))
+    } else {
+      step("write checksum")
+      val path = version.fold(log.writeChecksum())(log.writeChecksum)
+      Outcome(Seq("file" -> path, "written" -> true))
+    }
+  }
+
+  private def compact(log: DeltaLog, args: Args, step: String => Unit): Outcome = {
+    val (start, end) = (long(args, "start"), long(args, "end")) match {
+      case (Some(s), Some(e)) => (s, e)
+      case _ =>
+        throw TxlogErrors.invalidArgument("start/end", "compact-log needs --start and --end")
+    }
+    if (dryRun(args)) {
+      step("plan log compaction (dry run)")
+      Outcome(Seq("start" -> start, "end" -> end, "written" -> false))
+    } else {
+      step("write log compaction")
+      Outcome(
+        Seq("start" -> start, "end" -> end, "file" -> log.compact(start, end), "written" -> true)
+      )
+    }
+  }
+}

@@ -1,0 +1,101 @@
+package txlog.cli
+
+import java.io.PrintStream
+
+import org.apache.spark.sql.SparkSession
+
+import txlog.{DeltaLog, TxlogException}
+import txlog.util.Jobs
+
+/** The maintenance command line, the same from spark-submit and from `python -m txlog`:
+  *
+  * {{{
+  * spark-submit --class txlog.cli.Main txlog_2.13-0.1.0.jar validate --table /data/t --json
+  * }}}
+  *
+  * Results go to stdout (one JSON document per table with `--json`), progress and errors to stderr.
+  * Exit codes: 0 done, 1 findings, 2 usage error or unreadable table, 3 refused.
+  */
+object Main {
+
+  /** The spark-submit entry point: runs the command line on the session and exits with its code.
+    */
+  def main(argv: Array[String]): Unit = {
+    val spark =
+      SparkSession.builder().appName("txlog " + argv.headOption.getOrElse("")).getOrCreate()
+    val code =
+      try run(spark, argv.toSeq, System.out, System.err)
+      finally spark.stop()
+    System.exit(code)
+  }
+
+  /** Runs a command line on `spark`, writing results to `out` and progress to `err`; returns the
+    * exit code (the highest over the tables).
+    *
+    * {{{
+    * val code = txlog.cli.Main.run(spark, Seq("describe", "--table", "/data/t", "--json"),
+    *   System.out, System.err)
+    * }}}
+    */
+  def run(spark: SparkSession, argv: Seq[String], out: PrintStream, err: PrintStream): Int =
+    Args.parse(argv) match {
+      case Left(problem) => usage(err, problem)
+      case Right(a) if a.command.isEmpty =>
+        if (a.help) { out.print(Help.overall); ExitCodes.Done }
+        else usage(err, "no command given")
+      case Right(a) =>
+        Help.Commands.find(_.name == a.command) match {
+          case None              => usage(err, s"unknown command '${a.command}'")
+          case Some(c) if a.help => out.print(Help.of(c.name).get); ExitCodes.Done
+          case Some(c) if !c.available =>
+            usage(err, s"'${c.name}' is not yet available in this version of txlog")
+          case Some(_) if a.tables.isEmpty =>
+            usage(err, "give at least one --table or --tables-file")
+          case Some(_) =>
+            val output = new Output(out, a.json)
+            a.tables.map(t => table(spark, a, t, output, err)).max
+        }
+    }
+
+  private def usage(err: PrintStream, problem: String): Int = {
+    err.print(s"txlog: $problem (see --help)\n")
+    err.flush()
+    ExitCodes.Usage
+  }
+
+  /** One table: the command's outcome written, or its error; the exit code. */
+  private def table(
+      spark: SparkSession,
+      a: Args,
+      path: String,
+      output: Output,
+      err: PrintStream
+  ): Int = {
+    val started = System.nanoTime()
+    def step(name: String): Unit = {
+      err.print(f"[txlog] $path: $name (${(System.nanoTime() - started) / 1e9}%.1f s)\n")
+      err.flush()
+    }
+    val head = Seq("table" -> path, "command" -> a.command, "dry_run" -> Commands.dryRun(a))
+    try {
+      val outcome = Jobs.named(spark, s"${a.command} $path") {
+        val o = Commands.run(spark, a.command, DeltaLog.forTable(spark, path), a, step)
+        output.write(head, o)
+        o
+      }
+      step("done")
+      outcome.code
+    } catch {
+      case e: TxlogException =>
+        val code =
+          if (ExitCodes.RefusalClasses(e.errorClass)) ExitCodes.Refused else ExitCodes.Usage
+        err.print(s"[txlog] $path: ${e.getMessage}\n")
+        err.flush()
+        val error = new java.util.LinkedHashMap[String, Any]()
+        error.put("errorClass", e.errorClass)
+        error.put("message", e.getMessage)
+        output.write(head, Outcome(Seq("error" -> error, "exit_code" -> code), code))
+        code
+    }
+  }
+}

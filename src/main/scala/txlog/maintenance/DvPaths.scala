@@ -1,0 +1,44 @@
+package txlog.maintenance
+
+import java.net.URI
+import java.nio.ByteBuffer
+import java.util.UUID
+
+import org.apache.hadoop.fs.Path
+
+/** Where a deletion vector is stored ("Deletion Vector Descriptor Schema", derived field
+  * `absolutePath`): `u` = `<table>/<prefix>/deletion_vector_<uuid>.bin` with the UUID Z85-encoded
+  * in the last 20 characters, `p` = an absolute path, `i` = inline (no file).
+  */
+private[txlog] object DvPaths {
+  private val Alphabet =
+    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+  private val Index: Map[Char, Int] = Alphabet.zipWithIndex.toMap
+
+  /** The file of a DV, or None for an inline one (or an unknown storage type). */
+  def absolutePath(root: String, storageType: String, pathOrInlineDv: String): Option[Path] =
+    storageType match {
+      case "u" =>
+        val encoded = pathOrInlineDv.takeRight(20)
+        val prefix = pathOrInlineDv.dropRight(20)
+        val name = s"deletion_vector_${uuid(encoded)}.bin"
+        val dir = if (prefix.isEmpty) new Path(root) else new Path(new Path(root), prefix)
+        Some(new Path(dir, name))
+      case "p" => Some(new Path(new URI(pathOrInlineDv)))
+      case _   => None
+    }
+
+  /** The UUID a 20-character Z85 text encodes (16 bytes, big-endian). */
+  def uuid(z85: String): UUID = {
+    require(z85.length == 20, s"a Z85 UUID has 20 characters, not ${z85.length}: $z85")
+    val bytes = ByteBuffer.allocate(16)
+    z85.grouped(5).foreach { chunk =>
+      val value = chunk.foldLeft(0L) { (acc, c) =>
+        acc * 85 + Index.getOrElse(c, throw new IllegalArgumentException(s"not Z85: $c"))
+      }
+      bytes.putInt(value.toInt)
+    }
+    bytes.flip()
+    new UUID(bytes.getLong, bytes.getLong)
+  }
+}

@@ -1,0 +1,125 @@
+package txlog.maintenance
+
+import java.io.{ByteArrayOutputStream, PrintStream}
+import java.nio.file.Files
+
+import scala.jdk.CollectionConverters._
+
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
+import org.apache.spark.sql.delta.{DeltaLog => RefLog}
+
+import txlog.{Fixtures, SparkSuite}
+import txlog.cli.Main
+
+/** `txlog.cli.Main`: JSON documents parsed with Jackson, exit codes, help and dry runs. */
+class CliSuite extends SparkSuite {
+  private val mapper = new ObjectMapper()
+
+  /** (exit code, one JSON document per stdout line, stderr). */
+  private def cli(args: String*): (Int, Seq[JsonNode], String) = {
+    val (out, err) = (new ByteArrayOutputStream(), new ByteArrayOutputStream())
+    val code = Main.run(spark, args, new PrintStream(out, true, "UTF-8"), new PrintStream(err))
+    val text = out.toString("UTF-8")
+    val docs =
+      if (args.contains("--json")) text.split("\n").toSeq.filter(_.nonEmpty).map(mapper.readTree)
+      else Nil
+    (code, docs, err.toString("UTF-8") + (if (docs.isEmpty) text else ""))
+  }
+
+  test("describe --json: the contract's fields, agreeing with DESCRIBE DETAIL") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val t = Fixtures.copy("golden/multi-part-checkpoint", tempDir()).toString
+    val (code, Seq(doc), err) = cli("describe", "--table", t, "--json")
+    assert(code === 0)
+    assert(doc.get("table").asText === t)
+    assert(doc.get("command").asText === "describe")
+    assert(!doc.get("dry_run").asBoolean)
+    RefLog.clearCache()
+    val ref = spark.sql(s"DESCRIBE DETAIL delta.`$t`").head()
+    assert(doc.get("numFiles").asLong === ref.getAs[Long]("numFiles"))
+    assert(doc.get("sizeInBytes").asLong === ref.getAs[Long]("sizeInBytes"))
+    assert(doc.get("id").asText === ref.getAs[String]("id"))
+    assert(doc.get("health").get("checkpointKind").asText === "multipart")
+    assert(err.contains(s"[txlog] $t: describe"), err)
+  }
+
+  test("validate --json: exit 0 on an intact table, 1 with the finding on a broken one") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val t = Fixtures.copy("golden/basic-with-inserts-deletes-checkpoint", tempDir())
+    val (ok, Seq(clean), _) = cli("validate", "--table", t.toString, "--json")
+    assert(ok === 0)
+    assert(clean.get("findings").asScala.forall(_.get("severity").asText != "error"))
+    Files.delete(t.resolve("_delta_log").resolve(f"${2}%020d.json"))
+    val (code, Seq(doc), err) = cli("validate", "--table", t.toString, "--json")
+    assert(code === 1, err)
+    val gap = doc.get("findings").asScala.find(_.get("rule").asText == Rules.VersionContiguity)
+    assert(gap.map(_.get("version").asLong) === Some(2L))
+    assert(gap.map(_.get("severity").asText) === Some("error"))
+    assert(
+      Set("version", "file", "rule", "severity", "detail") subsetOf gap.get.fieldNames.asScala.toSet
+    )
+  }
+
+  test("--tables-file: one document per table; the exit code is the highest") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val good = Fixtures.copy("golden/data-reader-partition-values", tempDir()).toString
+    val missing = tempDir().resolve("nothing").toString
+    val list = tempDir().resolve("tables.txt")
+    Files.writeString(list, s"# tables\n$good\n$missing\n")
+    val (code, docs, _) = cli("describe", "--tables-file", list.toString, "--json")
+    assert(code === 2)
+    assert(docs.map(_.get("table").asText) === Seq(good, missing))
+    assert(docs(1).get("error").get("errorClass").asText === "DELTA_TABLE_NOT_FOUND")
+  }
+
+  test("cleanup is a dry run unless --execute") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val t = Fixtures.copy("golden/checkpoint", tempDir())
+    val before = t.resolve("_delta_log").toFile.list().toSet
+    val (code, Seq(doc), _) =
+      cli("cleanup", "--table", t.toString, "--json", "--retention", "0 days")
+    assert(code === 0)
+    assert(doc.get("dry_run").asBoolean)
+    assert(doc.get("candidates").size > 0)
+    assert(t.resolve("_delta_log").toFile.list().toSet === before)
+    val (_, Seq(done), _) =
+      cli("cleanup", "--table", t.toString, "--json", "--retention", "0 days", "--execute")
+    assert(!done.get("dry_run").asBoolean)
+    done.get("candidates").asScala.filter(_.get("kind").asText != "none").foreach { c =>
+      val gone = !new java.io.File(new java.net.URI(c.get("path").asText)).exists()
+      assert(c.get("deleted").asBoolean === gone)
+    }
+  }
+
+  test("unsupported features exit 3; usage errors and later commands exit 2; help exits 0") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val refused = Fixtures.copy("kernel/catalog-owned-preview", tempDir()).toString
+    assert(cli("describe", "--table", refused)._1 === 3)
+    Seq("vacuum", "repair", "restore").foreach { c =>
+      val (code, _, err) = cli(c, "--table", refused)
+      assert(code === 2 && err.contains("not yet available"), err)
+    }
+    assert(cli("describe")._1 === 2)
+    assert(cli("frobnicate", "--table", refused)._1 === 2)
+    val (h, _, help) = cli("--help")
+    assert(h === 0)
+    Seq("describe", "history", "checkpoint", "checksum", "compact-log", "cleanup", "validate")
+      .foreach(c => assert(help.contains(c)))
+    assert(help.contains("vacuum") && help.contains("not yet available"))
+    val (hc, _, cleanupHelp) = cli("cleanup", "--help")
+    assert(hc === 0 && cleanupHelp.contains("--execute"))
+  }
+
+  test("history, checkpoint --dry-run and checksum --validate print their documents") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val t =
+      Fixtures.copy("golden/commit-info-containing-arbitrary-operationParams-types", tempDir())
+    val (hc, Seq(h), _) = cli("history", "--table", t.toString, "--json", "--limit", "2")
+    assert(hc === 0 && h.get("history").size === 2)
+    val (cc, Seq(c), _) = cli("checkpoint", "--table", t.toString, "--json", "--dry-run")
+    assert(cc === 0 && c.get("dry_run").asBoolean && !c.get("written").asBoolean)
+    assert(!t.resolve("_delta_log").toFile.list().exists(_.contains("checkpoint")))
+    val (vc, Seq(v), _) = cli("checksum", "--table", t.toString, "--json", "--validate")
+    assert(vc === 0 && v.get("valid").asBoolean)
+  }
+}

@@ -1,0 +1,61 @@
+"""``python -m txlog``: the maintenance command line run as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from deltalake import DeltaTable
+
+from txlog_testing import REPO_ROOT
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO_ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "txlog", "--master", "local[2]", *args],
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_describe_json(txlog_jar: str, fixtures: Path, tmp_path: Path) -> None:
+    table = tmp_path / "t"
+    shutil.copytree(fixtures / "golden" / "data-reader-partition-values", table)
+    done = _run("describe", "--json", "--table", str(table))
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)  # stdout holds the one document, nothing else
+    assert (doc["table"], doc["command"], doc["dry_run"]) == (str(table), "describe", False)
+    ref = DeltaTable(str(table))  # delta-rs as the oracle
+    assert doc["id"] == ref.metadata().id
+    assert doc["version"] == ref.version()
+    assert doc["numFiles"] == len(ref.file_uris())
+    assert doc["partitionColumns"] == ref.metadata().partition_columns
+    assert f"[txlog] {table}: describe" in done.stderr
+
+
+def test_usage_error_exit_code(txlog_jar: str) -> None:
+    done = _run("vacuum", "--table", "/nowhere")
+    assert done.returncode == 2
+    assert "not yet available" in done.stderr
+    assert done.stdout == ""
+
+
+def test_python_describe_and_validate(
+        spark: "SparkSession", fixtures: Path, tmp_path: Path) -> None:  # noqa: F821
+    import txlog
+
+    table = tmp_path / "t"
+    shutil.copytree(fixtures / "kernel" / "basic-dv-no-checkpoint", table)
+    log = txlog.DeltaLog.for_table(spark, str(table))
+    d = log.describe()
+    ref = DeltaTable(str(table))
+    assert (d["id"], d["version"], d["numFiles"]) == (
+        ref.metadata().id, ref.version(), len(ref.file_uris()))
+    assert log.validate().where("severity = 'error'").count() == 0
+    dv = next(p for p in table.iterdir() if p.name.startswith("deletion_vector_"))
+    dv.unlink()
+    rules = {(r.rule, r.version) for r in log.validate().where("severity = 'error'").collect()}
+    assert ("missing-dv-file", 1) in rules
