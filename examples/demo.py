@@ -2,7 +2,8 @@
 
 Prints the latest snapshot's summary, the table history and a time-travelled version; then,
 on a scratch copy of the table, writes a checkpoint and a version checksum, validates the
-checksum and shows what metadata cleanup would delete (a dry run).
+checksum and shows what metadata cleanup would delete (a dry run). Last, txlog creates a table
+of its own and commits to it: an append, a partition rewrite and an idempotent retry.
 Run it with `make demo` (which sets everything up), or `.venv/bin/python examples/demo.py [table]`.
 """
 
@@ -56,6 +57,34 @@ def maintain(spark: SparkSession, table: Path) -> None:
         log.cleanup(retention="0 days").show(truncate=60)
 
 
+def commits(spark: SparkSession) -> None:
+    """A table txlog creates and commits to (the data files are a writer's own; listed here)."""
+    with tempfile.TemporaryDirectory(prefix="txlog-demo-") as scratch:
+        path = str(Path(scratch) / "events")
+        log = txlog.create_table(spark, path, "id BIGINT, country STRING",
+                                 partition_by=["country"])
+        schema = ("path string, size long, partitionValues map<string,string>, "
+                  "modificationTime long, dataChange boolean")
+        files = spark.createDataFrame(
+            [(f"country={c}/part-{i}.parquet", 1000 + i, {"country": c}, 1_700_000_000_000, True)
+             for i, c in enumerate(["DE", "FR", "FR"])], schema)  # fmt: skip
+        appended = log.start_transaction().add_files(files).set_app_transaction("job", 1).commit()
+        txn = log.start_transaction()
+        fr = txn.read_files("partitionValues_parsed.country = 'FR'")
+        txn.remove_files(fr).add_files(spark.createDataFrame(
+            [("country=FR/compacted.parquet", 2001, {"country": "FR"}, 1_700_000_000_000, True)],
+            schema))  # fmt: skip
+        rewritten = txn.commit("UPDATE", {"predicate": "country = 'FR'"})
+        retried = log.start_transaction().add_files(files).set_app_transaction("job", 1).commit()
+        snap = log.snapshot()
+        print(f"\n== Commits by txlog to a new table ({path})")
+        print(f"append             version {appended}; rewrite of FR: version {rewritten}; "
+              f"the retried append (app id job, 1): {retried} (already committed)")
+        print(f"latest             version {snap.version}: {snap.num_files} files, "
+              f"{snap.size_in_bytes} bytes, checksum {txn.result.checksum is not None}")
+        log.history().select("version", "operation", "operationParameters").show(truncate=False)
+
+
 def main(table: str) -> None:
     builder = (SparkSession.builder.master("local[2]").appName("txlog demo")
                .config("spark.sql.shuffle.partitions", "4")
@@ -83,6 +112,7 @@ def main(table: str) -> None:
         as_of = log.snapshot(timestamp=latest.timestamp)
         print(f"\n== As of {latest.timestamp.isoformat()}: version {as_of.version}")
         maintain(spark, Path(table))
+        commits(spark)
     finally:
         spark.stop()
 
