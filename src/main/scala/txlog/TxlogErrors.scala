@@ -351,8 +351,10 @@ private[txlog] object TxlogErrors {
     s"The actions staged for a commit to $table break the Delta protocol; nothing was written.",
     detail,
     "Fix the staged actions (adds need path, size, partitionValues, modificationTime and " +
-      "dataChange; removes need path and dataChange; a file is added or removed at most once " +
-      "per commit; metadata needs a schemaString) and commit a new transaction."
+      "dataChange; removes need path and dataChange; partition values are keyed by the " +
+      "partition columns, and stats name columns by physical name under column mapping; a " +
+      "file is added or removed at most once per commit; metadata needs a schemaString) and " +
+      "commit a new transaction."
   )
 
   def commitRetriesExhausted(table: String, attempts: Int, lastVersion: Long): TxlogException =

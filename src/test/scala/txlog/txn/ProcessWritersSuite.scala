@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 import scala.util.Random
 
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
+import org.apache.spark.sql.functions.typedLit
 
 import txlog.{DeltaLog, SparkSuite}
 import txlog.testing.{PausingLocalFileSystem, WriterProcess}
@@ -126,7 +127,10 @@ class ProcessWritersSuite extends SparkSuite {
     assert(txlogView(dir) === (expected, files))
     assertCommitsWhole(dir, expected)
     val log = DeltaLog.forTable(spark, dir.toString)
-    val r = log.startTransaction().addFiles(adds(spark, Seq("after-kill"))).commit()
+    // The table is not partitioned: no partition values.
+    val add = adds(spark, Seq("after-kill"))
+      .withColumn("partitionValues", typedLit(Map.empty[String, String]))
+    val r = log.startTransaction().addFiles(add).commit()
     assert(r.version === expected + 1)
     assert(reference(dir) === (expected + 1, files + "after-kill"))
   }
