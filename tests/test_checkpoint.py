@@ -14,7 +14,8 @@ import pytest
 from chispa import assert_df_equality
 from pyspark.sql import SparkSession
 
-from test_delta_rs_agreement import MEANT_TO_FAIL, delta_rs_files, txlog_files
+from delta_rs_oracle import delta_rs_files, txlog_files
+from test_delta_rs_agreement import MEANT_TO_FAIL
 from test_delta_rs_agreement import utc_session  # noqa: F401 - compare in a UTC session
 from txlog import CheckpointResult, DeltaLog
 from txlog.errors import InvalidArgumentError, UnsupportedFeatureError
