@@ -5,15 +5,32 @@ VENV := .venv
 VENV_PY := $(VENV)/bin/python
 SBT := ./build/sbt
 VERSION := $(shell sed -n 's/^ThisBuild \/ version := "\(.*\)"/\1/p' build.sbt)
-JAR := target/scala-2.13/txlog_2.13-$(VERSION).jar
 PY_JARS := python/txlog/jars
 
-.PHONY: venv jar test-scala test-python test demo bench bench-smoke
+# The Spark lines txlog is built for, as <line>_<scala>, and the pyspark release each line is
+# tested with. Keep in step with project/SparkLine.scala (tests/test_build_lines.py checks).
+# The default line builds into target/scala-2.13, the others into target/spark-<line>_<scala>.
+LINES := 3.5_2.12 3.5_2.13 4.0_2.13 4.1_2.13 4.2_2.13 4.3_2.13
+DEFAULT_LINE := 4.2_2.13
+PYSPARK_3.5 := 3.5.7
+PYSPARK_4.0 := 4.0.4
+PYSPARK_4.1 := 4.1.3
+PYSPARK_4.2 := 4.2.0
+PYSPARK_4.3 := 4.3.0
+line_of = $(word 1,$(subst _, ,$(1)))
+scala_of = $(word 2,$(subst _, ,$(1)))
+sbt_line = -Dtxlog.spark=$(call line_of,$(1)) -Dtxlog.scala=$(call scala_of,$(1))
+jar_dir = $(if $(filter $(DEFAULT_LINE),$(1)),target,target/spark-$(1))/scala-$(call scala_of,$(1))
+jar_of = $(call jar_dir,$(1))/txlog-spark_$(1)-$(VERSION).jar
+JAR := $(call jar_of,$(DEFAULT_LINE))
+
+.PHONY: venv jar jars wheel test-scala test-python test test-matrix demo bench bench-smoke
 
 # Creates .venv when absent; (re)installs the pinned tools and the txlog package (editable)
 # when python/pyproject.toml or this Makefile changes. pyarrow is what delta-rs hands its
 # results over in (the Python tests compare through it); numpy integers are valid versions.
-PY_DEPS := pyspark==4.2.0 deltalake==1.6.6 chispa==0.12.0 pytest pyarrow==26.0.1 numpy==2.4.6
+TEST_DEPS := deltalake==1.6.6 chispa==0.12.0 pytest pyarrow==26.0.1 numpy==2.4.6
+PY_DEPS := pyspark==$(PYSPARK_4.2) $(TEST_DEPS)
 
 venv: $(VENV)/.txlog-installed
 
@@ -23,12 +40,36 @@ $(VENV)/.txlog-installed: python/pyproject.toml Makefile
 	$(VENV_PY) -m pip install -e python
 	touch $@
 
-# Builds the jar and ships a copy inside the Python package (python/txlog/jars/).
-jar:
-	$(SBT) package </dev/null
+# Builds the jar of the default line and ships a copy inside the Python package
+# (python/txlog/jars/), which picks the jar matching the running pyspark.
+jar: jar-$(DEFAULT_LINE)
+
+# `make jar-3.5_2.12`: the jar of one Spark line (Spark 4.3's jars come from its pyspark).
+jar-%:
+	$(SBT) $(call sbt_line,$*) package </dev/null
 	mkdir -p $(PY_JARS)
-	rm -f $(PY_JARS)/txlog_2.13-*.jar
-	cp $(JAR) $(PY_JARS)/
+	rm -f $(PY_JARS)/txlog_2.13-*.jar $(PY_JARS)/txlog-spark_$*-*.jar
+	cp $(call jar_of,$*) $(PY_JARS)/
+
+jar-4.3_2.13: venv-4.3
+
+# Every line's jar, then the one wheel that carries them all, in dist/.
+jars: $(addprefix jar-,$(LINES))
+
+wheel: jars venv
+	rm -rf python/build dist/txlog-*.whl
+	$(VENV_PY) -m pip wheel --no-deps -w dist python
+
+# A virtualenv per Spark line, with that line's pyspark and the test tools: `make venv-3.5`.
+venv-%: .venv-%/.txlog-installed ;
+
+.PRECIOUS: .venv-%/.txlog-installed
+
+.venv-%/.txlog-installed: python/pyproject.toml Makefile
+	test -x .venv-$*/bin/python || $(PYTHON) -m venv .venv-$*
+	.venv-$*/bin/python -m pip install pyspark==$(PYSPARK_$*) $(TEST_DEPS)
+	.venv-$*/bin/python -m pip install -e python
+	touch $@
 
 # The venv first: some Scala suites use delta-rs (deltalake, in the venv) as an oracle.
 test-scala: venv
@@ -38,6 +79,27 @@ test-python: venv
 	$(VENV_PY) -m pytest tests -q
 
 test: jar test-scala test-python
+
+# Every other Spark line: its jar, then its agreement suites against its own oracle (delta-spark
+# of that line; Spark 4.3 has none, so there every suite that compiles without delta-spark
+# runs, the delta-rs ones among them) and the Python API suites under its own pyspark (3.5 with
+# Scala 2.13 has no pyspark on PyPI: its Scala suites are its check). `make test-line-3.5_2.12`
+# runs one line.
+MATRIX_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTravelAgreementSuite \
+  txlog.timetravel.CommitTimelineSuite txlog.checkpoint.CheckpointRoundTripSuite \
+  txlog.txn.TransactionSuite txlog.txn.InteropMatrixSuite txlog.txn.DeltaRsTablesSuite
+MATRIX_PYTHON := tests/test_jar.py tests/test_api.py tests/test_transaction.py \
+  tests/test_checkpoint.py tests/test_delta_rs_agreement.py tests/test_interop_delta_rs.py
+MATRIX_LINES := $(filter-out $(DEFAULT_LINE),$(LINES))
+
+test-matrix: $(addprefix test-line-,$(MATRIX_LINES))
+
+test-line-%: venv
+	$(MAKE) jar-$*
+	$(SBT) $(call sbt_line,$*) \
+	  $(if $(filter 4.3_%,$*),test,"testOnly $(MATRIX_SCALA)") </dev/null
+	$(if $(filter 3.5_2.13,$*),,$(MAKE) venv-$(call line_of,$*) && \
+	  .venv-$(call line_of,$*)/bin/python -m pytest $(MATRIX_PYTHON) -q)
 
 # Replays the demo table in examples/tables/demo through PySpark: snapshot summary, history
 # and a time-travelled version.

@@ -2,28 +2,54 @@
 // Versions are pinned together: Spark (provided) is the one the pinned pyspark and the
 // delta-spark test oracle share.
 
-val sparkVersion = "4.2.0"
-val deltaOracleVersion = "4.4.0"
-// Spark's major.minor selects the shim source folder for version-specific code.
-val sparkBinary = sparkVersion.split('.').take(2).mkString(".")
+// The Spark line (and Scala version) to build for: -Dtxlog.spark=3.5|4.0|4.1|4.2|4.3 and
+// -Dtxlog.scala=2.12|2.13, default 4.2 with 2.13 (project/SparkLine.scala lists the lines).
+val line = SparkLine.selected
+val scalaBinary = SparkLine.scalaBinary(line)
+val sparkVersion = line.sparkVersion
 
 ThisBuild / organization := "io.txlog"
 ThisBuild / version := "0.1.0"
-ThisBuild / scalaVersion := "2.13.17"
+ThisBuild / scalaVersion := line.scalaVersions(scalaBinary)
+
+// Spark 4.3 is on PyPI only: its jars come from the pyspark wheel of that line's virtualenv
+// (`make venv-4.3`), or from the folder -Dtxlog.sparkJars names.
+def pysparkJars(base: File): Seq[File] =
+  if (!line.fromPyPiOnly) Nil
+  else {
+    val dir = sys.props.get("txlog.sparkJars").map(file).getOrElse(
+      base / s".venv-${line.line}" / "lib" / "python3.11" / "site-packages" / "pyspark" / "jars"
+    )
+    val jars = (dir ** "*.jar").get
+    if (jars.isEmpty) sys.error(s"Spark ${line.line}: no Spark jars in $dir; run make venv-${line.line}")
+    jars
+  }
 
 lazy val root = (project in file("."))
   .settings(
-    name := "txlog",
+    name := line.artifact,
+    target := line.targetDir(baseDirectory.value, scalaBinary),
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
     javacOptions ++= Seq("--release", "17"),
-    Compile / unmanagedSourceDirectories +=
-      baseDirectory.value / "src" / "main" / s"shims-spark-$sparkBinary",
-    libraryDependencies ++= Seq(
-      "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
-      "org.scalatest" %% "scalatest" % "3.2.19" % Test,
+    // Version-specific code: shim folders shared by ranges of Spark lines.
+    Compile / unmanagedSourceDirectories ++=
+      line.shims.map(s => baseDirectory.value / "src" / "main" / "shims" / s),
+    Test / unmanagedSourceDirectories ++= (if (line.deltaOracle.isEmpty) Nil
+                                            else line.shims.map(s =>
+                                              baseDirectory.value / "src" / "test" / "shims" / s
+                                            )),
+    Test / unmanagedSources := {
+      val all = (Test / unmanagedSources).value
+      val out = TestSources.excluded(line, all)
+      all.filterNot(out)
+    },
+    libraryDependencies ++= Seq("org.scalatest" %% "scalatest" % "3.2.19" % Test) ++
+      (if (line.fromPyPiOnly) Nil
+       else Seq("org.apache.spark" %% "spark-sql" % sparkVersion % Provided)) ++
       // Oracle only: the reference implementation, never a runtime dependency.
-      "io.delta" % s"delta-spark_${sparkBinary}_2.13" % deltaOracleVersion % Test
-    ),
+      line.deltaOracle.map(_(scalaBinary)).toSeq,
+    Compile / unmanagedJars ++= pysparkJars(baseDirectory.value).map(Attributed.blank),
+    Test / unmanagedJars ++= pysparkJars(baseDirectory.value).map(Attributed.blank),
     // Spark classes are `provided` at compile time but needed to run tests and the demo.
     Test / fork := true,
     Test / parallelExecution := false,
@@ -44,12 +70,18 @@ lazy val root = (project in file("."))
     Compile / packageBin / packageOptions += Package.ManifestAttributes(
       "Implementation-Title" -> "txlog",
       "Implementation-Version" -> version.value,
-      "Spark-Version" -> sparkVersion
+      "Spark-Version" -> sparkVersion,
+      "Spark-Line" -> line.line,
+      "Scala-Binary-Version" -> scalaBinary
     ),
     // Version file read by the Python package to check the jar matches it.
     Compile / resourceGenerators += Def.task {
       val f = (Compile / resourceManaged).value / "txlog" / "version.properties"
-      IO.write(f, s"version=${version.value}\nspark.version=$sparkVersion\n")
+      IO.write(
+        f,
+        s"version=${version.value}\nspark.version=$sparkVersion\nspark.line=${line.line}\n" +
+          s"scala.binary=$scalaBinary\n"
+      )
       Seq(f)
     }.taskValue
   )
@@ -65,10 +97,14 @@ lazy val bench = (project in file("bench/scala"))
     Compile / scalaSource := baseDirectory.value,
     Compile / javaSource := baseDirectory.value,
     Compile / resourceDirectory := baseDirectory.value / "resources",
-    target := (ThisBuild / baseDirectory).value / "target" / "bench",
+    target := line.targetDir((ThisBuild / baseDirectory).value, scalaBinary) / "bench",
     // As for txlog: provided (the Scala version is the one Spark is built for), on the run
     // classpath through Compile / fullClasspath.
-    libraryDependencies += "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+    libraryDependencies ++=
+      (if (line.fromPyPiOnly) Nil
+       else Seq("org.apache.spark" %% "spark-sql" % sparkVersion % Provided)),
+    Compile / unmanagedJars ++= pysparkJars((ThisBuild / baseDirectory).value)
+      .map(Attributed.blank),
     Compile / run := Defaults
       .runTask(Compile / fullClasspath, Compile / run / mainClass, Compile / run / runner)
       .evaluated,

@@ -26,7 +26,9 @@ def _prefer_fresh_checkout_jar() -> None:
     prefers; when `sbt package` rebuilt target/ since, test the newer jar instead."""
     if os.environ.get(_jar.ENV_VAR):
         return
-    paths = [p for p in _jar.candidate_paths() if p.is_file()]
+    line = _jar.spark_line()
+    paths = [p for p in _jar.candidate_paths(line=line, scala=_jar.scala_binary(line))
+             if p.is_file()]
     if len(paths) == 2 and paths[1].stat().st_mtime > paths[0].stat().st_mtime:
         os.environ[_jar.ENV_VAR] = str(paths[1])
 

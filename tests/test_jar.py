@@ -11,21 +11,120 @@ from pyspark.sql import SparkSession
 
 import txlog
 from txlog import _jar
-from txlog.errors import JarNotFoundError, JarVersionMismatchError, TxlogError
+from txlog.errors import (
+    JarNotFoundError,
+    JarSparkMismatchError,
+    JarVersionMismatchError,
+    SparkConnectNotSupportedError,
+    TxlogError,
+    UnsupportedSparkVersionError,
+)
+
+# The Spark line and Scala version of the pyspark these tests run under.
+LINE = _jar.spark_line()
+SCALA = _jar.scala_binary(LINE)
 
 
-def fake_jar(path: Path, version: str | None) -> Path:
+def fake_jar(path: Path, version: str | None, line: str = LINE, scala: str = SCALA) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n")
         if version is not None:
-            zf.writestr(_jar.VERSION_ENTRY, f"version={version}\nspark.version=4.2.0\n")
+            zf.writestr(_jar.VERSION_ENTRY, f"version={version}\nspark.version={line}.0\n"
+                        f"spark.line={line}\nscala.binary={scala}\n")
     return path
 
 
 def test_version_constant() -> None:
     assert txlog.__version__ == "0.1.0"
-    assert _jar.jar_name() == "txlog_2.13-0.1.0.jar"
+    assert _jar.jar_name() == "txlog-spark_4.2_2.13-0.1.0.jar"
+    assert _jar.jar_name(line="3.5", scala="2.12") == "txlog-spark_3.5_2.12-0.1.0.jar"
+
+
+def test_spark_line_of_supported_and_unsupported_versions() -> None:
+    assert _jar.spark_line("3.5.2") == "3.5"
+    assert _jar.spark_line("4.0.0.dev1") == "4.0"
+    assert _jar.spark_line("4.3.0") == "4.3"
+    for bad in ("3.4.1", "4.4.0", "2.4.8", "nonsense"):
+        with pytest.raises(UnsupportedSparkVersionError) as info:
+            _jar.spark_line(bad)
+        msg = str(info.value)
+        assert bad in msg and "Spark 3.5 (Scala 2.12 and 2.13)" in msg and "Spark 4.3" in msg
+        assert info.value.error_class == "UNSUPPORTED_SPARK_VERSION"
+
+
+def test_unsupported_pyspark_fails_configure_spark(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyspark
+
+    monkeypatch.delenv("TXLOG_JAR", raising=False)
+    monkeypatch.setattr(pyspark, "__version__", "3.4.4")
+    builder = SparkSession.builder
+    with pytest.raises(UnsupportedSparkVersionError, match="3.4.4"):
+        txlog.configure_spark(builder)
+    assert "spark.jars" not in builder._options
+
+
+def test_scala_version_from_the_spark_installation(tmp_path: Path) -> None:
+    jars = tmp_path / "jars"
+    jars.mkdir()
+    (jars / "spark-core_2.13-3.5.7.jar").touch()
+    (jars / "scala-library-2.13.8.jar").touch()
+    assert _jar.scala_binary("3.5", [tmp_path / "missing", jars]) == "2.13"
+    (jars / "scala-library-2.13.8.jar").unlink()
+    (jars / "scala-library-2.12.18.jar").touch()
+    assert _jar.scala_binary("3.5", [jars]) == "2.12"
+    # No scala-library jar: the line's first Scala version (pyspark 3.5 on PyPI is 2.12).
+    assert _jar.scala_binary("3.5", [tmp_path / "missing"]) == "2.12"
+    assert _jar.scala_binary("4.1", []) == "2.13"
+
+
+def test_the_running_pysparks_scala_version() -> None:
+    import pyspark
+
+    jars = Path(pyspark.__file__).parent / "jars"
+    libs = sorted(p.name for p in jars.glob("scala-library-*.jar"))
+    assert libs, f"pyspark at {jars} carries no scala-library jar"
+    assert SCALA == libs[0].split("-")[2][:4]
+
+
+def test_jar_of_the_packaged_line_is_chosen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TXLOG_JAR", raising=False)
+    pkg = tmp_path / "site" / "txlog"
+    jars = {
+        (line, scala): fake_jar(pkg / "jars" / _jar.jar_name("0.1.0", line, scala), "0.1.0",
+                                line, scala)
+        for line, scalas in _jar.SUPPORTED.items() for scala in scalas
+    }
+    monkeypatch.setattr(_jar, "_PACKAGE_DIR", pkg)
+    assert _jar.find_jar(spark_version="3.5.2", scala="2.12") == str(jars["3.5", "2.12"])
+    assert _jar.find_jar(spark_version="3.5.2", scala="2.13") == str(jars["3.5", "2.13"])
+    assert _jar.find_jar(spark_version="4.0.1", scala="2.13") == str(jars["4.0", "2.13"])
+    assert _jar.find_jar(spark_version="4.3.0", scala="2.13") == str(jars["4.3", "2.13"])
+    with pytest.raises(UnsupportedSparkVersionError, match="Scala 2.12"):
+        _jar.find_jar(spark_version="4.1.0", scala="2.12")
+
+
+def test_jar_built_for_another_line_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    other = "3.5" if LINE != "3.5" else "4.2"
+    jar = fake_jar(tmp_path / "t.jar", txlog.__version__, other, _jar.SUPPORTED[other][-1])
+    monkeypatch.setenv("TXLOG_JAR", str(jar))
+    with pytest.raises(JarSparkMismatchError) as info:
+        _jar.find_jar()
+    assert info.value.spark_line == f"{LINE}_{SCALA}"
+    assert info.value.jar_line.startswith(other)
+    assert _jar.jar_name(txlog.__version__, LINE, SCALA) in str(info.value)
+
+
+def test_spark_connect_session_is_refused_with_a_clear_error() -> None:
+    # A stand-in of pyspark.sql.connect.session.SparkSession (whose import needs pandas and
+    # grpc): a session object with no JVM handle, from the Connect client's module.
+    connect = type("SparkSession", (), {"__module__": "pyspark.sql.connect.session"})()
+    with pytest.raises(SparkConnectNotSupportedError, match="Spark Connect") as info:
+        txlog.DeltaLog.for_table(connect, "/tmp/t")
+    assert isinstance(info.value, TypeError)
+    assert info.value.error_class == "SPARK_CONNECT_NOT_SUPPORTED"
 
 
 def test_env_override_with_matching_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -37,7 +136,7 @@ def test_env_override_with_matching_version(tmp_path: Path, monkeypatch: pytest.
 
 def test_version_mismatch_names_both_versions_and_paths(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    jar = fake_jar(tmp_path / "txlog_2.13-9.9.9.jar", "9.9.9")
+    jar = fake_jar(tmp_path / "txlog-spark_4.2_2.13-9.9.9.jar", "9.9.9")
     monkeypatch.setenv("TXLOG_JAR", str(jar))
     with pytest.raises(JarVersionMismatchError) as info:
         _jar.find_jar()
@@ -79,14 +178,14 @@ def test_missing_jar_tells_how_to_build(tmp_path: Path, monkeypatch: pytest.Monk
     with pytest.raises(JarNotFoundError) as info:
         _jar.find_jar()
     msg = str(info.value)
-    assert "txlog_2.13-0.1.0.jar" in msg
+    assert _jar.jar_name("0.1.0", LINE, SCALA) in msg
     assert "make jar" in msg and "sbt package" in msg
 
 
 def test_packaged_jar_is_preferred(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TXLOG_JAR", raising=False)
     pkg = tmp_path / "site" / "txlog"
-    jar = fake_jar(pkg / "jars" / _jar.jar_name(), txlog.__version__)
+    jar = fake_jar(pkg / "jars" / _jar.jar_name(line=LINE, scala=SCALA), txlog.__version__)
     monkeypatch.setattr(_jar, "_PACKAGE_DIR", pkg)
     assert _jar.find_jar() == str(jar.resolve())
 
@@ -94,7 +193,7 @@ def test_packaged_jar_is_preferred(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 def test_packaged_jar_with_wrong_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TXLOG_JAR", raising=False)
     pkg = tmp_path / "site" / "txlog"
-    jar = fake_jar(pkg / "jars" / _jar.jar_name(), "0.0.9")
+    jar = fake_jar(pkg / "jars" / _jar.jar_name(line=LINE, scala=SCALA), "0.0.9")
     monkeypatch.setattr(_jar, "_PACKAGE_DIR", pkg)
     with pytest.raises(JarVersionMismatchError, match="0.0.9") as info:
         _jar.find_jar()
@@ -105,7 +204,10 @@ def test_checkout_jar_location() -> None:
     candidates = _jar.candidate_paths()
     assert candidates[0].parent.name == "jars"
     repo = Path(__file__).resolve().parents[1]
-    assert repo / "target" / "scala-2.13" / "txlog_2.13-0.1.0.jar" in candidates
+    assert repo / "target" / "scala-2.13" / "txlog-spark_4.2_2.13-0.1.0.jar" in candidates
+    other = _jar.candidate_paths(line="3.5", scala="2.12")
+    assert repo / "target" / "spark-3.5_2.12" / "scala-2.12" / "txlog-spark_3.5_2.12-0.1.0.jar" \
+        in other
 
 
 def test_configure_spark_keeps_existing_jars(

@@ -16,7 +16,12 @@ from pyspark.errors.exceptions.captured import CapturedException
 from pyspark.sql import SparkSession
 
 from ._version import __version__
-from .errors import JarVersionMismatchError, SparkNotConfiguredError, error_for
+from .errors import (
+    JarVersionMismatchError,
+    SparkConnectNotSupportedError,
+    SparkNotConfiguredError,
+    error_for,
+)
 
 __all__ = ["call", "jvm_facade", "java_session", "TXLOG_EXCEPTION"]
 
@@ -79,6 +84,13 @@ def java_session(spark: SparkSession) -> Any:
     including Spark Connect sessions, which have no JVM to call)."""
     jspark = getattr(spark, "_jsparkSession", None)
     if jspark is None or getattr(spark, "_jvm", None) is None:
+        if type(spark).__module__.startswith("pyspark.sql.connect"):
+            raise SparkConnectNotSupportedError(
+                "txlog runs in the Spark JVM through py4j, and a Spark Connect session has no "
+                "JVM on the client. Use a classic session (SparkSession.builder without .remote "
+                "or spark.remote), built with txlog.configure_spark, or run txlog's CLI on the "
+                "cluster with spark-submit."
+            )
         raise TypeError(
             "spark must be a classic pyspark.sql.SparkSession (Spark Connect sessions are not "
             f"supported), got {type(spark).__module__}.{type(spark).__qualname__}"

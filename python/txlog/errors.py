@@ -21,6 +21,9 @@ __all__ = [
     "InvalidArgumentError",
     "JarNotFoundError",
     "JarVersionMismatchError",
+    "JarSparkMismatchError",
+    "UnsupportedSparkVersionError",
+    "SparkConnectNotSupportedError",
     "SparkNotConfiguredError",
     "ChecksumNotFoundError",
     "LogWriteError",
@@ -131,6 +134,34 @@ class JarVersionMismatchError(TxlogError):
         super().__init__(message, "JAR_VERSION_MISMATCH")
         self.python_version: str = python_version
         self.jar_version: str = jar_version
+
+
+class JarSparkMismatchError(TxlogError):
+    """The txlog jar is built for another Spark line or Scala version than the running Spark's
+    (``JAR_SPARK_MISMATCH``). ``jar_line`` and ``spark_line`` read like ``"4.2_2.13"``."""
+
+    def __init__(self, message: str, jar_line: str, spark_line: str) -> None:
+        super().__init__(message, "JAR_SPARK_MISMATCH")
+        self.jar_line: str = jar_line
+        self.spark_line: str = spark_line
+
+
+class UnsupportedSparkVersionError(TxlogError):
+    """txlog is not built for the running Spark release (``UNSUPPORTED_SPARK_VERSION``); the
+    message names the supported Spark lines."""
+
+    def __init__(self, message: str, spark_version: str) -> None:
+        super().__init__(message, "UNSUPPORTED_SPARK_VERSION")
+        self.spark_version: str = spark_version
+
+
+class SparkConnectNotSupportedError(TxlogError, TypeError):
+    """The session is a Spark Connect session, which has no JVM for txlog to run in
+    (``SPARK_CONNECT_NOT_SUPPORTED``). A ``TypeError`` too, as the session argument is not of a
+    kind txlog takes."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "SPARK_CONNECT_NOT_SUPPORTED")
 
 
 class SparkNotConfiguredError(TxlogError):

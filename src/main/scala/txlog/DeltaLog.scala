@@ -334,6 +334,7 @@ object DeltaLog {
     if (path == null || path.trim.isEmpty) {
       throw TxlogErrors.invalidArgument("path", "must be a non-empty table path")
     }
+    BuildInfo.runtimeMismatch.foreach(why => throw TxlogErrors.jarSparkMismatch(why))
     new DeltaLog(spark, TablePath.qualified(path, spark.sessionState.newHadoopConf()))
   }
 

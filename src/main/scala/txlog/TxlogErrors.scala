@@ -187,6 +187,15 @@ private[txlog] object TxlogErrors {
       "Nothing was published; retry, and report the problem if it persists."
     )
 
+  def jarSparkMismatch(detail: String): TxlogException =
+    new TxlogException(
+      "JAR_SPARK_MISMATCH",
+      "txlog cannot run on this Spark.",
+      detail,
+      s"Use txlog-spark_<line>_<scala>-${BuildInfo.version}.jar of the running Spark line and " +
+        "Scala version (Python: txlog.configure_spark picks it)."
+    )
+
   def invalidArgument(name: String, detail: String): TxlogException =
     new TxlogException("INVALID_ARGUMENT", s"Invalid argument '$name': $detail", "", "")
 

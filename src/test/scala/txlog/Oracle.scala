@@ -3,6 +3,7 @@ package txlog
 import scala.util.Try
 
 import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.delta.RefVersions
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.delta.{DeltaLog => RefLog, Snapshot => RefSnapshot}
 
@@ -40,7 +41,7 @@ object Oracle {
     RefLog.clearCache()
     val log = RefLog.forTable(spark, path)
     val s: RefSnapshot =
-      version.fold(log.update(false, None, None))(v => log.getSnapshotAt(v, None, None, false))
+      version.fold(RefVersions.latest(log))(v => RefVersions.snapshotAt(log, v))
     val p = s.protocol
     val m = s.metadata
     import spark.implicits._

@@ -1,6 +1,7 @@
 package txlog
 
 import org.apache.spark.SparkThrowable
+import org.apache.spark.sql.txlog.SparkErrors
 
 /** Why a reader refused a table, in categories both txlog and delta-spark can be mapped to, so that
   * "both refuse" is only agreement when both refuse for the same reason.
@@ -60,7 +61,7 @@ object Refusal {
 
   def ofDeltaSpark(t: Throwable): Category = {
     val classes = chain(t).collect {
-      case s: SparkThrowable if s.getCondition != null => s.getCondition
+      case s: SparkThrowable if SparkErrors.condition(s) != null => SparkErrors.condition(s)
     }
     classes
       .collectFirst(Function.unlift(deltaSpark.get))

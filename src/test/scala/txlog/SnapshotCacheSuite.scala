@@ -5,6 +5,7 @@ import java.util.concurrent.{CyclicBarrier, Executors, TimeUnit}
 import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration.Duration
 
+import org.apache.spark.sql.delta.RefVersions
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 import org.apache.spark.storage.StorageLevel
 
@@ -132,7 +133,7 @@ class SnapshotCacheSuite extends SparkSuite {
     val log = DeltaLog.forTable(spark, t)
     log.writeChecksum(1L)
     RefLog.clearCache()
-    val ref = RefLog.forTable(spark, t).getSnapshotAt(1L, None, None, false)
+    val ref = RefVersions.snapshotAt(RefLog.forTable(spark, t), 1L)
     assert(ref.checksumOpt.flatMap(_.setTransactions).map(_.map(_.appId)) === Some(Seq("app")))
     assert(ref.validateChecksum(Map.empty))
     assert(log.validateChecksum(1L).isValid)

@@ -71,7 +71,9 @@ private[txlog] object CheckpointKind {
             "The table has the v2Checkpoint feature; the spec forbids multi-part checkpoints."
           )
         MultiPart(options.get("parts").map { p =>
-          p.trim.toIntOption
+          scala.util
+            .Try(p.trim.toInt)
+            .toOption
             .filter(_ >= 2)
             .getOrElse(
               throw TxlogErrors.invalidArgument("parts", s"'$p' is not a whole number >= 2")

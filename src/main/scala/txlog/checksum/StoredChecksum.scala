@@ -39,7 +39,7 @@ private[txlog] final class StoredChecksum private (
   val histogram: Option[(String, FileSizeHistogram)] =
     Seq("fileSizeHistogram", "histogramOpt").iterator
       .flatMap(n => field(n).map(n -> _))
-      .nextOption()
+      .find(_ => true)
       .map { case (name, node) => name -> toHistogram(name, node) }
 
   /** The deleted record counts of `deletedRecordCountsHistogramOpt`, when present. */

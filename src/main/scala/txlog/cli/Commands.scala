@@ -46,7 +46,9 @@ private[txlog] object Commands {
   def dryRun(args: Args): Boolean = args.dryRun.getOrElse(args.command == "cleanup")
 
   private def long(args: Args, name: String): Option[Long] = args.options.get(name).map { v =>
-    v.toLongOption
+    scala.util
+      .Try(v.toLong)
+      .toOption
       .filter(_ >= 0)
       .getOrElse(throw TxlogErrors.invalidArgument(name, s"'$v' is not a non-negative integer"))
   }

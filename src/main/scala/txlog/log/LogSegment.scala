@@ -35,7 +35,7 @@ private[txlog] object LogSegment {
   def resolve(listing: LogListing, target: Option[Long]): (LogListing, LogSegment) =
     if (listing.isComplete) (listing, build(listing, target))
     else {
-      try (listing, build(listing, target))
+      try { (listing, build(listing, target)) }
       catch {
         case e: TxlogException if ConfirmOnFullListing(e.errorClass) =>
           val full = LogListing.list(listing.table)

@@ -66,7 +66,7 @@ private[txlog] object Describe {
       logFiles = files.size + lastCheckpointFile.size,
       logBytes = files.map(_.size).sum + lastCheckpointFile.sum,
       lastCheckpointVersion = listing.lastCheckpoint.map(_.version),
-      latestChecksumVersion = listing.checksums.keys.filter(_ <= version).maxOption,
+      latestChecksumVersion = listing.checksums.keys.filter(_ <= version).reduceOption(_ max _),
       checksumCurrent = listing.checksums.contains(version)
     )
   }

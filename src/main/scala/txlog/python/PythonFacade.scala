@@ -318,7 +318,7 @@ object PythonFacade {
   /** `text` as a non-negative whole number, or INVALID_ARGUMENT naming `name`. */
   private def wholeNumber(name: String, text: String): Long =
     Option(text)
-      .flatMap(_.toLongOption)
+      .flatMap(v => scala.util.Try(v.toLong).toOption)
       .filter(_ >= 0)
       .getOrElse(throw TxlogErrors.invalidArgument(name, s"'$text' is not a non-negative integer"))
 }

@@ -4,21 +4,15 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.CatalystTypeConverters
-import org.apache.spark.sql.catalyst.json.{CreateJacksonParser, JacksonParser, JSONOptions}
+import org.apache.spark.sql.txlog.SparkJson
 import org.apache.spark.sql.types.StructType
-import org.apache.spark.unsafe.types.UTF8String
 
 /** Parses JSON log lines on the driver with Spark's own JSON parser (the one `from_json` runs in
   * tasks), so that a small tail is read with exactly the values a Spark job would produce, without
   * planning or running one. One instance per thread: the parser keeps state between lines.
   */
 private[txlog] final class LineParser(schema: StructType, timeZone: String) {
-  private val parser = new JacksonParser(
-    schema,
-    new JSONOptions(Map.empty[String, String], timeZone, LogActions.CorruptColumn),
-    false,
-    Seq.empty
-  )
+  private val parser = SparkJson.parser(schema, timeZone, LogActions.CorruptColumn)
   private val toScala = CatalystTypeConverters.createToScalaConverter(schema)
   private val nulls = Row.fromSeq(Seq.fill(schema.length)(null))
 
@@ -28,7 +22,7 @@ private[txlog] final class LineParser(schema: StructType, timeZone: String) {
     */
   def parse(line: String): Option[Row] =
     try {
-      val rows = parser.parse(line, CreateJacksonParser.string _, UTF8String.fromString _)
+      val rows = parser(line)
       Some(rows.headOption.map(toScala(_).asInstanceOf[Row]).getOrElse(nulls))
     } catch { case NonFatal(_) => None }
 }

@@ -1,5 +1,6 @@
 package txlog.replay
 
+import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 
 /** [[FileKeys.pathKeyValue]] on Spark's own strings, called by generated code through a static
@@ -16,15 +17,19 @@ private[txlog] object PathKeyFunctions {
     */
   def isPlain(p: UTF8String): Boolean = {
     val n = p.numBytes
-    if (n > 0 && (p.getByte(0) == '/' || p.getByte(0) == '.')) return false
+    if (n > 0 && (byteAt(p, 0) == '/' || byteAt(p, 0) == '.')) return false
     var prev: Byte = 0
     var i = 0
     while (i < n) {
-      val b = p.getByte(i)
+      val b = byteAt(p, i)
       if (b == ':' || b == '%' || (prev == '/' && (b == '.' || b == '/'))) return false
       prev = b
       i += 1
     }
     true
   }
+
+  /** The `i`th byte of `s` (UTF8String's own accessor is not public before Spark 4.0). */
+  @inline private def byteAt(s: UTF8String, i: Int): Byte =
+    Platform.getByte(s.getBaseObject, s.getBaseOffset + i)
 }

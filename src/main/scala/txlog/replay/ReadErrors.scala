@@ -9,6 +9,7 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.{FSError, Path}
 import org.apache.spark.SparkThrowable
+import org.apache.spark.sql.txlog.SparkErrors
 
 import txlog.{TxlogErrors, TxlogException}
 import txlog.log.{CheckpointFile, FileInfo, FileNames, LogSegment}
@@ -55,7 +56,7 @@ private[txlog] object ReadErrors {
         chain.iterator
           .flatMap(pathOf)
           .flatMap(p => keys(p).flatMap(files.get))
-          .nextOption()
+          .find(_ => true)
           .map { case (file, version) =>
             val root = chain.last
             val detail = s"${root.getClass.getSimpleName}: ${String.valueOf(root.getMessage)}"
@@ -73,7 +74,7 @@ private[txlog] object ReadErrors {
   /** A file that is not there: Hadoop's error, or Spark's when it looked for it on the driver. */
   private def missing(t: Throwable): Boolean = t match {
     case _: FileNotFoundException => true
-    case s: SparkThrowable        => s.getCondition == "PATH_NOT_FOUND"
+    case s: SparkThrowable        => SparkErrors.condition(s) == "PATH_NOT_FOUND"
     case _                        => false
   }
 

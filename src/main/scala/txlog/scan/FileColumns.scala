@@ -4,6 +4,8 @@ import org.apache.spark.sql.Column
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types._
 
+import org.apache.spark.sql.txlog.SparkExpressions
+
 import txlog.Metadata
 
 /** Typed views of an add action's string-encoded fields: partition values cast to the partition
@@ -27,8 +29,8 @@ private[txlog] object FileColumns {
       physical: Boolean = false
   ): Column = {
     val fields = partitionFields(md).map { f =>
-      partitionValues(physicalName(f))
-        .try_cast(f.dataType)
+      SparkExpressions
+        .tryCast(partitionValues(physicalName(f)), f.dataType)
         .as(if (physical) physicalName(f) else f.name)
     }
     if (fields.isEmpty) lit(null).cast(new StructType()) else struct(fields: _*)

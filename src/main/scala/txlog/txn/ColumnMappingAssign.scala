@@ -99,7 +99,7 @@ private[txlog] object ColumnMappingAssign {
       }
       val maxBefore = md.configuration
         .get(MaxIdProperty)
-        .flatMap(_.trim.toLongOption)
+        .flatMap(v => scala.util.Try(v.trim.toLong).toOption)
         .getOrElse(0L)
         .max(maxIdIn(b))
       val reused = now.filter { case (_, id, _) => id <= maxBefore && !was.contains(id) }

@@ -66,10 +66,13 @@ private[txlog] object CommitBody {
   private def lineBytes(line: String): Long =
     if (line == null) 1L else line.getBytes(StandardCharsets.UTF_8).length + 1L
 
+  /** The lesser of two problems, so that the one reported does not depend on row order. */
+  private def least(a: String, b: String): String = if (a.compareTo(b) <= 0) a else b
+
   /** The checks and tallies of [[distributed]], over rows already on the driver. */
   private def onDriver(table: TablePath, rows: Seq[Row]): CommitBody = {
     def str(r: Row, f: String) = Option(r.getAs[String](f))
-    rows.flatMap(str(_, "problem")).minOption.foreach { p =>
+    rows.flatMap(str(_, "problem")).reduceOption(least).foreach { p =>
       throw TxlogErrors.invalidCommitActions(table.root, p)
     }
     val byKey =
@@ -80,14 +83,14 @@ private[txlog] object CommitBody {
             if same.size > 1 && (kind == "add" || kind == "remove") =>
           s"$kind of the same file twice: $path $dv"
       }
-      .minOption
+      .reduceOption(least)
       .foreach(p => throw TxlogErrors.invalidCommitActions(table.root, p))
     def tally(kind: String): FileTally = byKey.iterator
       .collect { case ((`kind`, _, _), same) =>
         val first = same.head
         FileTally.of(
           Option(first.getAs[Any]("size")).map(_.asInstanceOf[Long]),
-          same.flatMap(r => Option(r.getAs[Any]("dataChange"))).map(_ == true).minOption,
+          same.flatMap(r => Option(r.getAs[Any]("dataChange"))).map(_ == true).reduceOption(_ && _),
           Option(first.getAs[Any]("dvCardinality")).map(_.asInstanceOf[Long])
         )
       }
@@ -161,10 +164,10 @@ private[txlog] object CommitBody {
         .collect()
         .toSeq
     }
-    rows.iterator.flatMap(r => Option(r.getString(2))).minOption.foreach { p =>
+    rows.iterator.flatMap(r => Option(r.getString(2))).reduceOption(least).foreach { p =>
       throw TxlogErrors.invalidCommitActions(table.root, p)
     }
-    rows.iterator.flatMap(r => Option(r.getString(3))).minOption.foreach { p =>
+    rows.iterator.flatMap(r => Option(r.getString(3))).reduceOption(least).foreach { p =>
       throw TxlogErrors.invalidCommitActions(table.root, p)
     }
     val n = rows.map(_.getLong(0)).sum

@@ -63,13 +63,10 @@ private[txlog] object PostCommit {
     PostCommitReport(crc, checkpoint, problems.result())
   }
 
-  private def intervalOf(conf: Map[String, String]): Long =
-    TableProperties
-      .withDefaults(conf)("delta.checkpointInterval")
-      .trim
-      .toLongOption
-      .filter(_ > 0)
-      .getOrElse(10L)
+  private def intervalOf(conf: Map[String, String]): Long = {
+    val v = TableProperties.withDefaults(conf)("delta.checkpointInterval").trim
+    scala.util.Try(v.toLong).toOption.filter(_ > 0).getOrElse(10L)
+  }
 }
 
 /** What [[PostCommit.run]] did: the checksum file written, the checkpoint written, and problems

@@ -52,7 +52,11 @@ private[txlog] object TableCreation {
           .mkString("[", ",", "]"),
         "isManaged" -> "false",
         "properties" -> new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(
-          scala.jdk.CollectionConverters.MapHasAsJava(properties).asJava
+          {
+            val m = new java.util.LinkedHashMap[String, String]()
+            properties.foreach { case (k, v) => m.put(k, v) }
+            m
+          }
         )
       )
     )

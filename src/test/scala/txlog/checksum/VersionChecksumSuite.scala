@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import com.fasterxml.jackson.databind.node.ObjectNode
+import org.apache.spark.sql.delta.RefVersions
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 import org.apache.spark.sql.delta.stats.{
   DeletedRecordCountsHistogramUtils => RefDeletedHistogram,
@@ -85,7 +86,7 @@ class VersionChecksumSuite extends ChecksumTables {
       RefLog.clearCache()
       val ref = RefLog.forTable(spark, path)
       val before = (0L to latest).map { v =>
-        val s = ref.getSnapshotAt(v, None, None, false)
+        val s = RefVersions.snapshotAt(ref, v)
         assert(s.checksumOpt.isEmpty)
         (
           s.sizeInBytes,
@@ -107,7 +108,7 @@ class VersionChecksumSuite extends ChecksumTables {
       RefLog.clearCache()
       val after = RefLog.forTable(spark, path)
       (0L to latest).foreach { v =>
-        val s = after.getSnapshotAt(v, None, None, false)
+        val s = RefVersions.snapshotAt(after, v)
         val crc = s.checksumOpt.getOrElse(fail(s"delta-spark did not read v$v's checksum"))
         val (size, n, md, p, txns, domains, deleted, dvs, sizes) = before(v.toInt)
         assert(crc.tableSizeBytes === size)
@@ -250,7 +251,7 @@ class VersionChecksumSuite extends ChecksumTables {
     assert(!mapper.readTree(Files.readString(crcPath(table, 2))).has("inCommitTimestampOpt"))
     assert(log.validateChecksum(3L).isValid)
     RefLog.clearCache()
-    val s = RefLog.forTable(spark, table.toString).getSnapshotAt(3L, None, None, false)
+    val s = RefVersions.snapshotAt(RefLog.forTable(spark, table.toString), 3L)
     assert(s.checksumOpt.flatMap(_.inCommitTimestampOpt) === Some(ict))
     assert(s.validateChecksum(Map.empty))
     tamper(table, 3)(_.put("inCommitTimestampOpt", ict + 1))
@@ -298,7 +299,7 @@ class VersionChecksumSuite extends ChecksumTables {
     )
     assert(log.validateChecksum(4L).isValid)
     RefLog.clearCache()
-    val s = RefLog.forTable(spark, table.toString).getSnapshotAt(4L, None, None, false)
+    val s = RefVersions.snapshotAt(RefLog.forTable(spark, table.toString), 4L)
     assert(s.checksumOpt.flatMap(_.domainMetadata).map(_.map(_.domain)) === Some(Seq("app.a")))
     assert(s.validateChecksum(Map.empty))
     tamper(table, 4)(

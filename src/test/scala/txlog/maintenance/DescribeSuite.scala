@@ -106,7 +106,7 @@ class DescribeSuite extends SparkSuite {
     assert(h.logFiles === logFiles.size)
     assert(h.logBytes === logFiles.map(n => new java.io.File(logDir, n).length()).sum)
     val crcs = names.filter(_.matches("""\d{20}\.crc""")).map(_.take(20).toLong)
-    assert(h.latestChecksumVersion === crcs.maxOption)
+    assert(h.latestChecksumVersion === crcs.reduceOption(_ max _))
     assert(h.checksumCurrent === crcs.contains(commits.max))
   }
 }

@@ -97,9 +97,9 @@ class LogStoreSuite extends AnyFunSuite {
         }
       })
       reader.start()
-      try
+      try {
         (1 to 300).foreach(i => LogWrites.overwrite(c.fs, target, bytes(if (i % 2 == 0) a else b)))
-      finally {
+      } finally {
         done.set(true)
         reader.join()
       }

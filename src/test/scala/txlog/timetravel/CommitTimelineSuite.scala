@@ -6,6 +6,7 @@ import java.util.TimeZone
 
 import scala.util.{Failure, Success, Try}
 
+import org.apache.spark.sql.delta.RefVersions
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 
 import txlog.{DeltaLog, Fixtures, SparkSuite, TxlogException}
@@ -87,7 +88,7 @@ class CommitTimelineSuite extends SparkSuite {
     val log = DeltaLog.forTable(spark, table)
     val listing = txlog.log.LogListing.list(log.table)
     val disagree = (listing.earliestListed to listing.latestVersion).flatMap { v =>
-      val theirs = Try(ref.getSnapshotAt(v, None, None, false).timestamp)
+      val theirs = Try(RefVersions.snapshotAt(ref, v).timestamp)
       val ours = Try(log.snapshot(v).timestamp)
       (ours, theirs) match {
         case (Success(a), Success(b)) if a == b       => None
@@ -113,7 +114,7 @@ class CommitTimelineSuite extends SparkSuite {
     val probes = refHistory.flatMap { case (_, t) => Seq(t - 1, t, t + 1) }.distinct.sorted
     probes.foreach { t =>
       val ts = new Timestamp(t)
-      val theirs = Try(ref.history.getActiveCommitAtTime(ts, None, false, true, false).version)
+      val theirs = Try(RefVersions.versionAtTime(ref, ts))
       val ours = Try(log.snapshotAsOf(ts).version)
       (ours, theirs) match {
         case (Success(a), Success(b))                 => assert(a === b, s"at $ts ($t)")

@@ -1,5 +1,6 @@
 package txlog.txn
 
+import org.apache.spark.sql.delta.RefVersions
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 import org.apache.spark.sql.types._
 
@@ -12,14 +13,13 @@ class ColumnMappingChangesSuite extends SparkSuite {
 
   private def schemaAt(dir: String, v: Long): StructType = {
     RefLog.clearCache()
-    RefLog.forTable(spark, dir).getSnapshotAt(v, None, None, false).metadata.schema
+    RefVersions.snapshotAt(RefLog.forTable(spark, dir), v).metadata.schema
   }
 
   private def maxIdAt(dir: String, v: Long): Option[String] = {
     RefLog.clearCache()
-    RefLog
-      .forTable(spark, dir)
-      .getSnapshotAt(v, None, None, false)
+    RefVersions
+      .snapshotAt(RefLog.forTable(spark, dir), v)
       .metadata
       .configuration
       .get("delta.columnMapping.maxColumnId")

@@ -4,6 +4,7 @@ import java.nio.file.{Files, Path => NPath}
 
 import scala.collection.mutable
 
+import org.apache.spark.sql.delta.RefVersions
 import org.apache.spark.scheduler.{SparkListener, SparkListenerJobStart}
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
@@ -54,7 +55,7 @@ class CommitChecksumSuite extends SparkSuite {
   /** delta-spark validates `v`'s checksum and its fields equal delta-spark's own recount. */
   private def assertAccepted(dir: NPath, v: Long): Unit = {
     RefLog.clearCache()
-    val s = RefLog.forTable(spark, dir.toString).getSnapshotAt(v, None, None, false)
+    val s = RefVersions.snapshotAt(RefLog.forTable(spark, dir.toString), v)
     val c = s.checksumOpt.getOrElse(fail(s"delta-spark did not read v$v's checksum"))
     assert(s.validateChecksum(Map.empty), s"delta-spark finds v$v's checksum invalid")
     val files = s.allFiles.collect().toSeq

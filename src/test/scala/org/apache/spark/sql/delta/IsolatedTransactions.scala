@@ -13,7 +13,7 @@ object IsolatedTransactions {
     */
   def start(log: DeltaLog, level: String): OptimisticTransaction = {
     val isolation = IsolationLevel.fromString(level)
-    new OptimisticTransaction(log, None, log.update(false, None, None)) {
+    new OptimisticTransaction(log, None, RefVersions.latest(log)) {
       override def getDefaultIsolationLevel(): IsolationLevel = isolation
     }
   }

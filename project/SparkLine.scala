@@ -1,0 +1,108 @@
+import sbt._
+
+/** A Spark line txlog is built for: the Spark release it compiles against (`provided`), the
+  * Scala versions that line is published for, the delta-spark release that serves as its test
+  * oracle, and the shim source folders its version-specific code comes from.
+  *
+  * The line is chosen with `-Dtxlog.spark=<line>` (3.5, 4.0, 4.1, 4.2, 4.3) and, for lines
+  * published for two Scala versions, `-Dtxlog.scala=<2.12|2.13>`; without them: 4.2 with 2.13.
+  * Example: `build/sbt -Dtxlog.spark=3.5 -Dtxlog.scala=2.12 package`.
+  */
+final case class SparkLine(
+    line: String,
+    sparkVersion: String,
+    scalaVersions: Map[String, String],
+    pysparkVersion: String,
+    deltaOracle: Option[String => ModuleID],
+    shims: Seq[String],
+    fromPyPiOnly: Boolean = false,
+    testExcludes: Set[String] = Set.empty
+) {
+
+  /** The artifact name, as delta-spark names its own (`delta-spark_4.2_2.13`). */
+  def artifact: String = s"txlog-spark_$line"
+
+  /** Where this line builds: `target/` for the default line, `target/spark-<line>_<scala>` else. */
+  def targetDir(base: File, scalaBinary: String): File =
+    if (line == SparkLine.Default.line && scalaBinary == "2.13") base / "target"
+    else base / "target" / s"spark-${line}_$scalaBinary"
+}
+
+object SparkLine {
+  private def delta(version: String, artifact: String): Option[String => ModuleID] =
+    Some(_ => "io.delta" % artifact % version % Test)
+
+  val all: Seq[SparkLine] = Seq(
+    SparkLine(
+      "3.5",
+      "3.5.7",
+      Map("2.12" -> "2.12.18", "2.13" -> "2.13.8"),
+      "3.5.7",
+      Some(scala => "io.delta" % s"delta-spark_$scala" % "3.3.2" % Test),
+      Seq("spark-3.5"),
+      // delta-spark 3.3 has no file size histogram utilities to compare checksums with.
+      testExcludes = Set("VersionChecksumSuite.scala", "CommitChecksumSuite.scala")
+    ),
+    SparkLine(
+      "4.0",
+      "4.0.4",
+      Map("2.13" -> "2.13.16"),
+      "4.0.4",
+      delta("4.4.0", "delta-spark_4.0_2.13"),
+      Seq("spark-4.x")
+    ),
+    SparkLine(
+      "4.1",
+      "4.1.3",
+      Map("2.13" -> "2.13.17"),
+      "4.1.3",
+      delta("4.4.0", "delta-spark_4.1_2.13"),
+      Seq("spark-4.x")
+    ),
+    SparkLine(
+      "4.2",
+      "4.2.0",
+      Map("2.13" -> "2.13.17"),
+      "4.2.0",
+      delta("4.4.0", "delta-spark_4.2_2.13"),
+      Seq("spark-4.x")
+    ),
+    // Spark 4.3.0 is published on PyPI but not on Maven Central: the build compiles against the
+    // jars inside the pyspark wheel, and no delta-spark release supports it yet (the delta-rs
+    // agreement suites are its oracle).
+    SparkLine(
+      "4.3",
+      "4.3.0",
+      Map("2.13" -> "2.13.17"),
+      "4.3.0",
+      None,
+      Seq("spark-4.x"),
+      fromPyPiOnly = true
+    )
+  )
+
+  val Default: SparkLine = all.find(_.line == "4.2").get
+
+  /** The line chosen by `-Dtxlog.spark` (default 4.2). */
+  def selected: SparkLine = {
+    val wanted = sys.props.getOrElse("txlog.spark", Default.line).trim
+    all.find(_.line == wanted).getOrElse {
+      sys.error(
+        s"-Dtxlog.spark=$wanted is not a supported Spark line; use one of " +
+          all.map(_.line).mkString(", ")
+      )
+    }
+  }
+
+  /** The Scala binary version chosen by `-Dtxlog.scala` for `line` (default 2.13). */
+  def scalaBinary(line: SparkLine): String = {
+    val wanted = sys.props.getOrElse("txlog.scala", "2.13").trim
+    if (!line.scalaVersions.contains(wanted)) {
+      sys.error(
+        s"Spark ${line.line} is built for Scala ${line.scalaVersions.keys.toSeq.sorted
+            .mkString(" and ")}, not -Dtxlog.scala=$wanted"
+      )
+    }
+    wanted
+  }
+}

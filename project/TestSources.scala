@@ -1,0 +1,33 @@
+import java.nio.charset.StandardCharsets.UTF_8
+import java.nio.file.Files
+
+import sbt._
+
+/** Which test sources a Spark line compiles. A line without a delta-spark oracle leaves out every
+  * suite that uses delta-spark, directly or through another test source; a line whose oracle
+  * lacks what a suite compares with leaves that suite out by name.
+  */
+object TestSources {
+  private val DeltaSpark = Seq("org.apache.spark.sql.delta", "io.delta")
+  private val Defined = """(?m)^\s*(?:final\s+|private\s+|case\s+)*(?:object|class|trait)\s+(\w+)""".r
+
+  /** The files of `sources` that `line` leaves out. */
+  def excluded(line: SparkLine, sources: Seq[File]): Set[File] = {
+    val byName = sources.filter(f => line.testExcludes.contains(f.getName)).toSet
+    if (line.deltaOracle.isDefined) byName
+    else {
+      val text = sources.map(f => f -> new String(Files.readAllBytes(f.toPath), UTF_8)).toMap
+      var out = sources.filter(f => DeltaSpark.exists(text(f).contains)).toSet ++ byName
+      var grew = true
+      while (grew) {
+        val names = out.flatMap(f => Defined.findAllMatchIn(text(f)).map(_.group(1)))
+        val more = sources.filterNot(out).filter { f =>
+          names.exists(n => s"\\b$n\\b".r.findFirstIn(text(f)).isDefined)
+        }
+        grew = more.nonEmpty
+        out ++= more
+      }
+      out
+    }
+  }
+}
