@@ -28,6 +28,7 @@ def pysparkJars(base: File): Seq[File] =
 lazy val root = (project in file("."))
   .settings(
     name := line.artifact,
+    moduleName := line.artifact,
     target := line.targetDir(baseDirectory.value, scalaBinary),
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
     javacOptions ++= Seq("--release", "17"),

@@ -56,6 +56,20 @@ object Refusal {
     "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE" -> Unsupported
   )
 
+  /** delta-spark 3.3 (the oracle of Spark 3.5) raises some refusals as exception classes without an
+    * error class; their simple names.
+    */
+  private val deltaSparkExceptions: Map[String, Category] = Map(
+    "TimestampEarlierThanCommitRetentionException" -> MissingLog
+  )
+
+  /** Spark 3.5 has no variant type: delta-spark 3.3 fails to parse such a schema, Spark's message
+    * naming the type. A refusal for a feature that this Spark line cannot support.
+    */
+  private def noVariantType(e: Throwable): Boolean =
+    e.isInstanceOf[IllegalArgumentException] &&
+      String.valueOf(e.getMessage).contains("Failed to convert the JSON string 'variant'")
+
   private def chain(t: Throwable): Seq[Throwable] =
     Iterator.iterate(t)(_.getCause).takeWhile(_ != null).take(20).toSeq
 
@@ -66,6 +80,8 @@ object Refusal {
     classes
       .collectFirst(Function.unlift(deltaSpark.get))
       .orElse(chain(t).collectFirst { case _: java.io.FileNotFoundException => MissingLog })
+      .orElse(chain(t).map(_.getClass.getSimpleName).collectFirst(deltaSparkExceptions))
+      .orElse(chain(t).collectFirst { case e if noVariantType(e) => Unsupported })
       .getOrElse(Unmapped(classes.headOption.getOrElse(t.toString.take(300))))
   }
 

@@ -7,8 +7,10 @@ import txlog.{Protocol, TxlogErrors}
   */
 private[txlog] object ReaderGate {
 
-  /** Reader features whose log-level requirements txlog meets. */
-  val SupportedReaderFeatures: Set[String] = Set(
+  /** Reader features whose log-level requirements txlog meets (the variant ones only on Spark
+    * lines that have a variant type, 4.0 on: see [[SparkTypes]]).
+    */
+  lazy val SupportedReaderFeatures: Set[String] = Set(
     "columnMapping",
     "deletionVectors",
     "timestampNtz",
@@ -19,7 +21,7 @@ private[txlog] object ReaderGate {
     "variantType",
     "variantType-preview",
     "variantShredding-preview"
-  )
+  ).filter(f => SparkTypes.hasVariant || !SparkTypes.VariantFeatures(f))
 
   def check(table: String, version: Long, p: Protocol): Unit = {
     if (p.minReaderVersion < 1) {

@@ -38,7 +38,7 @@ private[txlog] object WriterGate {
     "typeWidening-preview",
     "variantType",
     "variantType-preview"
-  )
+  ).filter(f => SparkTypes.hasVariant || !SparkTypes.VariantFeatures(f))
 
   /** Raises UNSUPPORTED_WRITER_FEATURES (or UNSUPPORTED_WRITER_VERSION) unless txlog may write the
     * log of a table with protocol `p`; `operation` names what was attempted.
