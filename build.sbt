@@ -21,7 +21,9 @@ def pysparkJars(base: File): Seq[File] =
       base / s".venv-${line.line}" / "lib" / "python3.11" / "site-packages" / "pyspark" / "jars"
     )
     val jars = (dir ** "*.jar").get
-    if (jars.isEmpty) sys.error(s"Spark ${line.line}: no Spark jars in $dir; run make venv-${line.line}")
+    if (jars.isEmpty) {
+      sys.error(s"Spark ${line.line}: no Spark jars in $dir; run make venv-${line.line}")
+    }
     jars
   }
 

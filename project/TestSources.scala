@@ -9,7 +9,8 @@ import sbt._
   */
 object TestSources {
   private val DeltaSpark = Seq("org.apache.spark.sql.delta", "io.delta")
-  private val Defined = """(?m)^\s*(?:final\s+|private\s+|case\s+)*(?:object|class|trait)\s+(\w+)""".r
+  private val Defined =
+    """(?m)^\s*(?:final\s+|private\s+|case\s+)*(?:object|class|trait)\s+(\w+)""".r
 
   /** The files of `sources` that `line` leaves out. */
   def excluded(line: SparkLine, sources: Seq[File]): Set[File] = {

@@ -127,7 +127,8 @@ def test_spark_connect_session_is_refused_with_a_clear_error() -> None:
     assert info.value.error_class == "SPARK_CONNECT_NOT_SUPPORTED"
 
 
-def test_env_override_with_matching_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_env_override_with_matching_version(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     jar = fake_jar(tmp_path / "any-name.jar", txlog.__version__)
     monkeypatch.setenv("TXLOG_JAR", str(jar))
     assert _jar.find_jar() == str(jar.resolve())

@@ -93,7 +93,8 @@ final class Snapshot private[txlog] (
   }
 
   /** Domain metadata in force, configuration by domain. Example: `snap.domainMetadata.keys`. */
-  def domainMetadata: Map[String, String] = state.domains.map { case (k, d) => k -> d.configuration }
+  def domainMetadata: Map[String, String] =
+    state.domains.map { case (k, d) => k -> d.configuration }
 
   /** The live files: one add action per row with every spec field, plus `partitionValues_parsed`
     * (typed per the schema) and `stats_parsed` (stats as a struct).

@@ -60,7 +60,8 @@ object Refusal {
     * error class; their simple names.
     */
   private val deltaSparkExceptions: Map[String, Category] = Map(
-    "TimestampEarlierThanCommitRetentionException" -> MissingLog
+    "TimestampEarlierThanCommitRetentionException" -> MissingLog,
+    "TemporallyUnstableInputException" -> MissingLog
   )
 
   /** Spark 3.5 has no variant type: delta-spark 3.3 fails to parse such a schema, Spark's message

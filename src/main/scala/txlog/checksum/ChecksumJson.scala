@@ -121,7 +121,8 @@ private[txlog] object ChecksumJson {
       } finally parser.close()
     } catch {
       case NonFatal(e) =>
-        val why = Option(e.getMessage).flatMap(_.linesIterator.find(_ => true)).getOrElse(e.toString)
+        val why =
+          Option(e.getMessage).flatMap(_.linesIterator.find(_ => true)).getOrElse(e.toString)
         Left(s"It is not valid JSON: $why")
     }
 

@@ -10,7 +10,8 @@ import txlog.util.Jobs
 /** The maintenance command line, the same from spark-submit and from `python -m txlog`:
   *
   * {{{
-  * spark-submit --class txlog.cli.Main txlog-spark_4.2_2.13-0.1.0.jar validate --table /data/t --json
+  * spark-submit --class txlog.cli.Main txlog-spark_4.2_2.13-0.1.0.jar \
+  *   validate --table /data/t --json
   * }}}
   *
   * Results go to stdout (one JSON document per table with `--json`), progress and errors to stderr.

@@ -7,7 +7,8 @@ import txlog.{DeltaLog, Snapshot, TxlogException}
 /** A spark-submit job that prints a table's snapshot summary, its history and an older version:
   *
   * {{{
-  * spark-submit --class txlog.tools.SnapshotReport txlog-spark_4.2_2.13-0.1.0.jar /data/events [version]
+  * spark-submit --class txlog.tools.SnapshotReport txlog-spark_4.2_2.13-0.1.0.jar \
+  *   /data/events [version]
   * }}}
   *
   * Exits with status 2 and the error's message when txlog refuses the table.
