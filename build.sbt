@@ -95,8 +95,9 @@ lazy val s3TestSettings = Seq(
   libraryDependencies ++= Seq(
     ("org.apache.hadoop" % "hadoop-aws" % hadoopAwsVersion % Test)
       .exclude("software.amazon.awssdk", "bundle"),
-    // s3 brings auth, regions, sdk-core and the apache (sync) and netty (async) HTTP clients;
-    // the transfer manager does S3A's copies (renames).
+    // s3 brings auth, regions, sdk-core and the apache (sync) and netty (async) HTTP clients.
+    // S3A also loads the transfer manager when it starts (and, from hadoop-aws's own
+    // dependencies, the analytics accelerator); STS and the rest of the SDK are never loaded.
     "software.amazon.awssdk" % "s3" % awsSdkVersion % Test,
     "software.amazon.awssdk" % "s3-transfer-manager" % awsSdkVersion % Test,
     ("org.gaul" % "s3proxy" % s3ProxyVersion % S3ProxyJar)
