@@ -27,7 +27,7 @@ import software.amazon.awssdk.services.s3.model._
   * s3.stop()
   * }}}
   */
-final class S3Proxy private (val port: Int, process: Process, val logFile: NPath) {
+final class S3Proxy private (val port: Int, process: Process, dir: NPath) {
   import S3Proxy._
 
   /** The server's endpoint URL. */
@@ -47,6 +47,10 @@ final class S3Proxy private (val port: Int, process: Process, val logFile: NPath
     )
     .build()
 
+  /** The server's log (its own output), in a temporary directory removed by [[stop]]. */
+  val logFile: NPath = dir.resolve("s3proxy.log")
+
+  /** Creates a bucket. */
   def createBucket(name: String): Unit =
     client.createBucket(CreateBucketRequest.builder().bucket(name).build())
 
@@ -114,6 +118,7 @@ final class S3Proxy private (val port: Int, process: Process, val logFile: NPath
     try client.close()
     catch { case NonFatal(_) => () }
     destroy()
+    org.apache.commons.io.FileUtils.deleteQuietly(dir.toFile)
   }
 
   private def destroy(): Unit = {
@@ -124,6 +129,7 @@ final class S3Proxy private (val port: Int, process: Process, val logFile: NPath
     }
   }
 
+  /** Whether the server's JVM is running. */
   def isAlive: Boolean = process.isAlive
 }
 
@@ -158,7 +164,6 @@ object S3Proxy {
   private def tryStart(jar: File): Option[S3Proxy] = {
     val port = freePort()
     val dir = Files.createTempDirectory("s3proxy")
-    dir.toFile.deleteOnExit()
     val props = dir.resolve("s3proxy.conf")
     Files.write(
       props,
@@ -182,9 +187,10 @@ object S3Proxy {
     val p = pb.start()
     val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
     while (p.isAlive && System.nanoTime() < deadline && !listening(port)) Thread.sleep(100)
-    if (p.isAlive && listening(port)) Some(new S3Proxy(port, p, log))
+    if (p.isAlive && listening(port)) Some(new S3Proxy(port, p, dir))
     else {
       p.destroyForcibly()
+      org.apache.commons.io.FileUtils.deleteQuietly(dir.toFile)
       None
     }
   }
