@@ -82,12 +82,12 @@ lazy val bench = (project in file("bench/scala"))
   )
 
 // ---- Tables on S3 (issue #11): test scope only, nothing here reaches the jar. ----------------
-// hadoop-aws of the Hadoop that Spark bundles (Spark 4.2: 3.5.0) with only the AWS SDK v2 modules
-// S3A loads instead of the SDK's ~600 MB `bundle`, and S3Proxy's self-contained jar in a hidden
-// configuration of its own (on no classpath): the S3 suites start it as a child JVM
-// (txlog.storage.S3Proxy), found through the system property txlog.test.s3proxy.jar.
-// hadoop-aws must be the Hadoop that Spark bundles (Spark 4.0: 3.4.1; 3.5: 3.3.4, whose S3A
-// uses the v1 SDK); the conditional-create tests cancel themselves where S3A lacks it (< 3.4.2).
+// hadoop-aws of the Hadoop that Spark bundles (Spark 4.2: 3.5.0; 4.0: 3.4.1; 3.5: 3.3.4, whose
+// S3A uses the v1 SDK) with only the AWS SDK v2 modules S3A loads instead of the SDK's ~600 MB
+// `bundle`, and S3Proxy's self-contained jar in a hidden configuration of its own (on no
+// classpath): the S3 suites start it as a child JVM (txlog.storage.S3Proxy), found through the
+// system property txlog.test.s3proxy.jar. Tests of the conditional create cancel themselves
+// where S3A lacks it (Hadoop < 3.4.2).
 val hadoopAwsVersion = "3.5.0"
 val awsSdkVersion = "2.35.4" // the SDK hadoop-aws 3.5.0 is built against
 val s3ProxyVersion = "4.0.0"

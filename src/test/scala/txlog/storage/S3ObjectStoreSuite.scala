@@ -179,6 +179,8 @@ class S3ObjectStoreSuite extends S3SparkSuite {
         writers.map(Await.result(_, 3.minutes))
       }
       assert(results.map(_.version).toSet === Set(round.toLong))
+      // A classic checkpoint is one conditional PUT: one writer's lands, the other keeps it.
+      if (kind.isEmpty) assert(results.count(!_.alreadyExisted) === 1, results)
       val names = s3.keys(bucket, "cp/_delta_log/").map(_.stripPrefix("cp/_delta_log/"))
       val ofRound =
         names.filter(n => n.startsWith(FileNames.padded(round)) && n.contains(".checkpoint."))

@@ -105,6 +105,21 @@ class S3TablesSuite extends S3SparkSuite {
   private def logKeys(prefix: String): Seq[String] =
     s3.keys(bucket, s"$prefix/_delta_log/").map(_.stripPrefix(s"$prefix/_delta_log/"))
 
+  test("a V2 checkpoint on S3: sidecars in _sidecars, then the UUID-named file") {
+    val name = "golden/v2-checkpoint-parquet"
+    assume(tables.contains(name), Fixtures.skipMessage)
+    val prefix = "maint/v2"
+    val path = copyFixture(name, bucket, prefix)
+    val cp = DeltaLog.forTable(spark, path).checkpoint(kind = Some("v2"))
+    assert(cp.sidecars.nonEmpty && cp.files.size === 1, cp)
+    val keys = logKeys(prefix)
+    cp.sidecars.foreach(f => assert(keys.contains(s"_sidecars/${f.split('/').last}"), keys))
+    assert(keys.contains(cp.files.head.split('/').last), keys)
+    assert(!keys.exists(_.startsWith(".txlog-staging")), keys)
+    val (ours, ref) = Oracle.both(spark, path)
+    assert(ours.get === ref.get && ref.get.version === cp.version)
+  }
+
   test("maintenance on S3: checkpoints, checksum, compaction, cleanup and a commit") {
     assume(tables.contains("golden/checkpoint"), Fixtures.skipMessage)
     val prefix = "maint/checkpoint"
