@@ -5,16 +5,24 @@ import sbt._
 
 /** Which test sources a Spark line compiles. A line without a delta-spark oracle leaves out every
   * suite that uses delta-spark, directly or through another test source; a line whose oracle
-  * lacks what a suite compares with leaves that suite out by name.
+  * lacks what a suite compares with leaves that suite out by name; the S3 suites run on the
+  * default line only.
   */
 object TestSources {
   private val DeltaSpark = Seq("org.apache.spark.sql.delta", "io.delta")
+
+  /** The S3 suites and their server: hadoop-aws and the AWS SDK are test dependencies of the
+    * default line only (each line's hadoop-aws must match the Hadoop its Spark bundles).
+    */
+  private def S3(name: String): Boolean = name.startsWith("S3") && name.endsWith(".scala")
   private val Defined =
     """(?m)^\s*(?:final\s+|private\s+|case\s+)*(?:object|class|trait)\s+(\w+)""".r
 
   /** The files of `sources` that `line` leaves out. */
   def excluded(line: SparkLine, sources: Seq[File]): Set[File] = {
-    val byName = sources.filter(f => line.testExcludes.contains(f.getName)).toSet
+    val byName = sources.filter { f =>
+      line.testExcludes.contains(f.getName) || (line != SparkLine.Default && S3(f.getName))
+    }.toSet
     if (line.deltaOracle.isDefined) byName
     else {
       val text = sources.map(f => f -> new String(Files.readAllBytes(f.toPath), UTF_8)).toMap

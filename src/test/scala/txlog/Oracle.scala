@@ -1,5 +1,7 @@
 package txlog
 
+import java.sql.Timestamp
+
 import scala.util.Try
 
 import org.apache.hadoop.fs.Path
@@ -123,6 +125,30 @@ object Oracle {
       s.setTransactions,
       s.domainMetadata
     )
+  }
+
+  /** For timestamps just before, at and just after each commit of `path` (as delta-spark dates
+    * them) and a minute before the first and after the last: the version txlog and delta-spark
+    * resolve each to, or the error each raised.
+    */
+  def timestampAnswers(
+      spark: SparkSession,
+      path: String
+  ): Seq[(Timestamp, Try[Long], Try[Long])] = {
+    RefLog.clearCache()
+    val ref = RefLog.forTable(spark, path)
+    val commits = ref.history
+      .getHistory(None)
+      .map(h => h.getVersion -> h.timestamp.getTime)
+      .sortBy(_._1)
+    val probes = commits.flatMap { case (_, t) => Seq(t - 1, t, t + 1) }.distinct.sorted ++
+      Seq(commits.head._2 - 60000L, commits.last._2 + 60000L)
+    val log = DeltaLog.forTable(spark, path)
+    probes.map { t =>
+      val ts = new Timestamp(t)
+      val theirs = Try(RefVersions.versionAtTime(ref, ts))
+      (ts, Try(log.snapshotAsOf(ts).version), theirs)
+    }
   }
 
   /** Both results, or the error each raised. */

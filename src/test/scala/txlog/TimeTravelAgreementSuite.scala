@@ -2,10 +2,7 @@ package txlog
 
 import java.sql.Timestamp
 
-import scala.util.{Failure, Success, Try}
-
-import org.apache.spark.sql.delta.RefVersions
-import org.apache.spark.sql.delta.{DeltaLog => RefLog}
+import scala.util.{Failure, Success}
 
 /** Time travel resolves as delta-spark resolves it on the multi-version fixtures: every version
   * gives the same snapshot, and timestamps before, at, between and after commits pick the same
@@ -102,25 +99,13 @@ class TimeTravelAgreementSuite extends SparkSuite {
       assert(f.setLastModified(t))
     }
 
-  private def assertTimestampsAgree(path: String): Unit = {
-    RefLog.clearCache()
-    val ref = RefLog.forTable(spark, path)
-    val commits = ref.history
-      .getHistory(None)
-      .map(h => h.getVersion -> h.timestamp.getTime)
-      .sortBy(_._1)
-    val probes = commits.flatMap { case (_, t) => Seq(t - 1, t, t + 1) }.distinct.sorted ++
-      Seq(commits.head._2 - 60000L, commits.last._2 + 60000L)
-    val log = DeltaLog.forTable(spark, path)
-    probes.foreach { t =>
-      val ts = new Timestamp(t)
-      val theirs = Try(RefVersions.versionAtTime(ref, ts))
-      val ours = Try(log.snapshotAsOf(ts).version)
+  private def assertTimestampsAgree(path: String): Unit =
+    Oracle.timestampAnswers(spark, path).foreach { case (ts, ours, theirs) =>
       (ours, theirs) match {
-        case (Success(a), Success(b))      => assert(a === b, s"at $ts ($t)")
-        case (Failure(ours), Failure(ref)) => Refusal.assertSame(ours, ref, s"at $ts ($t)")
-        case _                             => fail(s"at $ts ($t): txlog $ours, delta-spark $theirs")
+        case (Success(a), Success(b)) => assert(a === b, s"at $ts (${ts.getTime})")
+        case (Failure(ours), Failure(ref)) =>
+          Refusal.assertSame(ours, ref, s"at $ts (${ts.getTime})")
+        case _ => fail(s"at $ts (${ts.getTime}): txlog $ours, delta-spark $theirs")
       }
     }
-  }
 }

@@ -137,6 +137,13 @@ private[txlog] object LogListing {
   /** The files of `_delta_log` whose name starts with a version of at least `from` (all files when
     * `from` is 0), kept by name as the listing streams in. Names start with zero-padded versions,
     * so they compare as the versions do.
+    *
+    * There is no start-after listing to use: Hadoop's public FileSystem API has none (HDFS's
+    * `startAfter` is internal to its client), and S3A (3.5.0) pages its ListObjectsV2 requests by
+    * prefix and continuation token only, never `StartAfter`. So object stores list all of
+    * `_delta_log`, page by page (`fs.s3a.paging.maximum` keys a request, the next page fetched
+    * while this one is filtered), and files before `from` are dropped here by name; metadata
+    * cleanup is what keeps the listing short.
     */
   private def statuses(table: TablePath, from: Long): IndexedSeq[FileStatus] = {
     val first = FileNames.padded(from)

@@ -15,12 +15,19 @@ private[txlog] object StorageConf {
   val SingleWriterKey = "spark.txlog.storage.singleWriter"
   def kindKey(scheme: String): String = s"spark.txlog.storage.$scheme.kind"
 
-  /** The value of `key`: the Spark session's first, then `hadoopConf`'s. */
+  /** The value of `key`: with a running Spark session, the session's setting, else its Hadoop
+    * configuration's; without one, `hadoopConf`'s. A file system's own configuration is not read
+    * when there is a session: it is the one the file system was created and cached with (S3A caches
+    * one per bucket for the JVM), which holds the session's settings of that moment, so a setting
+    * unset since (single-writer mode) would linger there.
+    */
   def get(hadoopConf: Configuration, key: String): Option[String] =
-    SparkSession.getActiveSession
-      .orElse(SparkSession.getDefaultSession)
-      .flatMap(_.conf.getOption(key))
-      .orElse(Option(hadoopConf).flatMap(c => Option(c.get(key))))
+    Seq(SparkSession.getActiveSession, SparkSession.getDefaultSession).flatten
+      .find(!_.sparkContext.isStopped) match {
+      case Some(s) =>
+        s.conf.getOption(key).orElse(Option(s.sparkContext.hadoopConfiguration.get(key)))
+      case None => Option(hadoopConf).flatMap(c => Option(c.get(key)))
+    }
 
   def kind(hadoopConf: Configuration, scheme: String): StoreKind =
     get(hadoopConf, kindKey(scheme))

@@ -35,6 +35,8 @@ private[txlog] object TableCreation {
         s"Its _delta_log holds ${logFiles.size} commit or checkpoint files, e.g. ${logFiles.min}."
       )
     }
+    // Refused (STORAGE_NOT_ATOMIC) before anything is created, not when committing version 0.
+    txlog.storage.LogStores.forPath(table.fs, table.logDir).checkPutIfAbsent(table.logDir)
     table.fs.mkdirs(table.logDir)
     val (p, m) = WriterRules.newTable(
       schema,

@@ -1,0 +1,45 @@
+package txlog.storage
+
+import org.apache.hadoop.fs.{FileSystem, Path}
+
+import txlog.{Fixtures, SparkSuite}
+
+/** A [[SparkSuite]] whose session reaches a local S3 server of its own ([[S3Proxy]], started before
+  * the session and stopped after it) through S3A, with `buckets` created. Bucket names must be
+  * unique across suites: S3A file systems are cached per bucket for the whole test JVM.
+  */
+trait S3SparkSuite extends SparkSuite {
+  @transient private var server: S3Proxy = _
+
+  /** The buckets the suite uses, created at start. */
+  def buckets: Seq[String]
+
+  /** Session settings of the suite besides those reaching the server. */
+  def suiteConf: Map[String, String] = Map.empty
+
+  def s3: S3Proxy = server
+
+  override def extraConf: Map[String, String] = server.sparkConf ++ suiteConf
+
+  override def beforeAll(): Unit = {
+    server = S3Proxy.start()
+    buckets.foreach(server.createBucket)
+    super.beforeAll()
+  }
+
+  override def afterAll(): Unit = {
+    try super.afterAll()
+    finally if (server != null) { server.stop(); server = null }
+  }
+
+  /** The file system of `path`, configured as the session configures it. */
+  def fsOf(path: String): FileSystem =
+    new Path(path).getFileSystem(spark.sessionState.newHadoopConf())
+
+  /** Copies the fixture `name` to `s3a://<bucket>/<prefix>` and returns that table path. */
+  def copyFixture(name: String, bucket: String, prefix: String): String = {
+    val n = s3.upload(Fixtures.root.resolve(name), bucket, prefix)
+    assert(n > 0, s"fixture $name is empty")
+    s"s3a://$bucket/$prefix"
+  }
+}

@@ -1,0 +1,181 @@
+package txlog.storage
+
+import scala.util.{Failure, Success, Try}
+
+import org.apache.spark.sql.DataFrame
+
+import txlog.{DeltaLog, Fixtures, Oracle, Refusal, SnapshotView, TxlogException}
+import txlog.cleanup.MetadataCleanup
+import txlog.log.{FileNames, LastCheckpoint, LogListing}
+
+/** Fixture tables copied to a local S3 server and read and maintained through S3A: each snapshot on
+  * `s3a://` agrees with txlog's answer on the local copy and with delta-spark's on `s3a://`; time
+  * travel, checkpoints of every kind, checksums, log compaction, metadata cleanup and a commit work
+  * there as on local disk. The fixtures are a selection of the ones [[txlog.FixtureAgreementSuite]]
+  * reads in full (each S3 round trip costs time): checkpoint kinds, deletion vectors, column
+  * mapping, keys with special characters, a corrupt hint, and a table both readers refuse.
+  */
+class S3TablesSuite extends S3SparkSuite {
+  private val bucket = "txlog-tables"
+  def buckets: Seq[String] = Seq(bucket)
+
+  private val tables = Seq(
+    "golden/checkpoint",
+    "golden/multi-part-checkpoint",
+    "golden/v2-checkpoint-parquet",
+    "golden/dv-partitioned-with-checkpoint",
+    "golden/data-reader-escaped-chars",
+    "golden/table-with-columnmapping-mode-name",
+    "golden/corrupted-last-checkpoint",
+    "golden/time-travel-start-start20-start40",
+    "golden/versions-not-contiguous"
+  ).filter(t => Fixtures.tables.contains(t))
+
+  private def s3Path(name: String) = s"s3a://$bucket/$name"
+
+  override def beforeAll(): Unit = {
+    super.beforeAll()
+    tables.foreach(t => copyFixture(t, bucket, t))
+  }
+
+  if (!Fixtures.available) test("tables on S3")(cancel(Fixtures.skipMessage))
+
+  /** `v` with every file path made relative to the table root `root`, so that answers read from two
+    * places compare.
+    */
+  private def relative(v: SnapshotView, root: String): SnapshotView = {
+    def rel(p: String) = { assert(p.startsWith(root + "/"), p); p.stripPrefix(root + "/") }
+    v.copy(
+      live = v.live.map { case (p, dv, size, parts) => (rel(p), dv, size, parts) },
+      tombstones = v.tombstones.map { case (p, dv) => (rel(p), dv) }
+    )
+  }
+
+  private def rootOf(path: String) = DeltaLog.forTable(spark, path).tablePath
+
+  /** txlog on S3, delta-spark on S3 and txlog on the local fixture give one answer, or all three
+    * refuse for the same reason.
+    */
+  private def assertAgree(name: String, s3: String, version: Option[Long] = None): Unit = {
+    val (ours, ref) = Oracle.both(spark, s3, version)
+    val local = Try(Oracle.txlog(spark, Fixtures.path(name), version))
+    val what = s"$name${version.fold("")(v => s" v$v")}"
+    (ours, ref, local) match {
+      case (Success(o), Success(r), Success(l)) =>
+        assert(o === r, what)
+        assert(relative(o, rootOf(s3)) === relative(l, rootOf(Fixtures.path(name))), what)
+      case (Failure(o), Failure(r), Failure(l: TxlogException)) =>
+        Refusal.assertSame(o, r, what)
+        assert(o.asInstanceOf[TxlogException].errorClass === l.errorClass, what)
+      case _ => fail(s"$what: txlog on S3 $ours, delta-spark $ref, txlog locally $local")
+    }
+  }
+
+  tables.foreach { name =>
+    test(s"the snapshot on S3 agrees with the local one and with delta-spark: $name") {
+      assertAgree(name, s3Path(name))
+    }
+  }
+
+  test("time travel on S3: versions agree with the local answers, timestamps with delta-spark") {
+    val name = "golden/time-travel-start-start20-start40"
+    assume(tables.contains(name), Fixtures.skipMessage)
+    (0L to 2L).foreach(v => assertAgree(name, s3Path(name), Some(v)))
+    // Commit times on S3 are the objects' upload times: both readers must date them alike.
+    Oracle.timestampAnswers(spark, s3Path(name)).foreach { case (ts, ours, theirs) =>
+      (ours, theirs) match {
+        case (Success(a), Success(b)) => assert(a === b, s"at $ts")
+        case (Failure(a), Failure(b)) => Refusal.assertSame(a, b, s"at $ts")
+        case _                        => fail(s"at $ts: txlog $ours, delta-spark $theirs")
+      }
+    }
+    val cp = "golden/checkpoint"
+    Seq(9L, 12L).foreach(v => assertAgree(cp, s3Path(cp), Some(v)))
+  }
+
+  /** Adds of unpartitioned files, as a writer would commit them. */
+  private def adds(paths: String*): DataFrame = {
+    val session = spark
+    import session.implicits._
+    paths
+      .map(p => (p, 10L, Map.empty[String, String], 1700000000000L, true))
+      .toDF("path", "size", "partitionValues", "modificationTime", "dataChange")
+  }
+
+  private def logKeys(prefix: String): Seq[String] =
+    s3.keys(bucket, s"$prefix/_delta_log/").map(_.stripPrefix(s"$prefix/_delta_log/"))
+
+  test("a V2 checkpoint on S3: sidecars in _sidecars, then the UUID-named file") {
+    val name = "golden/v2-checkpoint-parquet"
+    assume(tables.contains(name), Fixtures.skipMessage)
+    val prefix = "maint/v2"
+    val path = copyFixture(name, bucket, prefix)
+    val cp = DeltaLog.forTable(spark, path).checkpoint(kind = Some("v2"))
+    assert(cp.sidecars.nonEmpty && cp.files.size === 1, cp)
+    val keys = logKeys(prefix)
+    cp.sidecars.foreach(f => assert(keys.contains(s"_sidecars/${f.split('/').last}"), keys))
+    assert(keys.contains(cp.files.head.split('/').last), keys)
+    assert(!keys.exists(_.startsWith(".txlog-staging")), keys)
+    val (ours, ref) = Oracle.both(spark, path)
+    assert(ours.get === ref.get && ref.get.version === cp.version)
+  }
+
+  test("maintenance on S3: checkpoints, checksum, compaction, cleanup and a commit") {
+    assume(tables.contains("golden/checkpoint"), Fixtures.skipMessage)
+    val prefix = "maint/checkpoint"
+    val path = copyFixture("golden/checkpoint", bucket, prefix)
+    val log = DeltaLog.forTable(spark, path)
+
+    // A commit through the transaction API: put-if-absent of version 15.
+    val c = log.startTransaction().addFiles(adds("new-1.parquet", "new-2.parquet")).commit()
+    assert(c.committed && c.version === 15L && c.attempts === 1)
+
+    // Checkpoints: classic, then multi-part of the same version.
+    val classic = DeltaLog.forTable(spark, path).checkpoint()
+    assert(classic.version === 15L && !classic.alreadyExisted)
+    val multi = DeltaLog
+      .forTable(spark, path)
+      .checkpoint(kind = Some("multipart"), options = Map("parts" -> "2"))
+    assert(multi.files.size === 2)
+    val names = logKeys(prefix)
+    assert(names.contains(FileNames.padded(15) + ".checkpoint.parquet"), names)
+    assert(names.count(_.startsWith(FileNames.padded(15) + ".checkpoint.000000000")) === 2, names)
+    assert(!names.exists(n => n.startsWith(".txlog-staging") || n.endsWith(".tmp")), names)
+    val hint =
+      LastCheckpoint.parse(new String(s3.get(bucket, s"$prefix/_delta_log/_last_checkpoint")))
+    assert(hint.map(_.version) === Right(15L))
+    // txlog reads the new checkpoint as delta-spark does, with the commit in it.
+    val (ours, ref) = Oracle.both(spark, path)
+    val v15 = ref.get
+    assert(ours.get === v15 && v15.version === 15L)
+    assert(v15.live.exists(_._1.endsWith("/new-1.parquet")))
+
+    // The version checksum, validated against the snapshot.
+    val crc = DeltaLog.forTable(spark, path).writeChecksum()
+    assert(logKeys(prefix).contains(FileNames.padded(15) + ".crc"), crc)
+    assert(DeltaLog.forTable(spark, path).validateChecksum().isValid)
+
+    // Log compaction of 11 to 14 (below the checkpoint now; read when time travelling to 14).
+    val compacted = DeltaLog.forTable(spark, path).compact(11L, 14L)
+    assert(
+      logKeys(prefix).contains(s"${FileNames.padded(11)}.${FileNames.padded(14)}.compacted.json"),
+      compacted
+    )
+    val (ours14, ref14) = Oracle.both(spark, path, Some(14L))
+    assert(ours14.get === ref14.get)
+
+    // Metadata cleanup, three days from now (S3 cannot back-date the objects): everything before
+    // the checkpoint of version 15 goes, and version 15 reads as before.
+    val l = LogListing.list(DeltaLog.forTable(spark, path).table)
+    val snap = DeltaLog.forTable(spark, path).snapshot()
+    val now = System.currentTimeMillis() + 3L * 24 * 3600 * 1000
+    val rows = MetadataCleanup
+      .run(spark, l, snap.protocol, snap.metadata.configuration, Some("1 day"), dryRun = false, now)
+      .collect()
+    assert(rows.nonEmpty && rows.forall(_.getAs[Boolean]("deleted")), rows.mkString("\n"))
+    val left = logKeys(prefix).filter(n => n.head.isDigit)
+    assert(left.forall(_.take(20).toLong >= 15L), left)
+    assert(Oracle.txlog(spark, path, None) === v15)
+    assert(Oracle.reference(spark, path, None) === v15)
+  }
+}
