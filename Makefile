@@ -8,7 +8,7 @@ VERSION := $(shell sed -n 's/^ThisBuild \/ version := "\(.*\)"/\1/p' build.sbt)
 JAR := target/scala-2.13/txlog_2.13-$(VERSION).jar
 PY_JARS := python/txlog/jars
 
-.PHONY: venv jar test-scala test-python test demo bench bench-smoke
+.PHONY: venv jar test-scala test-python test test-cluster demo bench bench-smoke
 
 # Creates .venv when absent; (re)installs the pinned tools and the txlog package (editable)
 # when python/pyproject.toml or this Makefile changes. pyarrow is what delta-rs hands its
@@ -38,6 +38,12 @@ test-python: venv
 	$(VENV_PY) -m pytest tests -q
 
 test: jar test-scala test-python
+
+# txlog on a Spark standalone cluster (a master and two workers on 127.0.0.1) against local
+# mode: every fixture table of tests/test_cluster.py and the W1 table (1M files). `make test`
+# runs only its default part (two fixture tables).
+test-cluster: jar venv
+	TXLOG_CLUSTER_FIXTURES=all TXLOG_CLUSTER_W1=1 $(VENV_PY) -m pytest tests/test_cluster.py -q -s
 
 # Replays the demo table in examples/tables/demo through PySpark: snapshot summary, history
 # and a time-travelled version.
