@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import shutil
 import sys
 import time
 import traceback
@@ -50,6 +52,7 @@ class Table:
         self.spark = spark
         self.name: str = spec["name"]
         self.path: str = spec["path"]
+        self.local_dir: str | None = spec.get("local_dir")  # the copy on disk, to break it
         self.kind: str = spec["kind"]
         self.full: bool = bool(spec.get("full", False))
         self.conf: dict[str, str] = dict(spec.get("conf", {}))
@@ -99,9 +102,13 @@ class Table:
 
 
 def error_of(e: BaseException) -> dict[str, Any]:
-    first = (str(e).strip().splitlines() or [""])[0]
+    """The error's type, class, file and version, and its message up to the cause (whose text
+    names where the run's temporary files are and how the parquet reader failed)."""
+    first = (str(e).strip().splitlines() or [""])[0].split(" Cause: ")[0]
+    file = getattr(e, "file", None)
     return {"type": type(e).__name__, "error_class": getattr(e, "error_class", None),
-            "message": first}
+            "file": None if file is None else file.rsplit("/", 1)[-1],
+            "version": getattr(e, "version", None), "message": first}
 
 
 # ---- What a snapshot is, as comparable values -------------------------------------------
@@ -229,6 +236,8 @@ def run_table(t: Table) -> None:
     compaction(t, latest, history)
     commits(t)
     cleanup(t)
+    if fixture and t.local_dir:
+        broken_logs(t)
 
 
 def describe(log: txlog.DeltaLog) -> dict[str, Any]:
@@ -380,6 +389,46 @@ def cleanup(t: Table) -> None:
     t.step("cleanup", lambda: candidates(False))
     t.step("replay_after_cleanup", lambda: snapshot_summary(
         t.log().snapshot(), t.root, detail=t.kind == "fixture", with_time=False))
+
+
+def broken_logs(t: Table) -> None:
+    """Errors raised where the log is read -- by tasks on executors when the table's settings
+    send reads there -- must reach the driver as the same typed errors, naming the file and
+    version: a malformed commit after the latest version, then a checkpoint overwritten with
+    bytes that are not parquet. On a copy of the table (read by its local path), so that the
+    table itself stays as the job left it."""
+    broken = f"{t.local_dir.rstrip('/')}-broken"
+    shutil.copytree(t.local_dir, broken)  # keeps modification times
+    t.path = broken
+    log_dir = os.path.join(broken, "_delta_log")
+    bad: list[str] = []
+
+    def malformed_commit() -> Any:
+        latest = t.log().snapshot().version
+        bad.append(os.path.join(log_dir, f"{latest + 1:020d}.json"))
+        with open(bad[0], "w") as f:
+            f.write('{"commitInfo":{}}\n{"add": {"path": "x", oops}\n')
+        return short_digest(t.log().snapshot(), t.root)
+
+    def corrupt_checkpoint() -> Any:
+        for path in bad:
+            os.remove(path)
+        # The newest classic checkpoint, else the newest V2 checkpoint's newest sidecar.
+        names = sorted(n for n in os.listdir(log_dir) if n.endswith(".checkpoint.parquet"))
+        if names:
+            target, version = os.path.join(log_dir, names[-1]), int(names[-1][:20])
+        else:
+            sidecars = os.path.join(log_dir, "_sidecars")
+            names = sorted((n for n in os.listdir(sidecars) if n.endswith(".parquet") and
+                            not n.startswith(".")),
+                           key=lambda n: os.path.getmtime(os.path.join(sidecars, n)))
+            target, version = os.path.join(sidecars, names[-1]), t.log().snapshot().version
+        with open(target, "r+b") as f:
+            f.write(b"not parquet at all" * 64)
+        return short_digest(t.log().snapshot(version=version), t.root)
+
+    t.step("error_malformed_commit", malformed_commit)
+    t.step("error_corrupt_checkpoint", corrupt_checkpoint)
 
 
 # ---- Entry point --------------------------------------------------------------------------
