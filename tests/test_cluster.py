@@ -268,8 +268,8 @@ def txlog_view(replay: dict[str, Any]) -> dict[str, Any]:
 # ---- The tests -----------------------------------------------------------------------------
 
 
-def test_fixtures_on_cluster(cluster: standalone.StandaloneCluster, py_files: Path,
-                             txlog_jar: str, fixtures: Path,
+def test_fixtures_on_cluster(fixtures: Path, txlog_jar: str,  # first: they may skip or fail
+                             cluster: standalone.StandaloneCluster, py_files: Path,
                              tmp_path_factory: pytest.TempPathFactory) -> None:
     tmp = tmp_path_factory.mktemp("fixtures-job")
     full = os.environ.get(FIXTURES_ENV) == "all"
@@ -314,7 +314,7 @@ def test_fixtures_on_cluster(cluster: standalone.StandaloneCluster, py_files: Pa
 @pytest.mark.skipif(os.environ.get(W1_ENV) != "1",
                     reason=f"W1 (1M files) on the cluster runs on demand: {W1_ENV}=1 "
                            "(make test-cluster)")
-def test_w1_on_cluster(cluster: standalone.StandaloneCluster, py_files: Path, txlog_jar: str,
+def test_w1_on_cluster(txlog_jar: str, cluster: standalone.StandaloneCluster, py_files: Path,
                        tmp_path_factory: pytest.TempPathFactory) -> None:
     sys.path.insert(0, str(REPO_ROOT / "bench"))
     import gen_logs
