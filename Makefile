@@ -24,7 +24,8 @@ jar_dir = $(if $(filter $(DEFAULT_LINE),$(1)),target,target/spark-$(1))/scala-$(
 jar_of = $(call jar_dir,$(1))/txlog-spark_$(1)-$(VERSION).jar
 JAR := $(call jar_of,$(DEFAULT_LINE))
 
-.PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat demo bench bench-smoke
+.PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat \
+  test-cluster demo bench bench-smoke
 
 # Creates .venv when absent; (re)installs the pinned tools and the txlog package (editable)
 # when python/pyproject.toml or this Makefile changes. pyarrow is what delta-rs hands its
@@ -124,6 +125,12 @@ test-line-%: venv
 	  $(if $(filter 4.3_%,$*),test,"testOnly $(MATRIX_SCALA)") </dev/null
 	$(if $(filter 3.5_2.13,$*),,$(MAKE) venv-$(call line_of,$*) && \
 	  .venv-$(call line_of,$*)/bin/python -m pytest $(MATRIX_PYTHON) -q)
+
+# txlog on a Spark standalone cluster (a master and two workers on 127.0.0.1) against local
+# mode: every fixture table of tests/test_cluster.py and the W1 table (1M files). `make test`
+# runs only its default part (two fixture tables).
+test-cluster: jar venv
+	TXLOG_CLUSTER_FIXTURES=all TXLOG_CLUSTER_W1=1 $(VENV_PY) -m pytest tests/test_cluster.py -q -s
 
 # Replays the demo table in examples/tables/demo through PySpark: snapshot summary, history
 # and a time-travelled version.

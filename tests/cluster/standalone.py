@@ -1,0 +1,222 @@
+"""A Spark standalone cluster on this machine for the cluster test, and spark-submit against it.
+
+The master and the workers are the pinned pyspark's own classes started through its
+``bin/spark-class`` as child processes (pyspark ships no ``sbin/start-master.sh``), each in a
+session of its own so that stopping a worker's process group also stops the executors it
+launched. Everything binds to 127.0.0.1 on free ports; work, local and log directories live in
+one temporary directory. ``StandaloneCluster`` is a context manager: the processes are stopped
+on exit, whatever happened, and on SIGTERM too.
+
+    with StandaloneCluster(tmp_dir, workers=2, cores=1, memory="3g") as cluster:
+        submit(cluster.url, jar, py_files, job, args, log_file)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HOST = "127.0.0.1"
+START_TIMEOUT_S = 120
+
+
+def venv_bin() -> Path:
+    """The bin directory of the Python running the tests (the project's venv)."""
+    return Path(sys.executable).parent
+
+
+def pyspark_home() -> Path:
+    import pyspark
+
+    return Path(pyspark.__file__).resolve().parent
+
+
+def spark_env(tmp: Path) -> dict[str, str]:
+    """The environment for Spark's scripts: the venv's bin first on PATH (pyspark's launcher
+    finds Spark with the first python3 there), the venv's Python for drivers and executors,
+    everything bound to 127.0.0.1, scratch directories under ``tmp``; no PYTHONPATH (the
+    txlog package reaches the job through --py-files only) and no SPARK_HOME of another Spark."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "SPARK_HOME", "SPARK_CONF_DIR", "TXLOG_JAR")}
+    bin_dir = venv_bin()
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    env["PYSPARK_PYTHON"] = str(bin_dir / "python")
+    env["PYSPARK_DRIVER_PYTHON"] = str(bin_dir / "python")
+    env["SPARK_LOCAL_IP"] = HOST
+    for name, sub in (("SPARK_LOCAL_DIRS", "local"), ("SPARK_LOG_DIR", "logs"),
+                      ("SPARK_PID_DIR", "pids")):
+        (tmp / sub).mkdir(parents=True, exist_ok=True)
+        env[name] = str(tmp / sub)
+    return env
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def tail(path: Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return f"({path} unreadable)"
+
+
+@dataclass
+class StandaloneCluster:
+    """A master and ``workers`` workers of ``cores`` cores and ``memory`` each."""
+
+    tmp: Path
+    workers: int = 2
+    cores: int = 1
+    memory: str = "3g"
+    daemon_memory: str = "512m"
+    url: str = ""
+    web_url: str = ""
+    _procs: list[tuple[str, subprocess.Popen[bytes], Path]] = field(default_factory=list)
+
+    def __enter__(self) -> StandaloneCluster:
+        self._previous_sigterm = signal.getsignal(signal.SIGTERM)
+        if self._previous_sigterm in (signal.SIG_DFL, None):
+            # A SIGTERM to the test run unwinds through __exit__ instead of orphaning them.
+            signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+        signal.signal(signal.SIGTERM, self._previous_sigterm or signal.SIG_DFL)
+
+    def _spawn(self, name: str, args: list[str]) -> None:
+        env = spark_env(self.tmp)
+        env["SPARK_DAEMON_MEMORY"] = self.daemon_memory
+        log = self.tmp / "logs" / f"{name}.log"
+        with open(log, "wb") as sink:
+            proc = subprocess.Popen(
+                [str(pyspark_home() / "bin" / "spark-class"), *args], env=env,
+                stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
+                start_new_session=True)
+        self._procs.append((name, proc, log))
+
+    def _start(self) -> None:
+        port, web_port = free_port(), free_port()
+        self.url = f"spark://{HOST}:{port}"
+        self.web_url = f"http://{HOST}:{web_port}"
+        self._spawn("master", ["org.apache.spark.deploy.master.Master", "--host", HOST,
+                               "--port", str(port), "--webui-port", str(web_port)])
+        for i in range(self.workers):
+            work = self.tmp / f"worker-{i}"
+            work.mkdir(parents=True, exist_ok=True)
+            self._spawn(f"worker-{i}", [
+                "org.apache.spark.deploy.worker.Worker", "--host", HOST, "--port", "0",
+                "--webui-port", "0", "--cores", str(self.cores), "--memory", self.memory,
+                "--work-dir", str(work), self.url])
+        self._wait_for_workers()
+
+    def _wait_for_workers(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        alive = 0
+        while time.monotonic() < deadline:
+            for name, proc, log in self._procs:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"the {name} exited with {proc.returncode}:\n{tail(log)}")
+            try:
+                with urllib.request.urlopen(f"{self.web_url}/json/", timeout=5) as r:
+                    state = json.load(r)
+                alive = int(state.get("aliveworkers", 0))
+                if alive >= self.workers and state.get("status") == "ALIVE":
+                    return
+            except (OSError, ValueError):
+                pass
+            time.sleep(1)
+        logs = "\n".join(f"--- {n}\n{tail(log)}" for n, _, log in self._procs)
+        raise RuntimeError(f"{alive} of {self.workers} workers registered within "
+                           f"{START_TIMEOUT_S} s:\n{logs}")
+
+    def stop(self) -> None:
+        """Stops the workers (and their executors), then the master: SIGTERM to each process
+        group, SIGKILL to what is left after 30 s."""
+        procs = list(reversed(self._procs))  # workers first
+        for _, proc, _ in procs:
+            if proc.poll() is None:
+                _signal_group(proc, signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        for _, proc, _ in procs:
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+            _signal_group(proc, signal.SIGKILL)  # executors still in the group, if any
+            proc.wait()
+        self._procs.clear()
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {n} ({log})\n{tail(log)}" for n, _, log in self._procs)
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def package_zip(package_dir: Path, target: Path) -> Path:
+    """The txlog Python package as a zip for --py-files: its sources, without the jar copy
+    (the jar goes by --jars) and without caches."""
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
+        for p in sorted(package_dir.rglob("*")):
+            rel = p.relative_to(package_dir.parent)
+            if p.is_file() and "jars" not in rel.parts and "__pycache__" not in rel.parts:
+                zf.write(p, rel.as_posix())
+    return target
+
+
+@dataclass
+class Submission:
+    returncode: int
+    seconds: float
+    log: Path
+
+
+def submit(master: str, jar: str, py_files: Path, job: Path, args: list[str], tmp: Path,
+           log: Path, conf: dict[str, str], driver_memory: str = "1g",
+           timeout_s: float = 900) -> Submission:
+    """``spark-submit --master MASTER --jars JAR --py-files ZIP JOB ARGS`` with the venv's bin
+    first on PATH, as the README tells users; its output goes to ``log``."""
+    argv = [str(venv_bin() / "spark-submit"), "--master", master, "--deploy-mode", "client",
+            "--driver-memory", driver_memory, "--jars", jar, "--py-files", str(py_files)]
+    for k, v in conf.items():
+        argv += ["--conf", f"{k}={v}"]
+    argv += [str(job), *args]
+    started = time.perf_counter()
+    with open(log, "wb") as sink:
+        proc = subprocess.Popen(argv, env=spark_env(tmp), stdin=subprocess.DEVNULL,
+                                stdout=sink, stderr=subprocess.STDOUT, cwd=tmp,
+                                start_new_session=True)
+        try:
+            code = proc.wait(timeout=timeout_s)
+        except BaseException:
+            _signal_group(proc, signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                _signal_group(proc, signal.SIGKILL)
+                proc.wait()
+            raise
+    return Submission(code, round(time.perf_counter() - started, 1), log)
