@@ -59,7 +59,7 @@ jars: $(addprefix jar-,$(LINES))
 
 wheel: jars venv
 	rm -rf python/build dist/txlog-*.whl
-	$(VENV_PY) -m pip wheel --no-deps -w dist python
+	$(VENV_PY) -m pip wheel --no-deps -w dist ./python
 
 # Installs the wheel into a fresh virtualenv per Spark line, next to that line's pyspark only,
 # and reads the demo table there: the wheel must pick each line's jar.
