@@ -38,7 +38,7 @@ from txlog_testing import REPO_ROOT, copy_table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cluster"))
 import standalone  # noqa: E402
-from cluster_job import UUID  # noqa: E402
+from job_record import UUID  # noqa: E402
 
 JOB = REPO_ROOT / "tests" / "cluster" / "cluster_job.py"
 OUT_DIR = REPO_ROOT / "target" / "cluster-test"
