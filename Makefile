@@ -103,7 +103,8 @@ test: jar test-scala test-python test-compat
 # runs one line.
 MATRIX_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTravelAgreementSuite \
   txlog.timetravel.CommitTimelineSuite txlog.checkpoint.CheckpointRoundTripSuite \
-  txlog.txn.TransactionSuite txlog.txn.InteropMatrixSuite txlog.txn.DeltaRsTablesSuite
+  txlog.txn.TransactionSuite txlog.txn.InteropMatrixSuite txlog.txn.DeltaRsTablesSuite \
+  txlog.storage.S3ObjectStoreSuite txlog.storage.S3TablesSuite
 MATRIX_PYTHON := tests/test_jar.py tests/test_api.py tests/test_transaction.py \
   tests/test_checkpoint.py tests/test_delta_rs_agreement.py tests/test_interop_delta_rs.py
 MATRIX_LINES := $(filter-out $(DEFAULT_LINE),$(LINES))

@@ -88,8 +88,9 @@ lazy val root = (project in file("."))
       Seq(f)
     }.taskValue
   )
-  // The S3 suites run on the default line (project/TestSources.scala leaves them out elsewhere).
-  .settings(if (line == SparkLine.Default) s3TestSettings else Nil)
+  // The S3 suites run on the lines with hadoop-aws deps (project/TestSources.scala leaves them
+  // out elsewhere).
+  .settings(line.s3.map(s3TestSettings).getOrElse(Nil))
 
 // The benchmark runner (engine `txlog-scala` of bench/run.py): its own project, so `sbt test`
 // does not compile it. Sources in bench/scala/txlog/bench; run with `bench/runMain`.
@@ -122,26 +123,25 @@ lazy val bench = (project in file("bench/scala"))
   )
 
 // ---- Tables on S3 (issue #11): test scope only, nothing here reaches the jar. ----------------
-// hadoop-aws of the Hadoop that Spark bundles (Spark 4.2: 3.5.0; 4.0: 3.4.1; 3.5: 3.3.4, whose
-// S3A uses the v1 SDK) with only the AWS SDK v2 modules S3A loads instead of the SDK's ~600 MB
-// `bundle`, and S3Proxy's self-contained jar in a hidden configuration of its own (on no
+// hadoop-aws of the Hadoop that the line's Spark bundles (project/SparkLine.scala: 4.0, 4.1 and
+// 4.2; not 3.5, whose Hadoop 3.3.4 S3A needs the ~280 MB v1 SDK bundle, nor 4.3, which has no
+// delta-spark to compare with) with only the AWS SDK v2 modules S3A loads instead of the SDK's
+// ~600 MB `bundle`, and S3Proxy's self-contained jar in a hidden configuration of its own (on no
 // classpath): the S3 suites start it as a child JVM (txlog.storage.S3Proxy), found through the
 // system property txlog.test.s3proxy.jar. Tests of the conditional create cancel themselves
 // where S3A lacks it (Hadoop < 3.4.2).
-val hadoopAwsVersion = "3.5.0"
-val awsSdkVersion = "2.35.4" // the SDK hadoop-aws 3.5.0 is built against
 val s3ProxyVersion = "4.0.0"
 lazy val S3ProxyJar = config("s3proxy").hide
-lazy val s3TestSettings = Seq(
+def s3TestSettings(deps: S3Deps) = Seq(
   ivyConfigurations += S3ProxyJar,
   libraryDependencies ++= Seq(
-    ("org.apache.hadoop" % "hadoop-aws" % hadoopAwsVersion % Test)
+    ("org.apache.hadoop" % "hadoop-aws" % deps.hadoopAws % Test)
       .exclude("software.amazon.awssdk", "bundle"),
     // s3 brings auth, regions, sdk-core and the apache (sync) and netty (async) HTTP clients.
     // S3A also loads the transfer manager when it starts (and, from hadoop-aws's own
     // dependencies, the analytics accelerator); STS and the rest of the SDK are never loaded.
-    "software.amazon.awssdk" % "s3" % awsSdkVersion % Test,
-    "software.amazon.awssdk" % "s3-transfer-manager" % awsSdkVersion % Test,
+    "software.amazon.awssdk" % "s3" % deps.awsSdk % Test,
+    "software.amazon.awssdk" % "s3-transfer-manager" % deps.awsSdk % Test,
     ("org.gaul" % "s3proxy" % s3ProxyVersion % S3ProxyJar)
       .classifier("jar-with-dependencies")
       .intransitive()

@@ -16,7 +16,8 @@ final case class SparkLine(
     deltaOracle: Option[String => ModuleID],
     shims: Seq[String],
     fromPyPiOnly: Boolean = false,
-    testExcludes: Set[String] = Set.empty
+    testExcludes: Set[String] = Set.empty,
+    s3: Option[S3Deps] = None
 ) {
 
   /** The artifact name, as delta-spark names its own (`delta-spark_4.2_2.13`). */
@@ -27,6 +28,11 @@ final case class SparkLine(
     if (line == SparkLine.Default.line && scalaBinary == "2.13") base / "target"
     else base / "target" / s"spark-${line}_$scalaBinary"
 }
+
+/** What the S3 suites of a line run on: hadoop-aws of the Hadoop that line's Spark bundles and the
+  * AWS SDK v2 release that hadoop-aws is built against (its `hadoop-project` pom).
+  */
+final case class S3Deps(hadoopAws: String, awsSdk: String)
 
 object SparkLine {
   private def delta(version: String, artifact: String): Option[String => ModuleID] =
@@ -49,7 +55,10 @@ object SparkLine {
       Map("2.13" -> "2.13.16"),
       "4.0.4",
       delta("4.4.0", "delta-spark_4.0_2.13"),
-      Seq("spark-4.x")
+      Seq("spark-4.x"),
+      // S3A without the conditional create; its SDK, 2.24.6, has no s3-transfer-manager on Maven
+      // Central: the patch release before it.
+      s3 = Some(S3Deps("3.4.1", "2.24.5"))
     ),
     SparkLine(
       "4.1",
@@ -57,7 +66,8 @@ object SparkLine {
       Map("2.13" -> "2.13.17"),
       "4.1.3",
       delta("4.4.0", "delta-spark_4.1_2.13"),
-      Seq("spark-4.x")
+      Seq("spark-4.x"),
+      s3 = Some(S3Deps("3.4.2", "2.29.52"))
     ),
     SparkLine(
       "4.2",
@@ -65,7 +75,8 @@ object SparkLine {
       Map("2.13" -> "2.13.17"),
       "4.2.0",
       delta("4.4.0", "delta-spark_4.2_2.13"),
-      Seq("spark-4.x")
+      Seq("spark-4.x"),
+      s3 = Some(S3Deps("3.5.0", "2.35.4"))
     ),
     // Spark 4.3.0 is published on PyPI but not on Maven Central: the build compiles against the
     // jars inside the pyspark wheel, and no delta-spark release supports it yet (the delta-rs

@@ -5,14 +5,15 @@ import sbt._
 
 /** Which test sources a Spark line compiles. A line without a delta-spark oracle leaves out every
   * suite that uses delta-spark, directly or through another test source; a line whose oracle
-  * lacks what a suite compares with leaves that suite out by name; the S3 suites run on the
-  * default line only.
+  * lacks what a suite compares with leaves that suite out by name; the S3 suites run on the lines
+  * whose hadoop-aws the build knows ([[SparkLine.s3]]).
   */
 object TestSources {
   private val DeltaSpark = Seq("org.apache.spark.sql.delta", "io.delta")
 
   /** The S3 suites and their server: hadoop-aws and the AWS SDK are test dependencies of the
-    * default line only (each line's hadoop-aws must match the Hadoop its Spark bundles).
+    * lines with [[SparkLine.s3]] only (each line's hadoop-aws must match the Hadoop its Spark
+    * bundles).
     */
   private def S3(name: String): Boolean = name.startsWith("S3") && name.endsWith(".scala")
   private val Defined =
@@ -21,7 +22,7 @@ object TestSources {
   /** The files of `sources` that `line` leaves out. */
   def excluded(line: SparkLine, sources: Seq[File]): Set[File] = {
     val byName = sources.filter { f =>
-      line.testExcludes.contains(f.getName) || (line != SparkLine.Default && S3(f.getName))
+      line.testExcludes.contains(f.getName) || (line.s3.isEmpty && S3(f.getName))
     }.toSet
     if (line.deltaOracle.isDefined) byName
     else {

@@ -63,7 +63,13 @@ private[txlog] final class ObjectLogStore(val fs: FileSystem, singleWriter: Bool
     if (conditional(target)) conditionalCreate(target, write)
     else {
       SingleWriterLock.synchronized {
-        if (fs.exists(target)) false else { plainCreate(target, write); true }
+        // A store that cannot answer is a failed write, never "it did not exist".
+        val exists =
+          try fs.exists(target)
+          catch {
+            case NonFatal(e) => throw TxlogErrors.writeFailed(target.toString, e.toString, e)
+          }
+        if (exists) false else { plainCreate(target, write); true }
       }
     }
   }

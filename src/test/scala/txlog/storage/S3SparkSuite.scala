@@ -36,6 +36,16 @@ trait S3SparkSuite extends SparkSuite {
   def fsOf(path: String): FileSystem =
     new Path(path).getFileSystem(spark.sessionState.newHadoopConf())
 
+  /** Whether S3A offers the conditional create on `bucket` (hadoop-aws 3.4.2+, HADOOP-19256;
+    * Spark 4.0 bundles 3.4.1). Without it txlog refuses to write to S3 unless single-writer mode
+    * is set. Asked of S3A itself: the Hadoop client jars on a test classpath can be newer than
+    * its hadoop-aws.
+    */
+  def conditionalCreate(bucket: String): Boolean = {
+    val dir = new Path(s"s3a://$bucket/")
+    fsOf(dir.toString).hasPathCapability(dir, ObjectLogStore.ConditionalCapability)
+  }
+
   /** Copies the fixture `name` to `s3a://<bucket>/<prefix>` and returns that table path. */
   def copyFixture(name: String, bucket: String, prefix: String): String = {
     val n = s3.upload(Fixtures.root.resolve(name), bucket, prefix)
