@@ -27,6 +27,25 @@ def _committed(out: Path) -> list[int]:
     return [int(x) for x in out.read_text().split()] if out.exists() else []
 
 
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _wait_group_gone(pgid: int, timeout_s: float = 60) -> None:
+    """Until no process of the writer's group is left (the JVM, reparented, is reaped by init)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the writer's process group {pgid} outlived SIGKILL")
+
+
 @pytest.mark.parametrize("attempt", [1, 2])
 def test_killed_writer_leaves_a_readable_table(
     spark: SparkSession, tmp_path: Path, attempt: int
@@ -36,18 +55,22 @@ def test_killed_writer_leaves_a_readable_table(
     out = tmp_path / "out.txt"
     env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
     with out.open("w") as stdout, (tmp_path / "err.txt").open("w") as stderr:
+        # In a process group of its own: the writer is pyspark's Python and the JVM it starts,
+        # and the JVM, which publishes the commits, must die in the same instant (a SIGKILL to
+        # the Python process alone let the JVM finish one more commit after delta-rs had read).
         proc = subprocess.Popen([sys.executable, str(SCRIPT), path], stdout=stdout,
-                                stderr=stderr, env=env)  # fmt: skip
+                                stderr=stderr, env=env, start_new_session=True)  # fmt: skip
         try:
             deadline = time.monotonic() + 240
             while not _committed(out) and proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.05)
             seed = random.randrange(1 << 30)
             time.sleep(random.Random(seed).uniform(0, 6))
-            proc.send_signal(signal.SIGKILL)
+            os.killpg(proc.pid, signal.SIGKILL)
         finally:
-            proc.kill()
+            _kill_group(proc.pid)
             proc.wait(60)
+            _wait_group_gone(proc.pid)
     done = _committed(out)
     assert done, (tmp_path / "err.txt").read_text()[-3000:]
     assert proc.returncode == -signal.SIGKILL
