@@ -319,6 +319,47 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
       dryRun
     )
   }
+
+  // ---- VACUUM (txlog.vacuum does the work) ----
+
+  /** VACUUM: deletes the data files (and empty directories) under the table that no version
+    * within the retention needs, by Spark jobs. `retentionHours` defaults to the table's
+    * `delta.deletedFileRetentionDuration` (7 days); a shorter one is VACUUM_RETENTION_TOO_SHORT
+    * unless `force`. A dry run (the default) deletes nothing and says what would go.
+    *
+    * Full mode lists the table directory by tasks and deletes every file last modified before the
+    * cutoff that no version within it references (live files, tombstones not older than the
+    * cutoff, their deletion vectors); `_change_data` files go once out of retention. `lite` reads
+    * only the remove and cdc actions of commits older than the cutoff (after the last vacuum's, per
+    * `_delta_log/_last_vacuum_info`; VACUUM_LITE_NOT_POSSIBLE when those commits were cleaned up).
+    * Hidden names (`_delta_log`, `.x`, `_x` but for partition directories and `_change_data`) are
+    * never touched, nor anything outside the root: actions naming such paths are counted in
+    * `numSkippedPaths`, symbolic links are not followed. Unless a dry run, `VACUUM START` and
+    * `VACUUM END` commits record it. UNSUPPORTED_WRITER_FEATURES when the protocol has writer
+    * features txlog does not know (the spec's vacuumProtocolCheck).
+    *
+    * {{{
+    * log.vacuum().files.show()                                         // dry run, 7 days
+    * val r = log.vacuum(retentionHours = Some(24.0), dryRun = false, force = true)
+    * println(s"deleted ${r.numDeletedFiles} files, ${r.sizeInBytes} bytes"); r.unpersist()
+    * log.vacuum(lite = true, dryRun = false)
+    * }}}
+    */
+  def vacuum(
+      retentionHours: Option[Double] = None,
+      dryRun: Boolean = true,
+      lite: Boolean = false,
+      force: Boolean = false
+  ): VacuumResult = vacuumWith(txlog.vacuum.Vacuum.Options(retentionHours, dryRun, lite, force))
+
+  /** [[vacuum]] telling `progress` each step as it starts (for the command line). */
+  private[txlog] def vacuumWith(
+      options: txlog.vacuum.Vacuum.Options,
+      progress: String => Unit = _ => ()
+  ): VacuumResult = {
+    val l = listing()
+    txlog.vacuum.Vacuum.run(spark, this, l, relisting(latestOf(l)), options, progress)
+  }
 }
 
 object DeltaLog {

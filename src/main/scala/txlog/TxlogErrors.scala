@@ -238,6 +238,36 @@ private[txlog] object TxlogErrors {
       "Write one with DeltaLog.writeChecksum(version), or validate a version that has one."
     )
 
+  // ---- VACUUM (txlog.vacuum)
+
+  def vacuumRetentionTooShort(
+      table: String,
+      retentionHours: Long,
+      configuredHours: Long
+  ): TxlogException = new TxlogException(
+    "VACUUM_RETENTION_TOO_SHORT",
+    s"Cannot vacuum $table with a retention of $retentionHours hours: the table keeps removed " +
+      s"files for $configuredHours hours (delta.deletedFileRetentionDuration).",
+    "A shorter retention can delete files that readers of older versions, or writers still " +
+      "committing, need.",
+    s"Use a retention of at least $configuredHours hours; or, if no reader or writer uses the " +
+      "table's older versions, force it (Scala force = true, Python force=True, CLI --force)."
+  )
+
+  def vacuumLiteNotPossible(
+      table: String,
+      earliestCommit: Long,
+      lastVacuumed: Option[Long]
+  ): TxlogException = new TxlogException(
+    "VACUUM_LITE_NOT_POSSIBLE",
+    s"Cannot run a lite vacuum of $table.",
+    s"The log starts at commit $earliestCommit (older commits were cleaned up) and " +
+      lastVacuumed.fold("no earlier vacuum recorded where it stopped")(v =>
+        s"the last vacuum stopped at commit $v, before it"
+      ) + ", so the remove actions of the missing commits cannot be read.",
+    "Run a full vacuum (without lite) once; lite vacuums can follow it."
+  )
+
   // ---- Transactions: conflicts
 
   /** Data files a conflict names: at most this many. */

@@ -1,0 +1,74 @@
+package txlog
+
+import org.apache.spark.sql.DataFrame
+
+/** What [[DeltaLog.vacuum]] found, and deleted unless it was a dry run.
+  *
+  * {{{
+  * val r = log.vacuum(retentionHours = Some(168.0), dryRun = false)
+  * println(s"${r.numDeletedFiles} of ${r.numFiles} files deleted (${r.sizeInBytes} bytes)")
+  * r.files.where("NOT deleted").show(truncate = false)
+  * r.unpersist()
+  * }}}
+  *
+  * @param tablePath
+  *   the table's qualified root
+  * @param mode
+  *   `full` (the table directory was listed) or `lite` (the log's remove actions were read)
+  * @param dryRun
+  *   true when nothing was deleted
+  * @param retentionMillis
+  *   the retention used: the one asked for, rounded to whole hours, or the table's
+  *   `delta.deletedFileRetentionDuration`
+  * @param deleteBeforeTimestamp
+  *   files last modified before this time (ms) and not needed by any version were deleted
+  * @param numFiles
+  *   files and empty directories to delete (delta-spark's numFilesToDelete)
+  * @param sizeInBytes
+  *   their total size
+  * @param numDeletedFiles
+  *   files and directories deleted (0 in a dry run)
+  * @param numVacuumedDirectories
+  *   directories listed, the root included (1 in lite mode, which lists none)
+  * @param numSkippedPaths
+  *   paths in the log vacuum left alone: outside the table root (absolute paths elsewhere, `..`
+  *   escaping it), unresolvable, or (lite) inside a hidden directory such as `_delta_log`
+  * @param skippedPathExamples
+  *   up to 10 of them, with the reason
+  * @param startCommit
+  *   the version of the `VACUUM START` commit (None in a dry run)
+  * @param endCommit
+  *   the version of the `VACUUM END` commit (None in a dry run)
+  * @param problems
+  *   what failed without failing the vacuum (writing `_last_vacuum_info`)
+  * @param files
+  *   one row per file or directory to delete: `path` relative to the table root, unescaped (as
+  *   the storage names it), `size`, `isDirectory`, and `deleted` (false in a dry run); persisted,
+  *   so reading it again does not list the table again ([[unpersist]] releases it)
+  */
+final class VacuumResult private[txlog] (
+    val tablePath: String,
+    val mode: String,
+    val dryRun: Boolean,
+    val retentionMillis: Long,
+    val deleteBeforeTimestamp: Long,
+    val numFiles: Long,
+    val sizeInBytes: Long,
+    val numDeletedFiles: Long,
+    val numVacuumedDirectories: Long,
+    val numSkippedPaths: Long,
+    val skippedPathExamples: Seq[String],
+    val startCommit: Option[Long],
+    val endCommit: Option[Long],
+    val problems: Seq[String],
+    val files: DataFrame,
+    release: () => Unit
+) {
+
+  /** Releases the persisted [[files]]. Example: `r.unpersist()`. */
+  def unpersist(): Unit = release()
+
+  override def toString: String =
+    s"VacuumResult($tablePath, mode=$mode, dryRun=$dryRun, numFiles=$numFiles, " +
+      s"sizeInBytes=$sizeInBytes, numDeletedFiles=$numDeletedFiles)"
+}

@@ -1,0 +1,148 @@
+package txlog.vacuum
+
+import java.io.{FileNotFoundException, IOException}
+
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.util.LongAccumulator
+
+import txlog.TxlogErrors
+import txlog.util.SerializableConf
+
+/** One file or directory found under the table root: its [[TableRoot]]-relative path, length and
+  * modification time (ms).
+  */
+private[txlog] final case class Listed(path: String, length: Long, isDir: Boolean, mtime: Long)
+
+/** The table directory listed recursively by Spark tasks, never on the driver: one task lists the
+  * root, its entries are spread over `parallelism` tasks, and each task walks its directories
+  * depth first (holding one directory iterator per level). Hidden names ([[HiddenNames]]) are
+  * neither returned nor descended into, so `_delta_log` is never listed. Directories are
+  * read a page at a time (`listStatusIterator`), so a task holds one page per level. Symbolic links are
+  * neither returned nor followed: a link to a directory outside the table must not make its files
+  * look like the table's. A directory that vanishes while listed (a concurrent vacuum) lists as
+  * empty; any other storage failure is LOG_READ_FAILED naming the directory.
+  */
+private[txlog] object TreeListing {
+
+  /** Tasks the root's entries are spread over (default: twice the default parallelism). */
+  val ParallelismKey = "spark.txlog.vacuum.listingParallelism"
+
+  def list(
+      spark: SparkSession,
+      root: TableRoot,
+      conf: SerializableConf,
+      hidden: HiddenNames,
+      directories: LongAccumulator
+  ): RDD[Listed] = {
+    val sc = spark.sparkContext
+    val parallelism = spark.conf
+      .getOption(ParallelismKey)
+      .map(_.trim.toInt)
+      .getOrElse(sc.defaultParallelism * 2)
+      .max(1)
+    val top = sc
+      .parallelize(Seq(root.root), 1)
+      .mapPartitions { it =>
+        it.flatMap { r =>
+          val dir = new Path(r)
+          entries(dir.getFileSystem(conf.value), dir, "", hidden)
+        }
+      }
+      .setName(s"txlog: list ${root.root}")
+    top
+      .repartition(parallelism)
+      .mapPartitions { it =>
+        lazy val fs = new Path(root.root).getFileSystem(conf.value)
+        it.flatMap { e =>
+          if (!e.isDir) Iterator.single(e)
+          else {
+            directories.add(1)
+            Iterator.single(e) ++ walk(fs, root, e.path, hidden, directories)
+          }
+        }
+      }
+      .setName(s"txlog: list the directories of ${root.root}")
+  }
+
+  /** Everything below directory `relative`, depth first. */
+  private def walk(
+      fs: FileSystem,
+      root: TableRoot,
+      relative: String,
+      hidden: HiddenNames,
+      directories: LongAccumulator
+  ): Iterator[Listed] = new Iterator[Listed] {
+    private var stack: List[Iterator[Listed]] =
+      List(entries(fs, root.absolute(relative), relative, hidden))
+    private def advance(): Unit =
+      while (stack.nonEmpty && !stack.head.hasNext) stack = stack.tail
+    def hasNext: Boolean = { advance(); stack.nonEmpty }
+    def next(): Listed = {
+      advance()
+      val e = stack.head.next()
+      if (e.isDir) {
+        directories.add(1)
+        stack = entries(fs, root.absolute(e.path), e.path, hidden) :: stack
+      }
+      e
+    }
+  }
+
+  /** The visible entries of one directory, paths relative to the root (`relative` is the
+    * directory's own, "" for the root).
+    */
+  private def entries(
+      fs: FileSystem,
+      dir: Path,
+      relative: String,
+      hidden: HiddenNames
+  ): Iterator[Listed] = {
+    def failed(e: IOException) = TxlogErrors.logReadFailed(
+      dir.toString,
+      None,
+      s"Listing the table directory failed: ${e.getClass.getSimpleName}: ${e.getMessage}",
+      e
+    )
+    // Streamed: object stores hand out a directory a page at a time.
+    val statuses: Iterator[FileStatus] =
+      try {
+        val remote = fs.listStatusIterator(dir)
+        new Iterator[FileStatus] {
+          def hasNext: Boolean =
+            try remote.hasNext
+            catch {
+              case _: FileNotFoundException => false
+              case e: IOException           => throw failed(e)
+            }
+          def next(): FileStatus = remote.next()
+        }
+      } catch {
+        case _: FileNotFoundException => Iterator.empty
+        case e: IOException           => throw failed(e)
+      }
+    statuses
+      .filterNot(s => hidden(s.getPath.getName) || isLink(fs, s))
+      .map { s =>
+        val name = s.getPath.getName
+        Listed(
+          if (relative.isEmpty) name else s"$relative/$name",
+          if (s.isDirectory) 0L else s.getLen,
+          s.isDirectory,
+          s.getModificationTime
+        )
+      }
+  }
+
+  /** Whether `s` is a symbolic link. Hadoop's local file system reports a link as what it points
+    * to, so on `file:` the link itself is asked about.
+    */
+  private def isLink(fs: FileSystem, s: FileStatus): Boolean =
+    s.isSymlink || (fs.getUri.getScheme == "file" && {
+      try java.nio.file.Files.isSymbolicLink(java.nio.file.Paths.get(s.getPath.toUri))
+      catch { case NonFatal(_) => false }
+    })
+}

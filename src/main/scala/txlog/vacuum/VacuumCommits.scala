@@ -1,0 +1,47 @@
+package txlog.vacuum
+
+import txlog.DeltaLog
+
+/** The empty commits that record a vacuum in the history, as delta-spark writes them: `VACUUM
+  * START` before anything is deleted (retention parameters; numFilesToDelete and
+  * sizeOfDataToDelete), `VACUUM END` after (status COMPLETED with numDeletedFiles and
+  * numVacuumedDirectories, or FAILED). Numbers and booleans are written as text.
+  * Each is a transaction of its own on the latest version.
+  */
+private[txlog] object VacuumCommits {
+  val Start = "VACUUM START"
+  val End = "VACUUM END"
+
+  def start(
+      log: DeltaLog,
+      retentionCheckEnabled: Boolean,
+      specifiedMillis: Option[Long],
+      defaultMillis: Long,
+      numFiles: Long,
+      sizeInBytes: Long
+  ): Long =
+    log
+      .startTransaction()
+      .commit(
+        Start,
+        Map(
+          "retentionCheckEnabled" -> retentionCheckEnabled.toString,
+          "defaultRetentionMillis" -> defaultMillis.toString
+        ) ++ specifiedMillis.map(m => "specifiedRetentionMillis" -> m.toString),
+        Map("numFilesToDelete" -> numFiles.toString, "sizeOfDataToDelete" -> sizeInBytes.toString)
+      )
+      .version
+
+  /** `done` is (files deleted, directories) when the deletes completed, None when they failed. */
+  def end(log: DeltaLog, done: Option[(Long, Long)]): Long =
+    log
+      .startTransaction()
+      .commit(
+        End,
+        Map("status" -> (if (done.isDefined) "COMPLETED" else "FAILED")),
+        done.fold(Map.empty[String, String]) { case (files, dirs) =>
+          Map("numDeletedFiles" -> files.toString, "numVacuumedDirectories" -> dirs.toString)
+        }
+      )
+      .version
+}

@@ -1,0 +1,65 @@
+package txlog.vacuum
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.functions.{coalesce, col, lit}
+
+import txlog.Snapshot
+
+/** What VACUUM must keep, as relative paths (with every directory they lie in): the files of the
+  * snapshot's add actions and of its tombstones not older than `deleteBefore`, and the
+  * deletion-vector files both reference. Computed by tasks from the snapshot's lean file state; no
+  * path reaches the driver.
+  *
+  * Deletion vectors stored by UUID (`u`) resolve below the root; one stored by absolute path (`p`)
+  * is kept when it lies inside the table (delta-spark ignores those, which could delete a DV file
+  * a live file needs). Actions naming paths outside the root are counted in `skipped`.
+  */
+private[txlog] object ValidFiles {
+
+  def of(
+      snapshot: Snapshot,
+      root: TableRoot,
+      deleteBefore: Long,
+      skipped: SkippedPaths
+  ): RDD[String] = {
+    val files = if (snapshot.isCached) snapshot.reconciledFiles else snapshot.leanFiles
+    val deletedAt = coalesce(col("remove.deletionTimestamp"), lit(0L))
+    // Tombstones the snapshot still holds (not expired when it was built), and not older than
+    // the vacuum's own cutoff: delta-spark's two filters.
+    val kept = files.where(
+      col("add").isNotNull ||
+        (col("remove").isNotNull && deletedAt > lit(snapshot.tombstoneCutoff) &&
+          deletedAt >= lit(deleteBefore))
+    )
+    val rows = kept.select(
+      coalesce(col("add.path"), col("remove.path")).as("path"),
+      coalesce(
+        col("add.deletionVector.storageType"),
+        col("remove.deletionVector.storageType")
+      ).as("storageType"),
+      coalesce(
+        col("add.deletionVector.pathOrInlineDv"),
+        col("remove.deletionVector.pathOrInlineDv")
+      ).as("pathOrInlineDv")
+    )
+    rows.rdd
+      .mapPartitions(_.flatMap(r => paths(root, r, skipped)))
+      .setName(s"txlog: files to keep in ${root.root}")
+  }
+
+  private def paths(root: TableRoot, r: Row, skipped: SkippedPaths): Iterator[String] = {
+    val data = root.relative(r.getString(0)) match {
+      case Right(p) => TableRoot.parents(p) ++ Iterator.single(p)
+      case Left(why) => skipped.add(why); Iterator.empty
+    }
+    val dv =
+      if (r.isNullAt(1)) Iterator.empty
+      else
+        root.deletionVector(r.getString(1), r.getString(2)) match {
+          case Right(p)  => p.iterator
+          case Left(why) => skipped.add(why); Iterator.empty
+        }
+    data ++ dv
+  }
+}
