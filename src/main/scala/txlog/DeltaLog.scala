@@ -322,15 +322,15 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
 
   // ---- VACUUM (txlog.vacuum does the work) ----
 
-  /** VACUUM: deletes the data files (and empty directories) under the table that no version
-    * within the retention needs, by Spark jobs. `retentionHours` defaults to the table's
+  /** VACUUM: deletes the data files (and empty directories) under the table that no version within
+    * the retention needs, by Spark jobs. `retentionHours` defaults to the table's
     * `delta.deletedFileRetentionDuration` (7 days); a shorter one is VACUUM_RETENTION_TOO_SHORT
     * unless `force`. A dry run (the default) deletes nothing and says what would go.
     *
     * Full mode lists the table directory by tasks and deletes every file last modified before the
-    * cutoff that no version within it references (live files, tombstones not older than the
-    * cutoff, their deletion vectors); `_change_data` files go once out of retention. `lite` reads
-    * only the remove and cdc actions of commits older than the cutoff (after the last vacuum's, per
+    * cutoff that no version within it references (live files, tombstones not older than the cutoff,
+    * their deletion vectors); `_change_data` files go once out of retention. `lite` reads only the
+    * remove and cdc actions of commits older than the cutoff (after the last vacuum's, per
     * `_delta_log/_last_vacuum_info`; VACUUM_LITE_NOT_POSSIBLE when those commits were cleaned up).
     * Hidden names (`_delta_log`, `.x`, `_x` but for partition directories and `_change_data`) are
     * never touched, nor anything outside the root: actions naming such paths are counted in

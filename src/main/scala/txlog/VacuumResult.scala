@@ -42,9 +42,9 @@ import org.apache.spark.sql.DataFrame
   * @param problems
   *   what failed without failing the vacuum (writing `_last_vacuum_info`)
   * @param files
-  *   one row per file or directory to delete: `path` relative to the table root, unescaped (as
-  *   the storage names it), `size`, `isDirectory`, and `deleted` (false in a dry run); persisted,
-  *   so reading it again does not list the table again ([[unpersist]] releases it)
+  *   one row per file or directory to delete: `path` relative to the table root, unescaped (as the
+  *   storage names it), `size`, `isDirectory`, and `deleted` (false in a dry run); persisted, so
+  *   reading it again does not list the table again ([[unpersist]] releases it)
   */
 final class VacuumResult private[txlog] (
     val tablePath: String,

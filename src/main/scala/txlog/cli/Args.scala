@@ -20,7 +20,8 @@ private[txlog] final case class Args(
 private[txlog] object Args {
 
   /** Flags that take no value. */
-  private val Flags = Set("--json", "--dry-run", "--execute", "--help", "-h", "--validate")
+  private val Flags =
+    Set("--json", "--dry-run", "--execute", "--help", "-h", "--validate", "--force", "--lite")
 
   def parse(argv: Seq[String]): Either[String, Args] = {
     val (command, rest) = argv.headOption match {
@@ -61,7 +62,8 @@ private[txlog] object Args {
           dryRun =
             if (flags("--execute")) Some(false) else if (flags("--dry-run")) Some(true) else None,
           help = flags("--help") || flags("-h"),
-          options = options ++ (if (flags("--validate")) Map("validate" -> "true") else Map.empty)
+          options = options ++
+            Seq("validate", "force", "lite").filter(f => flags(s"--$f")).map(_ -> "true")
         )
       )
   }

@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.functions.col
 
-import txlog.{DeltaLog, TableDescription, TxlogErrors}
+import txlog.{DeltaLog, TableDescription, TxlogErrors, VacuumResult}
 import txlog.maintenance.Validator
 
 /** The commands, each a thin layer over the public API of one table's [[DeltaLog]]. */
@@ -31,6 +31,7 @@ private[txlog] object Commands {
       step(if (dryRun(args)) "plan cleanup (dry run)" else "clean up")
       val df = log.cleanup(args.options.get("retention"), dryRun(args))
       Outcome(Nil, rows = Some("candidates" -> df))
+    case "vacuum" => vacuum(log, args, step)
     case "validate" =>
       val findings = Validator.run(spark, log.table, step)
       val errors = findings.where(col("severity") === "error").count()
@@ -42,8 +43,55 @@ private[txlog] object Commands {
     case other => throw TxlogErrors.invalidArgument("command", s"unknown command '$other'")
   }
 
-  /** Whether the command only says what it would do: the default for cleanup, which deletes. */
-  def dryRun(args: Args): Boolean = args.dryRun.getOrElse(args.command == "cleanup")
+  /** Whether the command only says what it would do: the default for cleanup and vacuum, which
+    * delete.
+    */
+  def dryRun(args: Args): Boolean =
+    args.dryRun.getOrElse(args.command == "cleanup" || args.command == "vacuum")
+
+  /** vacuum: the result's numbers, then `files` (relative paths), streamed. */
+  private def vacuum(log: DeltaLog, args: Args, step: String => Unit): Outcome = {
+    val hours = args.options.get("retain-hours").map { v =>
+      scala.util
+        .Try(v.trim.toDouble)
+        .toOption
+        .filter(h => h >= 0 && !h.isInfinite)
+        .getOrElse(
+          throw TxlogErrors.invalidArgument("retain-hours", s"'$v' is not a non-negative number")
+        )
+    }
+    val r = log.vacuumWith(
+      txlog.vacuum.Vacuum.Options(
+        hours,
+        dryRun(args),
+        lite = args.options.get("lite").contains("true"),
+        force = args.options.get("force").contains("true")
+      ),
+      step
+    )
+    Outcome(
+      vacuumFields(r),
+      rows = Some("files" -> r.files.select("path")),
+      firstColumnOnly = true,
+      release = () => r.unpersist()
+    )
+  }
+
+  /** The numbers of a vacuum, as the command line and the Python package report them. */
+  def vacuumFields(r: VacuumResult): Seq[(String, Any)] = Seq(
+    "mode" -> r.mode,
+    "retention_hours" -> r.retentionMillis / 3600000.0,
+    "delete_before" -> r.deleteBeforeTimestamp,
+    "num_files" -> r.numFiles,
+    "size_in_bytes" -> r.sizeInBytes,
+    "num_deleted_files" -> r.numDeletedFiles,
+    "num_vacuumed_directories" -> r.numVacuumedDirectories,
+    "num_skipped_paths" -> r.numSkippedPaths,
+    "skipped_path_examples" -> r.skippedPathExamples.asJava,
+    "start_commit" -> r.startCommit.map(Long.box).orNull,
+    "end_commit" -> r.endCommit.map(Long.box).orNull,
+    "problems" -> r.problems.asJava
+  )
 
   private def long(args: Args, name: String): Option[Long] = args.options.get(name).map { v =>
     scala.util

@@ -47,7 +47,16 @@ private[txlog] object Help {
       "",
       available = true
     ),
-    Command("vacuum", "not yet available (a later change)", "", available = false),
+    Command(
+      "vacuum",
+      "delete data files no version within the retention needs (a dry run unless --execute)",
+      "  --retain-hours N   retention in hours (default: delta.deletedFileRetentionDuration)\n" +
+        "  --force      allow a retention shorter than the table's\n" +
+        "  --lite       read the log's remove actions instead of listing the table\n" +
+        "  --dry-run    list what would be deleted (the default)\n" +
+        "  --execute    delete it\n",
+      available = true
+    ),
     Command("repair", "not yet available (a later change)", "", available = false),
     Command("restore", "not yet available (a later change)", "", available = false)
   )

@@ -81,7 +81,8 @@ object Main {
     try {
       val outcome = Jobs.named(spark, s"${a.command} $path") {
         val o = Commands.run(spark, a.command, DeltaLog.forTable(spark, path), a, step)
-        output.write(head, o)
+        try output.write(head, o)
+        finally o.release()
         o
       }
       step("done")

@@ -16,15 +16,23 @@ private[txlog] final class Output(out: PrintStream, json: Boolean) {
     .configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false)
 
   def write(head: Seq[(String, Any)], outcome: Outcome): Unit =
-    if (json) writeJson(head ++ outcome.fields, outcome.rows) else writeText(head, outcome)
+    if (json) writeJson(head ++ outcome.fields, outcome.rows, outcome.firstColumnOnly)
+    else writeText(head, outcome)
 
-  private def writeJson(fields: Seq[(String, Any)], rows: Option[(String, DataFrame)]): Unit = {
+  private def writeJson(
+      fields: Seq[(String, Any)],
+      rows: Option[(String, DataFrame)],
+      firstColumnOnly: Boolean
+  ): Unit = {
     val gen = mapper.getFactory.createGenerator(out)
     gen.writeStartObject()
     fields.foreach { case (k, v) => gen.writeFieldName(k); mapper.writeValue(gen, v) }
     rows.foreach { case (name, df) =>
       gen.writeArrayFieldStart(name)
-      df.toLocalIterator().asScala.foreach(r => gen.writeTree(mapper.readTree(r.json)))
+      df.toLocalIterator().asScala.foreach { r =>
+        if (firstColumnOnly) mapper.writeValue(gen, r.get(0))
+        else gen.writeTree(mapper.readTree(r.json))
+      }
       gen.writeEndArray()
     }
     gen.writeEndObject()

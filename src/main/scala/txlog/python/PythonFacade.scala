@@ -7,7 +7,7 @@ import scala.jdk.CollectionConverters._
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 
-import txlog.{BuildInfo, DeltaLog, Protocol, Snapshot, Transaction, TxlogErrors}
+import txlog.{BuildInfo, DeltaLog, Protocol, Snapshot, Transaction, TxlogErrors, VacuumResult}
 
 /** The one entry point the Python package calls through py4j. It takes only strings, maps and
   * DataFrames (plus the handles it returned), so argument conversion stays trivial on the Python
@@ -165,6 +165,56 @@ object PythonFacade {
     }
     log.cleanup(o.get("retention"), dryRun)
   }
+
+  // ---- VACUUM ----
+
+  /** VACUUM by options: `retentionHours` (a number of hours as text; default the table's), `dryRun`
+    * ("true", the default, or "false"), `lite` and `force` ("false" by default); see
+    * `DeltaLog.vacuum`. Example: `PythonFacade.vacuum(log, {"retentionHours": "168"})`.
+    */
+  def vacuum(log: DeltaLog, options: JMap[String, String]): VacuumResult = {
+    val o = asScala(options)
+    val hours = o.get("retentionHours").map { v =>
+      scala.util
+        .Try(v.trim.toDouble)
+        .toOption
+        .getOrElse(throw TxlogErrors.invalidArgument("retentionHours", s"'$v' is not a number"))
+    }
+    log.vacuum(
+      hours,
+      flag(o, "dryRun", default = true),
+      flag(o, "lite", default = false),
+      flag(o, "force", default = false)
+    )
+  }
+
+  /** A vacuum's numbers as JSON, named as the command line's (`mode`, `num_files`, `size_in_bytes`,
+    * ...) plus `table` and `dry_run`. Example: `json.loads(PythonFacade.vacuumSummary(r))`.
+    */
+  def vacuumSummary(result: VacuumResult): String = {
+    val fields = new java.util.LinkedHashMap[String, Any]()
+    fields.put("table", result.tablePath)
+    fields.put("dry_run", result.dryRun)
+    txlog.cli.Commands.vacuumFields(result).foreach { case (k, v) => fields.put(k, v) }
+    mapper.writeValueAsString(fields)
+  }
+
+  /** The files of a vacuum (path, size, isDirectory, deleted). Example:
+    * `PythonFacade.vacuumFiles(r)`.
+    */
+  def vacuumFiles(result: VacuumResult): DataFrame = result.files
+
+  /** Example: `PythonFacade.unpersistVacuum(r)`. */
+  def unpersistVacuum(result: VacuumResult): Unit = result.unpersist()
+
+  private def flag(o: Map[String, String], name: String, default: Boolean): Boolean =
+    o.get(name).map(_.trim.toLowerCase) match {
+      case None          => default
+      case Some("true")  => true
+      case Some("false") => false
+      case Some(other) =>
+        throw TxlogErrors.invalidArgument(name, s"'$other' is not true or false")
+    }
 
   // ---- Maintenance: describe, validate and the command line ----
 

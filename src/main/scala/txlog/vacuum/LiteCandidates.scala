@@ -12,9 +12,9 @@ import txlog.replay.{LogActions, NonFileState}
 
 /** What a lite vacuum may delete: the files named by the remove actions (with their UUID-stored
   * deletion vectors) and cdc actions of the [[LiteWindow]]'s commits, read by tasks. A remove's
-  * file counts as last modified at its deletionTimestamp, a cdc file as never (delta-spark's
-  * rule); a path named twice keeps its newest time. Paths outside the root or in a hidden
-  * directory (`_delta_log` among them) are skipped and counted.
+  * file counts as last modified at its deletionTimestamp, a cdc file as never (delta-spark's rule);
+  * a path named twice keeps its newest time. Paths outside the root or in a hidden directory
+  * (`_delta_log` among them) are skipped and counted.
   */
 private[txlog] object LiteCandidates {
 

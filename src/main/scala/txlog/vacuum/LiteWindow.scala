@@ -6,8 +6,8 @@ import txlog.timetravel.CommitTimeline
 
 /** The commits whose remove and cdc actions a lite vacuum reads (delta-spark's LITE): from the one
   * after the last vacuum's record ([[LastVacuumInfo]]), or the earliest commit, to `end`, the
-  * newest commit at or before the cutoff (by commit timestamp: in-commit timestamps where in
-  * force, file times otherwise). `end` is None when every commit is newer than the cutoff.
+  * newest commit at or before the cutoff (by commit timestamp: in-commit timestamps where in force,
+  * file times otherwise). `end` is None when every commit is newer than the cutoff.
   */
 private[txlog] final case class LiteWindow(start: Long, end: Option[Long]) {
 

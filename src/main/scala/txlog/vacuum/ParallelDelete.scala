@@ -12,11 +12,11 @@ import txlog.util.SerializableConf
 
 /** Deletes VACUUM's files by Spark tasks, in the partitions the diff already has (one delete call
   * per path, never recursive: a directory that is not empty stays). Files go first, in one job;
-  * then directories, one job per depth, deepest first, so that a directory whose subdirectories
-  * are deleted too is empty by its turn. A path that is already gone counts as deleted; one the
-  * storage refuses to delete (or that is not a plain path below the root: never `_delta_log`,
-  * never `..`) as not deleted. Returns the rows with `deleted` set (persisted, each job's part
-  * counted as it ran), the number deleted, and what releases the persisted parts.
+  * then directories, one job per depth, deepest first, so that a directory whose subdirectories are
+  * deleted too is empty by its turn. A path that is already gone counts as deleted; one the storage
+  * refuses to delete (or that is not a plain path below the root: never `_delta_log`, never `..`)
+  * as not deleted. Returns the rows with `deleted` set (persisted, each job's part counted as it
+  * ran), the number deleted, and what releases the persisted parts.
   */
 private[txlog] object ParallelDelete {
 

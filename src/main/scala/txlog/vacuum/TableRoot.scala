@@ -21,8 +21,8 @@ private[txlog] final case class TableRoot(root: String) {
   @transient private lazy val prefix = rootPath.toString + "/"
 
   /** The path relative to the root of a file action's `path` (a URI, relative to the root unless
-    * absolute), or Left saying why it names nothing VACUUM may touch: an absolute path elsewhere,
-    * a relative one escaping the root with `..`, or one that is not a path at all.
+    * absolute), or Left saying why it names nothing VACUUM may touch: an absolute path elsewhere, a
+    * relative one escaping the root with `..`, or one that is not a path at all.
     */
   def relative(path: String): Either[String, String] =
     if (path == null || path.isEmpty) Left("an empty path")
@@ -34,8 +34,9 @@ private[txlog] final case class TableRoot(root: String) {
   def deletionVector(storageType: String, pathOrInlineDv: String): Either[String, Option[String]] =
     try
       DvPaths.absolutePath(root, storageType, pathOrInlineDv) match {
-        case None    => Right(None)
-        case Some(p) => inside(p.toString, s"deletion vector $storageType$pathOrInlineDv").map(Some(_))
+        case None => Right(None)
+        case Some(p) =>
+          inside(p.toString, s"deletion vector $storageType$pathOrInlineDv").map(Some(_))
       }
     catch {
       case NonFatal(e) =>
@@ -67,7 +68,8 @@ private[txlog] object TableRoot {
     if (cut < 0) Iterator.empty
     else {
       val dirs = relative.substring(0, cut)
-      Iterator.iterate(dirs.indexOf('/'))(i => dirs.indexOf('/', i + 1))
+      Iterator
+        .iterate(dirs.indexOf('/'))(i => dirs.indexOf('/', i + 1))
         .takeWhile(_ >= 0)
         .map(dirs.substring(0, _)) ++ Iterator.single(dirs)
     }
@@ -77,7 +79,7 @@ private[txlog] object TableRoot {
   def deletable(relative: String): Boolean = {
     val segments = relative.split("/", -1)
     relative.nonEmpty && !relative.startsWith("/") &&
-      segments.forall(s => s.nonEmpty && s != "." && s != "..") &&
-      segments.head != "_delta_log"
+    segments.forall(s => s.nonEmpty && s != "." && s != "..") &&
+    segments.head != "_delta_log"
   }
 }

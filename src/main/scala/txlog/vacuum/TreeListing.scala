@@ -18,13 +18,13 @@ import txlog.util.SerializableConf
 private[txlog] final case class Listed(path: String, length: Long, isDir: Boolean, mtime: Long)
 
 /** The table directory listed recursively by Spark tasks, never on the driver: one task lists the
-  * root, its entries are spread over `parallelism` tasks, and each task walks its directories
-  * depth first (holding one directory iterator per level). Hidden names ([[HiddenNames]]) are
-  * neither returned nor descended into, so `_delta_log` is never listed. Directories are
-  * read a page at a time (`listStatusIterator`), so a task holds one page per level. Symbolic links are
-  * neither returned nor followed: a link to a directory outside the table must not make its files
-  * look like the table's. A directory that vanishes while listed (a concurrent vacuum) lists as
-  * empty; any other storage failure is LOG_READ_FAILED naming the directory.
+  * root, its entries are spread over `parallelism` tasks, and each task walks its directories depth
+  * first (holding one directory iterator per level). Hidden names ([[HiddenNames]]) are neither
+  * returned nor descended into, so `_delta_log` is never listed. Directories are read a page at a
+  * time (`listStatusIterator`), so a task holds one page per level. Symbolic links are neither
+  * returned nor followed: a link to a directory outside the table must not make its files look like
+  * the table's. A directory that vanishes while listed (a concurrent vacuum) lists as empty; any
+  * other storage failure is LOG_READ_FAILED naming the directory.
   */
 private[txlog] object TreeListing {
 

@@ -16,14 +16,13 @@ import txlog.util.{Jobs, SerializableConf}
 /** VACUUM: deletes the files no version within the retention needs, as named Spark jobs.
   *
   *   1. The protocol's writer features must all be known to txlog (the spec's "VACUUM Protocol
-  *      Check": a vacuum checks the writer protocol, whatever the table says).
-  *   2. The retention: the one asked for (checked by [[Retention]]) or the table's;
-  *      `deleteBefore` is now minus it, or the snapshot's tombstone cutoff.
-  *   3. Candidates: the table directory listed by tasks ([[TreeListing]], full mode), or the files
-  *      of the remove and cdc actions of the commits older than the cutoff ([[LiteCandidates]]).
-  *   4. [[VacuumDiff]] against [[ValidFiles]]; persisted, counted by one job.
-  *   5. Unless a dry run: a `VACUUM START` commit, deletes by tasks ([[ParallelDelete]]), a
-  *      `VACUUM END` commit, and `_delta_log/_last_vacuum_info`.
+  *      Check": a vacuum checks the writer protocol, whatever the table says). 2. The retention:
+  *      the one asked for (checked by [[Retention]]) or the table's; `deleteBefore` is now minus
+  *      it, or the snapshot's tombstone cutoff. 3. Candidates: the table directory listed by tasks
+  *      ([[TreeListing]], full mode), or the files of the remove and cdc actions of the commits
+  *      older than the cutoff ([[LiteCandidates]]). 4. [[VacuumDiff]] against [[ValidFiles]];
+  *      persisted, counted by one job. 5. Unless a dry run: a `VACUUM START` commit, deletes by
+  *      tasks ([[ParallelDelete]]), a `VACUUM END` commit, and `_delta_log/_last_vacuum_info`.
   *
   * Nothing that grows with the table reaches the driver: paths stay in RDDs and DataFrames; the
   * driver holds counts, at most [[SkippedPaths.Examples]] skipped paths, and the log listing.
@@ -49,7 +48,8 @@ private[txlog] object Vacuum {
     val version = snapshot.version
     WriterGate.check(table.root, version, snapshot.protocol, "vacuum")
     val configured = TableProperties.deletedFileRetentionMillis(snapshot.metadata.configuration)
-    val specified = Retention.specified(table.root, options.retentionHours, configured, options.force)
+    val specified =
+      Retention.specified(table.root, options.retentionHours, configured, options.force)
     val now = spark.conf
       .getOption(Snapshot.ClockConf)
       .map(_.toLong)
@@ -96,10 +96,12 @@ private[txlog] object Vacuum {
       .withColumn("deleted", lit(false))
       .persist(StorageLevel.MEMORY_AND_DISK)
     val (numFiles, size) =
-      try step(if (options.lite) "find removed files" else "list the table and find files") {
-        val r = diff.agg(count(lit(1)), coalesce(sum(col("size")), lit(0L))).head()
-        (r.getLong(0), r.getLong(1))
-      } catch { case NonFatal(e) => diff.unpersist(); throw e }
+      try
+        step(if (options.lite) "find removed files" else "list the table and find files") {
+          val r = diff.agg(count(lit(1)), coalesce(sum(col("size")), lit(0L))).head()
+          (r.getLong(0), r.getLong(1))
+        }
+      catch { case NonFatal(e) => diff.unpersist(); throw e }
     val dirs = if (options.lite) 1L else directories.sum + 1
     val (skippedCount, examples) = skipped.value
     def result(

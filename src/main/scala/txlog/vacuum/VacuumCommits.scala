@@ -5,8 +5,8 @@ import txlog.DeltaLog
 /** The empty commits that record a vacuum in the history, as delta-spark writes them: `VACUUM
   * START` before anything is deleted (retention parameters; numFilesToDelete and
   * sizeOfDataToDelete), `VACUUM END` after (status COMPLETED with numDeletedFiles and
-  * numVacuumedDirectories, or FAILED). Numbers and booleans are written as text.
-  * Each is a transaction of its own on the latest version.
+  * numVacuumedDirectories, or FAILED). Numbers and booleans are written as text. Each is a
+  * transaction of its own on the latest version.
   */
 private[txlog] object VacuumCommits {
   val Start = "VACUUM START"

@@ -7,8 +7,8 @@ import org.apache.spark.sql.types._
 
 /** What VACUUM deletes, by delta-spark's rule: of the candidates (listed files and directories, or
   * a lite vacuum's removed files), files last modified before `deleteBefore` and every directory
-  * are expanded into themselves plus, for listed files (`withParents`), each directory they lie
-  * in; a path is deleted when it occurs exactly once there (a file, or a directory holding no such
+  * are expanded into themselves plus, for listed files (`withParents`), each directory they lie in;
+  * a path is deleted when it occurs exactly once there (a file, or a directory holding no such
   * file) and is not kept ([[ValidFiles]]: a live or retained file, a directory holding one, or a
   * deletion vector). A lite vacuum lists no directory, so it deletes files only.
   *
@@ -46,8 +46,8 @@ private[txlog] object VacuumDiff {
       .select(col("path"), col("size"), (col("dir") === 1).as("isDirectory"))
   }
 
-  /** A candidate as rows: a directory as itself; a file old enough as its directories and itself;
-    * a newer file as nothing.
+  /** A candidate as rows: a directory as itself; a file old enough as its directories and itself; a
+    * newer file as nothing.
     */
   private def expand(e: Listed, deleteBefore: Long, withParents: Boolean): Iterator[Row] =
     if (e.isDir) Iterator.single(Row(e.path, 0L, true, 0))

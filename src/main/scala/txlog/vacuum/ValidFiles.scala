@@ -12,8 +12,8 @@ import txlog.Snapshot
   * path reaches the driver.
   *
   * Deletion vectors stored by UUID (`u`) resolve below the root; one stored by absolute path (`p`)
-  * is kept when it lies inside the table (delta-spark ignores those, which could delete a DV file
-  * a live file needs). Actions naming paths outside the root are counted in `skipped`.
+  * is kept when it lies inside the table (delta-spark ignores those, which could delete a DV file a
+  * live file needs). Actions naming paths outside the root are counted in `skipped`.
   */
 private[txlog] object ValidFiles {
 
@@ -50,7 +50,7 @@ private[txlog] object ValidFiles {
 
   private def paths(root: TableRoot, r: Row, skipped: SkippedPaths): Iterator[String] = {
     val data = root.relative(r.getString(0)) match {
-      case Right(p) => TableRoot.parents(p) ++ Iterator.single(p)
+      case Right(p)  => TableRoot.parents(p) ++ Iterator.single(p)
       case Left(why) => skipped.add(why); Iterator.empty
     }
     val dv =
