@@ -14,6 +14,9 @@ import txlog.cli.Main
 /** `txlog.cli.Main`: JSON documents parsed with Jackson, exit codes, help and dry runs. */
 class CliSuite extends SparkSuite {
   private val mapper = new ObjectMapper()
+  // delta-spark's VACUUM spreads its listing over this many tasks (10,000 by default).
+  override def extraConf: Map[String, String] =
+    Map("spark.sql.sources.parallelPartitionDiscovery.parallelism" -> "4")
 
   /** (exit code, one JSON document per stdout line, stderr). */
   private def cli(args: String*): (Int, Seq[JsonNode], String) = {
@@ -95,7 +98,7 @@ class CliSuite extends SparkSuite {
     assume(Fixtures.available, Fixtures.skipMessage)
     val refused = Fixtures.copy("kernel/catalog-owned-preview", tempDir()).toString
     assert(cli("describe", "--table", refused)._1 === 3)
-    Seq("vacuum", "repair", "restore").foreach { c =>
+    Seq("repair", "restore").foreach { c =>
       val (code, _, err) = cli(c, "--table", refused)
       assert(code === 2 && err.contains("not yet available"), err)
     }
@@ -105,7 +108,8 @@ class CliSuite extends SparkSuite {
     assert(h === 0)
     Seq("describe", "history", "checkpoint", "checksum", "compact-log", "cleanup", "validate")
       .foreach(c => assert(help.contains(c)))
-    assert(help.contains("vacuum") && help.contains("not yet available"))
+    assert(help.contains("vacuum") && help.contains("repair") && help.contains("not yet available"))
+    assert(cli("vacuum", "--table", refused)._1 === 3)
     val (hc, _, cleanupHelp) = cli("cleanup", "--help")
     assert(hc === 0 && cleanupHelp.contains("--execute"))
   }
@@ -121,5 +125,39 @@ class CliSuite extends SparkSuite {
     assert(!t.resolve("_delta_log").toFile.list().exists(_.contains("checkpoint")))
     val (vc, Seq(v), _) = cli("checksum", "--table", t.toString, "--json", "--validate")
     assert(vc === 0 && v.get("valid").asBoolean)
+  }
+
+  test("vacuum is a dry run unless --execute; --json lists the files relative to the table") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val t = Fixtures.copy("golden/basic-with-inserts-deletes-checkpoint", tempDir())
+    // The fixtures' files were copied here recently: make them older than the 7 days kept.
+    Files.walk(t).iterator().asScala.filter(Files.isRegularFile(_)).foreach { f =>
+      assert(f.toFile.setLastModified(System.currentTimeMillis() - 30L * 24 * 3600 * 1000))
+    }
+    RefLog.clearCache()
+    val expected = spark
+      .sql(s"VACUUM delta.`$t` DRY RUN")
+      .collect()
+      .map(r => t.toUri.relativize(new java.io.File(new java.net.URI(r.getString(0))).toURI))
+      .map(_.getPath)
+      .toSet
+    assert(expected.nonEmpty)
+    val (code, Seq(doc), _) = cli("vacuum", "--table", t.toString, "--json")
+    assert(code === 0 && doc.get("dry_run").asBoolean)
+    assert(doc.get("files").asScala.map(_.asText).toSet === expected)
+    assert(doc.get("num_files").asLong === expected.size && doc.get("mode").asText === "full")
+    assert(expected.forall(f => Files.exists(t.resolve(f))))
+    val (short, Seq(refused), _) =
+      cli("vacuum", "--table", t.toString, "--json", "--retain-hours", "1")
+    assert(short === 2)
+    assert(refused.get("error").get("errorClass").asText === "VACUUM_RETENTION_TOO_SHORT")
+    val (done, Seq(deleted), err) =
+      cli("vacuum", "--table", t.toString, "--json", "--execute", "--lite")
+    assert(done === 0, err)
+    assert(!deleted.get("dry_run").asBoolean && deleted.get("mode").asText === "lite")
+    assert(deleted.get("num_deleted_files").asLong === expected.size)
+    assert(expected.forall(f => !Files.exists(t.resolve(f))))
+    val (hc, _, vacuumHelp) = cli("vacuum", "--help")
+    assert(hc === 0 && vacuumHelp.contains("--retain-hours") && vacuumHelp.contains("--lite"))
   }
 }

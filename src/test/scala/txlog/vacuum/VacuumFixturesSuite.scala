@@ -1,0 +1,49 @@
+package txlog.vacuum
+
+import scala.util.{Failure, Success}
+
+import txlog.{Fixtures, SparkSuite}
+
+/** VACUUM's dry run on copies of the shared fixtures (written by delta-spark and Delta Kernel;
+  * their files keep their years-old times, so the table's default 7 days apply): txlog would delete
+  * exactly what delta-spark's VACUUM ... DRY RUN would, in full and lite mode, or both refuse the
+  * table.
+  */
+class VacuumFixturesSuite extends SparkSuite with VacuumTestKit {
+  override def extraConf: Map[String, String] = vacuumConf
+  private val Day = 24L * 3600 * 1000
+
+  private val tables = Seq(
+    "golden/basic-with-inserts-deletes-checkpoint",
+    "golden/basic-with-inserts-overwrite-restore",
+    "golden/data-reader-partition-values",
+    "golden/data-reader-escaped-chars",
+    "golden/data-reader-absolute-paths-escaped-chars",
+    "golden/canonicalized-paths-special-a",
+    "golden/delete-re-add-same-file-different-transactions",
+    "golden/dv-partitioned-with-checkpoint",
+    "golden/dv-with-columnmapping",
+    "golden/time-travel-partition-changes-b",
+    "golden/update-deleted-directory",
+    "golden/v2-checkpoint-parquet",
+    "kernel/basic-dv-with-checkpoint",
+    "spark/table-with-dv-small",
+    "spark/table-with-dv-special-char"
+  )
+
+  tables.foreach { name =>
+    test(s"$name: full and lite dry runs agree with delta-spark") {
+      assume(Fixtures.available, Fixtures.skipMessage)
+      val t = ageAll(Fixtures.copy(name, tempDir()), 30 * Day)
+      Seq(false, true).foreach { lite =>
+        (refDryRun(t, None, lite), ourDryRun(t, None, lite)) match {
+          case (Success(r), Success(o)) =>
+            assert(o === r, s"lite=$lite: txlog ${o -- r} extra, ${r -- o} missing")
+            info(s"lite=$lite: ${o.size} files")
+          case (Failure(_), Failure(_)) => info(s"lite=$lite: both refuse")
+          case other                    => fail(s"lite=$lite: $other")
+        }
+      }
+    }
+  }
+}
