@@ -37,7 +37,7 @@ def test_describe_json(txlog_jar: str, fixtures: Path, tmp_path: Path) -> None:
 
 
 def test_usage_error_exit_code(txlog_jar: str) -> None:
-    done = _run("vacuum", "--table", "/nowhere")
+    done = _run("repair", "--table", "/nowhere")
     assert done.returncode == 2
     assert "not yet available" in done.stderr
     assert done.stdout == ""

@@ -15,11 +15,13 @@ from ._version import __version__
 from .delta_log import CheckpointResult, DeltaLog
 from .snapshot import Metadata, Protocol, Snapshot
 from .transaction import CommitResult, Transaction, create_table
+from .vacuum import VacuumResult
 
 __all__ = [
     "configure_spark",
     "DeltaLog",
     "CheckpointResult",
+    "VacuumResult",
     "Transaction",
     "CommitResult",
     "create_table",

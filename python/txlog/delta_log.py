@@ -22,6 +22,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from ._gateway import call, java_session, jvm_facade
 from .snapshot import Snapshot
+from .vacuum import VacuumResult, vacuum_options
 
 __all__ = ["DeltaLog", "CheckpointResult"]
 
@@ -310,6 +311,35 @@ class DeltaLog:
             raise TypeError(f"dry_run must be a bool, got {type(dry_run).__name__}")
         options["dryRun"] = "true" if dry_run else "false"
         return DataFrame(call(self._facade.cleanup, self._jlog, options), self._spark)
+
+    # ---- VACUUM ----
+
+    def vacuum(
+        self,
+        retention_hours: float | None = None,
+        dry_run: bool = True,
+        lite: bool = False,
+        force: bool = False,
+    ) -> VacuumResult:
+        """Deletes the data files (and empty directories) no version within the retention
+        needs; a dry run (the default) deletes nothing and says what would go.
+
+        ``retention_hours`` defaults to the table's ``delta.deletedFileRetentionDuration``
+        (7 days) and is rounded to whole hours; a shorter one raises
+        :class:`~txlog.errors.RetentionTooShortError` unless ``force``. ``lite`` reads only
+        the remove actions of commits older than the cutoff instead of listing the table
+        (:class:`~txlog.errors.VacuumLiteNotPossibleError` when those commits were cleaned
+        up). Hidden files, ``_delta_log`` and anything outside the table root are never
+        touched. Unless a dry run, ``VACUUM START`` and ``VACUUM END`` commits record it.
+
+        >>> log.vacuum().files.show()                      # dry run, 7 days
+        >>> r = log.vacuum(retention_hours=24, dry_run=False, force=True)
+        >>> r.num_deleted_files, r.size_in_bytes
+        >>> r.unpersist()
+        """
+        options = vacuum_options(retention_hours, dry_run, lite, force)
+        jresult = call(self._facade.vacuum, self._jlog, options)
+        return VacuumResult._of(jresult, self._spark, self._facade)
 
     # ---- Maintenance: describe and validate ----
 

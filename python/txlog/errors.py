@@ -42,6 +42,8 @@ __all__ = [
     "TableExistsError",
     "InvalidCommitError",
     "CommitRetriesExhaustedError",
+    "RetentionTooShortError",
+    "VacuumLiteNotPossibleError",
     "ERROR_CLASSES",
     "error_for",
 ]
@@ -250,6 +252,19 @@ class CommitRetriesExhaustedError(TxlogError):
     (``spark.txlog.commit.maxAttempts``) was reached (``COMMIT_RETRIES_EXHAUSTED``)."""
 
 
+# ---- VACUUM ----
+
+
+class RetentionTooShortError(InvalidArgumentError):
+    """A vacuum's retention is shorter than the table's ``delta.deletedFileRetentionDuration``
+    and was not forced (``VACUUM_RETENTION_TOO_SHORT``)."""
+
+
+class VacuumLiteNotPossibleError(TxlogError):
+    """A lite vacuum needs the remove actions of commits that were cleaned up and no earlier
+    vacuum covered; run a full vacuum once (``VACUUM_LITE_NOT_POSSIBLE``)."""
+
+
 #: JVM error class -> Python exception class. Unknown classes map to :class:`TxlogError`.
 ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "DELTA_TABLE_NOT_FOUND": TableNotFoundError,
@@ -288,6 +303,9 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "TABLE_ALREADY_EXISTS": TableExistsError,
     "INVALID_COMMIT_ACTIONS": InvalidCommitError,
     "COMMIT_RETRIES_EXHAUSTED": CommitRetriesExhaustedError,
+    # ---- VACUUM ----
+    "VACUUM_RETENTION_TOO_SHORT": RetentionTooShortError,
+    "VACUUM_LITE_NOT_POSSIBLE": VacuumLiteNotPossibleError,
 }
 
 
