@@ -94,8 +94,8 @@ trait VacuumTestKit { self: SparkSuite =>
       .toSeq
   }
 
-  /** Sets the modification time of every file under `t` (its log included) to `ageMillis` ago:
-    * the shared fixtures were copied to this machine recently, so their files look new.
+  /** Sets the modification time of every file under `t` (its log included) to `ageMillis` ago: the
+    * shared fixtures were copied to this machine recently, so their files look new.
     */
   def ageAll(t: Path, ageMillis: Long): Path = {
     val s = Files.walk(t)
