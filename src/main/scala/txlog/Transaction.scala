@@ -131,6 +131,11 @@ final class Transaction private[txlog] (
     */
   def upgradeProtocol(p: Protocol): Transaction = stage(_.copy(protocol = Some(p)))
 
+  /** Marks the transaction as a RESTORE: its staged metadata is an older version's (see
+    * [[txlog.txn.StagedActions]]).
+    */
+  private[txlog] def restoring(): Transaction = stage(_.copy(restoring = true))
+
   /** Stages a txn action: application `appId` committed its `version`. The commit is skipped
     * (committed = false) when the table already holds `appId` at `version` or later.
     *

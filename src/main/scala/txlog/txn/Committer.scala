@@ -78,7 +78,14 @@ private[txlog] object Committer {
         }
         val current = base.map(s => (s.protocol, s.metadata))
         val (p, m) =
-          WriterRules.prepare(table.root, version, current, staged.protocol, staged.metadata)
+          WriterRules.prepare(
+            table.root,
+            version,
+            current,
+            staged.protocol,
+            staged.metadata,
+            staged.restoring
+          )
         val protocol = p.orElse(current.map(_._1)).get
         val metadata = m.orElse(current.map(_._2)).get
         WriterRules.checkAppendOnly(table.root, metadata, dataChangingRemoves)

@@ -6,7 +6,9 @@ import txlog.{Metadata, Protocol}
 
 /** What a transaction will commit: file actions as DataFrames (shaped like `Snapshot.allFiles` for
   * adds, `Snapshot.tombstones` for removes), the rest on the driver. `txns` maps app ids to
-  * versions; `domains` is keyed by domain.
+  * versions; `domains` is keyed by domain. `restoring` marks a RESTORE: its metadata is an older
+  * version's, so the checks against the current metadata (columns dropped or renamed, column
+  * mapping ids reused) do not apply.
   */
 private[txlog] final case class StagedActions(
     adds: Seq[DataFrame],
@@ -15,7 +17,8 @@ private[txlog] final case class StagedActions(
     protocol: Option[Protocol],
     metadata: Option[Metadata],
     txns: Map[String, Long],
-    domains: Map[String, DomainAction]
+    domains: Map[String, DomainAction],
+    restoring: Boolean = false
 ) {
 
   /** Whether this commit only adds files and read no files (delta-spark's `isBlindAppend`). */

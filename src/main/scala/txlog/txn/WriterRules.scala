@@ -97,9 +97,13 @@ private[txlog] object WriterRules {
       version: Long,
       current: Option[(Protocol, Metadata)],
       protocol: Option[Protocol],
-      metadata: Option[Metadata]
+      metadata: Option[Metadata],
+      restoring: Boolean = false
   ): (Option[Protocol], Option[Metadata]) = {
-    val completedMd = metadata.map(m => checkedMetadata(table, current.map(_._2), m, version))
+    // A restore's metadata is an older version's: it is checked on its own, not against the
+    // current metadata (delta-spark restores the old schema, dropped columns and all).
+    val against = if (restoring) None else current.map(_._2)
+    val completedMd = metadata.map(m => checkedMetadata(table, against, m, version))
     // Protocol: the staged one (never lower than the current), raised to what the metadata needs.
     val base = (protocol, current.map(_._1)) match {
       case (Some(p), Some(cur)) => checkNotDowngrade(table, cur, p); p
