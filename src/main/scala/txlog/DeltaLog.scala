@@ -360,6 +360,51 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     val l = listing()
     txlog.vacuum.Vacuum.run(spark, this, l, relisting(latestOf(l)), options, progress)
   }
+
+  // ---- RESTORE (txlog.restore does the work)
+
+  /** RESTORE: one `RESTORE` commit that makes the table what it was at an older version, given as
+    * `version` or as a `timestamp` (the latest commit at or before it, read as [[snapshotAsOf]]
+    * reads it); exactly one of them (INVALID_ARGUMENT otherwise). By delta-spark's rules: the files
+    * live then but not now are added back as they were (with `dataChange = true`), the files live
+    * now but not then are removed, and the old version's metadata (schema, properties) comes back;
+    * the protocol is never downgraded (the commit's is what both versions support). Files are
+    * matched by path and deletion vector, by Spark jobs; large commits are written by executors.
+    *
+    * The latest version itself may be given, as delta-spark allows: nothing changes and nothing is
+    * committed (the result's `version` is None). VERSION_NOT_FOUND and TIMESTAMP_OUT_OF_RANGE as
+    * for time travel; RESTORE_MISSING_FILES (naming some) when a file to add back is no longer on
+    * storage (checked by tasks), unless `force`. A concurrent commit that changes the table's files
+    * fails the restore with the transaction's conflict errors. A dry run computes the metrics and
+    * commits nothing.
+    *
+    * {{{
+    * val r = log.restore(version = Some(3L))
+    * println(s"now v${r.version.get}: ${r.numOfFilesAfterRestore} files")
+    * log.restore(timestamp = Some("2024-06-01 00:00:00"), dryRun = true).numRemovedFiles
+    * }}}
+    */
+  def restore(
+      version: Option[Long] = None,
+      timestamp: Option[String] = None,
+      force: Boolean = false,
+      dryRun: Boolean = false
+  ): RestoreResult = {
+    if (version.isDefined == timestamp.isDefined) {
+      throw TxlogErrors.invalidArgument(
+        "version/timestamp",
+        "give exactly one of the version and the timestamp to restore to"
+      )
+    }
+    version.filter(_ < 0).foreach { v =>
+      throw TxlogErrors.invalidArgument("version", s"$v is negative")
+    }
+    txlog.restore.Restore.run(
+      spark,
+      this,
+      txlog.restore.Restore.Options(version, timestamp, force, dryRun)
+    )
+  }
 }
 
 object DeltaLog {

@@ -268,6 +268,26 @@ private[txlog] object TxlogErrors {
     "Run a full vacuum (without lite) once; lite vacuums can follow it."
   )
 
+  // ---- RESTORE (txlog.restore)
+
+  def restoreMissingFiles(
+      table: String,
+      version: Long,
+      examples: Seq[String],
+      count: Long
+  ): TxlogException = new TxlogException(
+    "RESTORE_MISSING_FILES",
+    s"Cannot restore $table to version $version: $count data file(s) of that version no longer " +
+      s"exist: ${examples.mkString(", ")}${if (count > examples.size) ", ..." else ""}.",
+    "They were deleted by hand or by VACUUM; the restored table would refer to missing files.",
+    "Restore a newer version whose files exist; or force it (Scala force = true, Python " +
+      "force=True, CLI --force): the files are added back all the same, as delta-spark does, " +
+      "and reading them fails unless spark.sql.files.ignoreMissingFiles is set.",
+    null,
+    examples.headOption,
+    Some(version)
+  )
+
   // ---- Transactions: conflicts
 
   /** Data files a conflict names: at most this many. */

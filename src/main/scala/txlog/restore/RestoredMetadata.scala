@@ -1,0 +1,24 @@
+package txlog.restore
+
+import scala.util.Try
+
+import txlog.Metadata
+import txlog.txn.ColumnMappingAssign
+
+/** The metadata a restore commits: the restored version's, as delta-spark restores it, but for the
+  * column mapping high water mark (`delta.columnMapping.maxColumnId`), which keeps the larger of
+  * both versions' so that column ids used since are never handed out again.
+  */
+private[txlog] object RestoredMetadata {
+
+  def of(latest: Metadata, restored: Metadata): Metadata = {
+    val key = ColumnMappingAssign.MaxIdProperty
+    def max(md: Metadata) = md.configuration.get(key).flatMap(v => Try(v.trim.toLong).toOption)
+    val mode = restored.configuration.getOrElse("delta.columnMapping.mode", "none")
+    (max(latest) ++ max(restored)).reduceOption(_ max _) match {
+      case Some(m) if !mode.trim.equalsIgnoreCase("none") =>
+        restored.copy(configuration = restored.configuration + (key -> m.toString))
+      case _ => restored
+    }
+  }
+}
