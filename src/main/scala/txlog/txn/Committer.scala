@@ -53,8 +53,11 @@ private[txlog] object Committer {
     val adds = staged.adds
       .map(FileActionLines.shaped(_, ActionSchemas.add))
       .reduceOption(_ unionByName _)
-    def fixedLines(md: Metadata): Seq[DataFrame] =
-      staged.removes.map(FileActionLines.removes(_, req.commitTime, md)) ++
+    // `removeMd` names the removes' columns: the committed metadata, but for a restore the one
+    // read, under which the removed files were written (the restored one may be partitioned
+    // otherwise).
+    def fixedLines(md: Metadata, removeMd: Metadata): Seq[DataFrame] =
+      staged.removes.map(FileActionLines.removes(_, req.commitTime, removeMd)) ++
         staged.cdc.map(FileActionLines.cdcs(_, md))
     val summary = staged.summary(read)
     // Asked (by a job) only of append-only tables.
@@ -98,7 +101,8 @@ private[txlog] object Committer {
           body.foreach(_.delete(table))
           body = None
           val lines =
-            adds.map(_ => FileActionLines.adds(assigned, metadata)).toSeq ++ fixedLines(metadata)
+            adds.map(_ => FileActionLines.adds(assigned, metadata)).toSeq ++
+              fixedLines(metadata, if (staged.restoring) current.fold(metadata)(_._2) else metadata)
           body = Some(CommitBody.build(spark, table, lines))
         }
         val now = System.currentTimeMillis()
