@@ -389,7 +389,15 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
       timestamp: Option[String] = None,
       force: Boolean = false,
       dryRun: Boolean = false
+  ): RestoreResult =
+    restoreWith(txlog.restore.Restore.Options(version, timestamp, force, dryRun))
+
+  /** [[restore]] telling `progress` each step as it starts (for the command line). */
+  private[txlog] def restoreWith(
+      options: txlog.restore.Restore.Options,
+      progress: String => Unit = _ => ()
   ): RestoreResult = {
+    import options.{timestamp, version}
     if (version.isDefined == timestamp.isDefined) {
       throw TxlogErrors.invalidArgument(
         "version/timestamp",
@@ -399,11 +407,7 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     version.filter(_ < 0).foreach { v =>
       throw TxlogErrors.invalidArgument("version", s"$v is negative")
     }
-    txlog.restore.Restore.run(
-      spark,
-      this,
-      txlog.restore.Restore.Options(version, timestamp, force, dryRun)
-    )
+    txlog.restore.Restore.run(spark, this, options, progress)
   }
 }
 

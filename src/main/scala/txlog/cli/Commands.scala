@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.functions.col
 
-import txlog.{DeltaLog, TableDescription, TxlogErrors, VacuumResult}
+import txlog.{DeltaLog, RestoreResult, TableDescription, TxlogErrors, VacuumResult}
 import txlog.maintenance.Validator
 
 /** The commands, each a thin layer over the public API of one table's [[DeltaLog]]. */
@@ -32,6 +32,17 @@ private[txlog] object Commands {
       val df = log.cleanup(args.options.get("retention"), dryRun(args))
       Outcome(Nil, rows = Some("candidates" -> df))
     case "vacuum" => vacuum(log, args, step)
+    case "restore" =>
+      val r = log.restoreWith(
+        txlog.restore.Restore.Options(
+          long(args, "version"),
+          args.options.get("timestamp"),
+          force = args.options.get("force").contains("true"),
+          dryRun = dryRun(args)
+        ),
+        step
+      )
+      Outcome(restoreFields(r))
     case "validate" =>
       val findings = Validator.run(spark, log.table, step)
       val errors = findings.where(col("severity") === "error").count()
@@ -44,7 +55,7 @@ private[txlog] object Commands {
   }
 
   /** Whether the command only says what it would do: the default for cleanup and vacuum, which
-    * delete.
+    * delete (restore deletes no data, so it runs unless --dry-run).
     */
   def dryRun(args: Args): Boolean =
     args.dryRun.getOrElse(args.command == "cleanup" || args.command == "vacuum")
@@ -91,6 +102,19 @@ private[txlog] object Commands {
     "start_commit" -> r.startCommit.map(Long.box).orNull,
     "end_commit" -> r.endCommit.map(Long.box).orNull,
     "problems" -> r.problems.asJava
+  )
+
+  /** The result of a restore, as the command line and the Python package report it. */
+  def restoreFields(r: RestoreResult): Seq[(String, Any)] = Seq(
+    "restored_version" -> r.restoredVersion,
+    "read_version" -> r.readVersion,
+    "version" -> r.version.map(Long.box).orNull,
+    "table_size_after_restore" -> r.tableSizeAfterRestore,
+    "num_of_files_after_restore" -> r.numOfFilesAfterRestore,
+    "num_removed_files" -> r.numRemovedFiles,
+    "num_restored_files" -> r.numRestoredFiles,
+    "removed_files_size" -> r.removedFilesSize,
+    "restored_files_size" -> r.restoredFilesSize
   )
 
   private def long(args: Args, name: String): Option[Long] = args.options.get(name).map { v =>

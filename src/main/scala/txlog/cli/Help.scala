@@ -58,7 +58,15 @@ private[txlog] object Help {
       available = true
     ),
     Command("repair", "not yet available (a later change)", "", available = false),
-    Command("restore", "not yet available (a later change)", "", available = false)
+    Command(
+      "restore",
+      "restore the table to an older version (one RESTORE commit; deletes no data file)",
+      "  --version N | --timestamp TS   the version, or the latest commit at or before TS\n" +
+        "               ('yyyy-MM-dd[ HH:mm:ss]' in the session time zone, or with an offset)\n" +
+        "  --force      restore even when data files of that version are missing\n" +
+        "  --dry-run    compute the metrics, commit nothing\n",
+      available = true
+    )
   )
 
   private val Common =

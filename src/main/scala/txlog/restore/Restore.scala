@@ -33,7 +33,12 @@ private[txlog] object Restore {
       dryRun: Boolean
   )
 
-  def run(spark: SparkSession, log: DeltaLog, options: Options): RestoreResult = {
+  def run(
+      spark: SparkSession,
+      log: DeltaLog,
+      options: Options,
+      progress: String => Unit = _ => ()
+  ): RestoreResult = {
     val root = log.tablePath
     val txn = log.startTransaction()
     val latest = txn.readSnapshot.get
@@ -42,10 +47,12 @@ private[txlog] object Restore {
       case Some(v)                        => log.snapshot(v)
       case None                           => log.snapshotAsOf(options.timestamp.get)
     }
-    def step[T](name: String)(body: => T): T =
+    def step[T](name: String)(body: => T): T = {
+      progress(name)
       Jobs.named(spark, s"restore $root to version ${target.version}: $name") {
         ReadErrors.translate(latest.segment)(body)
       }
+    }
     val diff = RestoreDiff.of(latest, target)
     if (!options.force) step("check the files to add back exist") {
       val conf = new SerializableConf(log.table.hadoopConf)
@@ -85,6 +92,7 @@ private[txlog] object Restore {
         options.version.map(v => "version" -> v.toString) ++
           options.timestamp.map(t => "timestamp" -> t)
       val r = result(None)
+      progress("commit")
       val committed = txn.commit(
         "RESTORE",
         parameters.toMap,

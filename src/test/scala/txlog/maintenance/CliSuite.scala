@@ -98,7 +98,7 @@ class CliSuite extends SparkSuite {
     assume(Fixtures.available, Fixtures.skipMessage)
     val refused = Fixtures.copy("kernel/catalog-owned-preview", tempDir()).toString
     assert(cli("describe", "--table", refused)._1 === 3)
-    Seq("repair", "restore").foreach { c =>
+    Seq("repair").foreach { c =>
       val (code, _, err) = cli(c, "--table", refused)
       assert(code === 2 && err.contains("not yet available"), err)
     }
@@ -109,6 +109,7 @@ class CliSuite extends SparkSuite {
     Seq("describe", "history", "checkpoint", "checksum", "compact-log", "cleanup", "validate")
       .foreach(c => assert(help.contains(c)))
     assert(help.contains("vacuum") && help.contains("repair") && help.contains("not yet available"))
+    assert(help.contains("restore the table to an older version"))
     assert(cli("vacuum", "--table", refused)._1 === 3)
     val (hc, _, cleanupHelp) = cli("cleanup", "--help")
     assert(hc === 0 && cleanupHelp.contains("--execute"))
@@ -159,5 +160,51 @@ class CliSuite extends SparkSuite {
     assert(expected.forall(f => !Files.exists(t.resolve(f))))
     val (hc, _, vacuumHelp) = cli("vacuum", "--help")
     assert(hc === 0 && vacuumHelp.contains("--retain-hours") && vacuumHelp.contains("--lite"))
+  }
+
+  test("restore: --dry-run and a commit report delta-spark's metrics; a missing file exits 2") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val name = "golden/basic-with-inserts-deletes-checkpoint"
+    val t = Fixtures.copy(name, tempDir())
+    val ref = Fixtures.copy(name, tempDir())
+    RefLog.clearCache()
+    val refOut = io.delta.tables.DeltaTable.forPath(spark, ref.toString).restoreToVersion(2L).head()
+    val (dc, Seq(dry), _) =
+      cli("restore", "--table", t.toString, "--json", "--version", "2", "--dry-run")
+    assert(dc === 0 && dry.get("dry_run").asBoolean && dry.get("version").isNull)
+    val (code, Seq(doc), err) = cli("restore", "--table", t.toString, "--json", "--version", "2")
+    assert(code === 0, err)
+    assert(!doc.get("dry_run").asBoolean && doc.get("restored_version").asLong === 2L)
+    Seq(dry, doc).foreach { d =>
+      assert(d.get("table_size_after_restore").asLong === refOut.getLong(0))
+      assert(d.get("num_of_files_after_restore").asLong === refOut.getLong(1))
+      assert(d.get("num_removed_files").asLong === refOut.getLong(2))
+      assert(d.get("num_restored_files").asLong === refOut.getLong(3))
+      assert(d.get("removed_files_size").asLong === refOut.getLong(4))
+      assert(d.get("restored_files_size").asLong === refOut.getLong(5))
+    }
+    RefLog.clearCache()
+    assert(doc.get("version").asLong === RefLog.forTable(spark, t.toString).update().version)
+    // A file of an older version that is not live now, deleted from storage.
+    val log = txlog.DeltaLog.forTable(spark, t.toString)
+    def files(s: txlog.Snapshot) = s.allFiles.select("path").collect().map(_.getString(0)).toSet
+    val now = files(log.snapshot())
+    val (v, gone) = (0L until 14L).iterator
+      .map(v => v -> (files(log.snapshot(v)) -- now))
+      .collectFirst { case (v, g) if g.nonEmpty => v -> g.head }
+      .get
+    Files.delete(t.resolve(gone))
+    val (vc, Seq(refusal), _) =
+      cli("restore", "--table", t.toString, "--json", "--version", v.toString)
+    assert(vc === 2)
+    assert(refusal.get("error").get("errorClass").asText === "RESTORE_MISSING_FILES")
+    assert(refusal.get("error").get("message").asText.contains(gone))
+    val (fc, Seq(forced), _) =
+      cli("restore", "--table", t.toString, "--json", "--version", v.toString, "--force")
+    assert(fc === 0 && !forced.get("version").isNull)
+    val (uc, _, usage) = cli("restore", "--table", t.toString)
+    assert(uc === 2 && usage.contains("exactly one"), usage)
+    val (hc, _, restoreHelp) = cli("restore", "--help")
+    assert(hc === 0 && restoreHelp.contains("--timestamp") && restoreHelp.contains("--force"))
   }
 }
