@@ -13,6 +13,7 @@ from . import errors
 from ._spark import configure_spark
 from ._version import __version__
 from .delta_log import CheckpointResult, DeltaLog
+from .restore import RestoreResult
 from .snapshot import Metadata, Protocol, Snapshot
 from .transaction import CommitResult, Transaction, create_table
 from .vacuum import VacuumResult
@@ -22,6 +23,7 @@ __all__ = [
     "DeltaLog",
     "CheckpointResult",
     "VacuumResult",
+    "RestoreResult",
     "Transaction",
     "CommitResult",
     "create_table",

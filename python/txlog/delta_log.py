@@ -22,6 +22,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from ._gateway import call, java_session, jvm_facade
 from .snapshot import Snapshot
+from .restore import RestoreResult, restore_flags
 from .vacuum import VacuumResult, vacuum_options
 
 __all__ = ["DeltaLog", "CheckpointResult"]
@@ -340,6 +341,40 @@ class DeltaLog:
         options = vacuum_options(retention_hours, dry_run, lite, force)
         jresult = call(self._facade.vacuum, self._jlog, options)
         return VacuumResult._of(jresult, self._spark, self._facade)
+
+    # ---- RESTORE ----
+
+    def restore(
+        self,
+        version: int | None = None,
+        timestamp: str | datetime | date | None = None,
+        force: bool = False,
+        dry_run: bool = False,
+    ) -> RestoreResult:
+        """Restores the table to an older version, given as ``version`` or ``timestamp``
+        (exactly one; the latest commit at or before the timestamp, read as
+        :meth:`snapshot` reads a timestamp), with one ``RESTORE`` commit, by delta-spark's rules:
+        files live then but not now are added back, files live now but not then removed, the
+        old metadata restored; the protocol is never downgraded. No data file is deleted.
+
+        Raises :class:`~txlog.errors.RestoreMissingFilesError` when files to add back are gone
+        from storage (unless ``force``), :class:`~txlog.errors.VersionNotFoundError` /
+        :class:`~txlog.errors.TimestampOutOfRangeError` as time travel does, and the
+        transaction's conflict errors when another writer changed the files meanwhile. A dry
+        run computes the metrics and commits nothing.
+
+        >>> r = log.restore(version=3)
+        >>> r.version, r.num_restored_files, r.num_removed_files
+        >>> log.restore(timestamp="2024-06-01 00:00:00", dry_run=True).num_removed_files
+        """
+        if (version is None) == (timestamp is None):
+            raise ValueError("give exactly one of version and timestamp")
+        options = restore_flags(force, dry_run)
+        if version is not None:
+            options["version"] = _version_text(version)
+        else:
+            options["timestamp"] = _timestamp_text(timestamp)
+        return RestoreResult._of(call(self._facade.restore, self._jlog, options))
 
     # ---- Maintenance: describe and validate ----
 

@@ -44,6 +44,7 @@ __all__ = [
     "CommitRetriesExhaustedError",
     "RetentionTooShortError",
     "VacuumLiteNotPossibleError",
+    "RestoreMissingFilesError",
     "ERROR_CLASSES",
     "error_for",
 ]
@@ -265,6 +266,15 @@ class VacuumLiteNotPossibleError(TxlogError):
     vacuum covered; run a full vacuum once (``VACUUM_LITE_NOT_POSSIBLE``)."""
 
 
+# ---- RESTORE ----
+
+
+class RestoreMissingFilesError(TxlogError):
+    """Data files of the version to restore no longer exist (deleted by hand or by VACUUM); the
+    message names some of them, ``file`` the first; pass ``force=True`` to restore anyway
+    (``RESTORE_MISSING_FILES``)."""
+
+
 #: JVM error class -> Python exception class. Unknown classes map to :class:`TxlogError`.
 ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "DELTA_TABLE_NOT_FOUND": TableNotFoundError,
@@ -306,6 +316,8 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     # ---- VACUUM ----
     "VACUUM_RETENTION_TOO_SHORT": RetentionTooShortError,
     "VACUUM_LITE_NOT_POSSIBLE": VacuumLiteNotPossibleError,
+    # ---- RESTORE ----
+    "RESTORE_MISSING_FILES": RestoreMissingFilesError,
 }
 
 

@@ -199,6 +199,34 @@ object PythonFacade {
     mapper.writeValueAsString(fields)
   }
 
+  // ---- RESTORE ----
+
+  /** RESTORE by options: `version` (an integer as text) or `timestamp`, exactly one; `force` and
+    * `dryRun` ("false" by default); see `DeltaLog.restore`. Returns the result as JSON, named as
+    * the command line's (`restored_version`, `version`, `num_restored_files`, ...) plus `table`
+    * and `dry_run`. Example: `json.loads(PythonFacade.restore(log, {"version": "3"}))`.
+    */
+  def restore(log: DeltaLog, options: JMap[String, String]): String = {
+    val o = asScala(options)
+    val version = o.get("version").map { v =>
+      scala.util
+        .Try(v.trim.toLong)
+        .toOption
+        .getOrElse(throw TxlogErrors.invalidArgument("version", s"'$v' is not an integer"))
+    }
+    val r = log.restore(
+      version,
+      o.get("timestamp"),
+      flag(o, "force", default = false),
+      flag(o, "dryRun", default = false)
+    )
+    val fields = new java.util.LinkedHashMap[String, Any]()
+    fields.put("table", r.tablePath)
+    fields.put("dry_run", r.dryRun)
+    txlog.cli.Commands.restoreFields(r).foreach { case (k, v) => fields.put(k, v) }
+    mapper.writeValueAsString(fields)
+  }
+
   /** The files of a vacuum (path, size, isDirectory, deleted). Example:
     * `PythonFacade.vacuumFiles(r)`.
     */
