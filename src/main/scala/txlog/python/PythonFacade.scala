@@ -203,8 +203,8 @@ object PythonFacade {
 
   /** RESTORE by options: `version` (an integer as text) or `timestamp`, exactly one; `force` and
     * `dryRun` ("false" by default); see `DeltaLog.restore`. Returns the result as JSON, named as
-    * the command line's (`restored_version`, `version`, `num_restored_files`, ...) plus `table`
-    * and `dry_run`. Example: `json.loads(PythonFacade.restore(log, {"version": "3"}))`.
+    * the command line's (`restored_version`, `version`, `num_restored_files`, ...) plus `table` and
+    * `dry_run`. Example: `json.loads(PythonFacade.restore(log, {"version": "3"}))`.
     */
   def restore(log: DeltaLog, options: JMap[String, String]): String = {
     val o = asScala(options)

@@ -142,6 +142,8 @@ class RestoreAgreementSuite extends SparkSuite with RestoreTestKit {
     assert(refRestore(t, Left(latest + 1)).isFailure)
     assert(errorClass(log.restore(timestamp = Some("1990-01-01"))) === "TIMESTAMP_OUT_OF_RANGE")
     assert(refRestore(t, Right("1990-01-01")).isFailure)
+    assert(errorClass(log.restore(timestamp = Some("2999-01-01"))) === "TIMESTAMP_OUT_OF_RANGE")
+    assert(refRestore(t, Right("2999-01-01")).isFailure) // DELTA_CANNOT_RESTORE_TIMESTAMP_GREATER
     assert(errorClass(log.restore()) === "INVALID_ARGUMENT")
     assert(errorClass(log.restore(Some(0L), Some("2024-01-01"))) === "INVALID_ARGUMENT")
     assert(errorClass(log.restore(version = Some(-1L))) === "INVALID_ARGUMENT")
