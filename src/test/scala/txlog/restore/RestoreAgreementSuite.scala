@@ -107,6 +107,17 @@ class RestoreAgreementSuite extends SparkSuite with RestoreTestKit {
     agree(mapped, Left(1L), rowsOf = 1L)
   }
 
+  test("in-commit timestamps: to version 2 by its timestamp") {
+    val t = tempDir().resolve("ict")
+    spark.sql(
+      s"CREATE TABLE delta.`$t` (id INT) USING delta TBLPROPERTIES " +
+        "('delta.enableInCommitTimestamps' = 'true')"
+    )
+    (1 to 3).foreach(i => spark.sql(s"INSERT INTO delta.`$t` VALUES ($i)"))
+    spark.sql(s"DELETE FROM delta.`$t` WHERE id = 2")
+    agree(t, Right(commitTimestamp(t, 2L)), rowsOf = 2L)
+  }
+
   test("a dry run computes delta-spark's metrics and commits nothing") {
     val ours = copyTable(partitioned, "restore-dry")
     val ref = copyTable(partitioned, "restore-dry-ref")
