@@ -37,9 +37,9 @@ def test_describe_json(txlog_jar: str, fixtures: Path, tmp_path: Path) -> None:
 
 
 def test_usage_error_exit_code(txlog_jar: str) -> None:
-    done = _run("repair", "--table", "/nowhere")
+    done = _run("repair", "--execute", "--dry-run", "--table", "/nowhere")
     assert done.returncode == 2
-    assert "not yet available" in done.stderr
+    assert "give --dry-run or --execute, not both" in done.stderr
     assert done.stdout == ""
 
 

@@ -27,6 +27,9 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
   /** The snapshot [[update]] builds on, with the listing it came from. */
   @volatile private var current: Option[(Snapshot, LogListing)] = None
 
+  /** A log of the same table that remembers no snapshot (replays from storage afresh). */
+  private[txlog] def detached(): DeltaLog = new DeltaLog(spark, table)
+
   /** The listing the remembered snapshot was built from (for tests). */
   private[txlog] def currentListing: Option[LogListing] = current.map(_._2)
 
@@ -409,7 +412,32 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
     }
     txlog.restore.Restore.run(spark, this, options, progress)
   }
+
+  // ---- REPAIR (txlog.repair does the work)
+
+  /** REPAIR (FSCK): fixes what `validate` finds and can be fixed without rewriting a commit. A
+    * checkpoint that cannot be read or disagrees with the commits it covers is moved aside (to
+    * `_txlog_set_aside/<time>/` under the table root) and written again from the commits; a
+    * version checksum file that disagrees with its replay likewise; `_last_checkpoint` is
+    * rebuilt when it is malformed, fails its checksum or names a missing or older checkpoint;
+    * the live files whose data file or deletion vector file is missing are removed by one `FSCK`
+    * commit. Version gaps, checkpoints no commits can rebuild and files whose size differs from
+    * the log's are reported as `not-repairable`. A dry run (the default) only lists the actions.
+    *
+    * {{{
+    * val plan = log.repair()
+    * plan.actions.show(truncate = false); plan.unpersist()
+    * val r = log.repair(dryRun = false)
+    * println(s"${r.numFilesRemoved} files removed in v${r.commitVersion.getOrElse(-1L)}")
+    * }}}
+    */
+  def repair(dryRun: Boolean = true): RepairResult = repairWith(dryRun)
+
+  /** [[repair]] telling `progress` each step as it starts (for the command line). */
+  private[txlog] def repairWith(dryRun: Boolean, progress: String => Unit = _ => ()): RepairResult =
+    txlog.repair.Repair.run(spark, this, dryRun, progress)
 }
+
 
 object DeltaLog {
 

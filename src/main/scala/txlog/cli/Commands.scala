@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.functions.col
 
-import txlog.{DeltaLog, RestoreResult, TableDescription, TxlogErrors, VacuumResult}
+import txlog.{DeltaLog, RepairResult, RestoreResult, TableDescription, TxlogErrors, VacuumResult}
 import txlog.maintenance.Validator
 
 /** The commands, each a thin layer over the public API of one table's [[DeltaLog]]. */
@@ -43,6 +43,15 @@ private[txlog] object Commands {
         step
       )
       Outcome(restoreFields(r))
+    case "repair" =>
+      val r = log.repairWith(dryRun(args), step)
+      val left = if (r.dryRun) !r.isClean else r.numNotRepairable > 0
+      Outcome(
+        repairFields(r),
+        if (left) ExitCodes.Findings else ExitCodes.Done,
+        Some("actions" -> r.actions),
+        release = () => r.unpersist()
+      )
     case "validate" =>
       val findings = Validator.run(spark, log.table, step)
       val errors = findings.where(col("severity") === "error").count()
@@ -54,11 +63,25 @@ private[txlog] object Commands {
     case other => throw TxlogErrors.invalidArgument("command", s"unknown command '$other'")
   }
 
-  /** Whether the command only says what it would do: the default for cleanup and vacuum, which
-    * delete (restore deletes no data, so it runs unless --dry-run).
+  /** Whether the command only says what it would do: the default for cleanup, vacuum and repair,
+    * which delete or remove (restore deletes no data, so it runs unless --dry-run).
     */
   def dryRun(args: Args): Boolean =
-    args.dryRun.getOrElse(args.command == "cleanup" || args.command == "vacuum")
+    args.dryRun.getOrElse(Set("cleanup", "vacuum", "repair")(args.command))
+
+  /** The numbers of a repair, as the command line and the Python package report them. An exit
+    * code of 1 means: a dry run found something to do, or a repair left something undone.
+    */
+  def repairFields(r: RepairResult): Seq[(String, Any)] = Seq(
+    "num_checkpoints_rewritten" -> r.numCheckpointsRewritten,
+    "num_checksums_rewritten" -> r.numChecksumsRewritten,
+    "last_checkpoint_rewritten" -> r.lastCheckpointRewritten,
+    "num_files_removed" -> r.numFilesRemoved,
+    "size_of_files_removed" -> r.sizeOfFilesRemoved,
+    "num_not_repairable" -> r.numNotRepairable,
+    "commit_version" -> r.commitVersion.map(Long.box).orNull,
+    "set_aside_dir" -> r.setAsideDir.orNull
+  )
 
   /** vacuum: the result's numbers, then `files` (relative paths), streamed. */
   private def vacuum(log: DeltaLog, args: Args, step: String => Unit): Outcome = {

@@ -3,49 +3,43 @@ package txlog.cli
 /** The text of `--help`, overall and per command. */
 private[txlog] object Help {
 
-  final case class Command(name: String, summary: String, options: String, available: Boolean)
+  final case class Command(name: String, summary: String, options: String)
 
   val Commands: Seq[Command] = Seq(
-    Command("describe", "DESCRIBE DETAIL's fields and the log's health", "", available = true),
+    Command("describe", "DESCRIBE DETAIL's fields and the log's health", ""),
     Command(
       "history",
       "the commit history, newest first",
-      "  --limit N   commits shown (20)\n",
-      true
+      "  --limit N   commits shown (20)\n"
     ),
     Command(
       "checkpoint",
       "write a checkpoint of the latest version (or --version)",
       "  --version N  --kind classic|multipart|v2  --parts N  --format parquet|json\n" +
-        "  --dry-run    say what would be written, write nothing\n",
-      available = true
+        "  --dry-run    say what would be written, write nothing\n"
     ),
     Command(
       "checksum",
       "write the version checksum (.crc) of the latest version (or --version)",
       "  --version N\n  --validate   compare the existing .crc with a replay instead; exit 1 on " +
-        "mismatches\n  --dry-run    say what would be written, write nothing\n",
-      available = true
+        "mismatches\n  --dry-run    say what would be written, write nothing\n"
     ),
     Command(
       "compact-log",
       "write the log compaction file of commits --start to --end",
-      "  --start N --end N (required)\n  --dry-run    say what would be written\n",
-      available = true
+      "  --start N --end N (required)\n  --dry-run    say what would be written\n"
     ),
     Command(
       "cleanup",
       "metadata cleanup of expired log files (a dry run unless --execute)",
       "  --retention DURATION   e.g. '30 days' (default: delta.logRetentionDuration)\n" +
         "  --dry-run    list what would be deleted (the default)\n" +
-        "  --execute    delete it\n",
-      available = true
+        "  --execute    delete it\n"
     ),
     Command(
       "validate",
       "audit the whole history; exit 1 when a finding has severity error",
-      "",
-      available = true
+      ""
     ),
     Command(
       "vacuum",
@@ -54,18 +48,24 @@ private[txlog] object Help {
         "  --force      allow a retention shorter than the table's\n" +
         "  --lite       read the log's remove actions instead of listing the table\n" +
         "  --dry-run    list what would be deleted (the default)\n" +
-        "  --execute    delete it\n",
-      available = true
+        "  --execute    delete it\n"
     ),
-    Command("repair", "not yet available (a later change)", "", available = false),
+    Command(
+      "repair",
+      "fix what validate finds without rewriting commits (a dry run unless --execute)",
+      "  set aside and rewrite bad checkpoints and .crc files, rebuild _last_checkpoint,\n" +
+        "  remove files whose data or deletion vector file is missing (one FSCK commit);\n" +
+        "  exit 1 when a dry run finds work or a repair leaves a fault it cannot fix\n" +
+        "  --dry-run    list the actions (the default)\n" +
+        "  --execute    do them\n"
+    ),
     Command(
       "restore",
       "restore the table to an older version (one RESTORE commit; deletes no data file)",
       "  --version N | --timestamp TS   the version, or the latest commit at or before TS\n" +
         "               ('yyyy-MM-dd[ HH:mm:ss]' in the session time zone, or with an offset)\n" +
         "  --force      restore even when data files of that version are missing\n" +
-        "  --dry-run    compute the metrics, commit nothing\n",
-      available = true
+        "  --dry-run    compute the metrics, commit nothing\n"
     )
   )
 

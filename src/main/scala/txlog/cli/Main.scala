@@ -48,8 +48,6 @@ object Main {
         Help.Commands.find(_.name == a.command) match {
           case None              => usage(err, s"unknown command '${a.command}'")
           case Some(c) if a.help => out.print(Help.of(c.name).get); ExitCodes.Done
-          case Some(c) if !c.available =>
-            usage(err, s"'${c.name}' is not yet available in this version of txlog")
           case Some(_) if a.tables.isEmpty =>
             usage(err, "give at least one --table or --tables-file")
           case Some(_) =>

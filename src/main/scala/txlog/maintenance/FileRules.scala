@@ -40,7 +40,8 @@ private[txlog] object FileRules {
     try Some(fs.getFileStatus(p).getLen)
     catch { case _: FileNotFoundException => None }
 
-  private def check(fs: FileSystem, root: String, version: Long, r: Row): Seq[Finding] = {
+  /** The findings of one file: `r` holds path, size and the four deletion vector fields. */
+  private[txlog] def check(fs: FileSystem, root: String, version: Long, r: Row): Seq[Finding] = {
     val path = r.getString(0)
     val data = new Path(FileKeys.canonicalize(root, path))
     val dataFindings = length(fs, data) match {

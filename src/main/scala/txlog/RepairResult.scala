@@ -1,0 +1,69 @@
+package txlog
+
+import org.apache.spark.sql.DataFrame
+
+/** What [[DeltaLog.repair]] did, or would do in a dry run.
+  *
+  * {{{
+  * val r = log.repair()                       // dry run
+  * r.actions.show(truncate = false)
+  * if (r.numNotRepairable == 0) log.repair(dryRun = false).unpersist()
+  * }}}
+  *
+  * @param tablePath
+  *   the table's qualified root
+  * @param dryRun
+  *   true when nothing was written, moved or committed
+  * @param numCheckpointsRewritten
+  *   checkpoints set aside and written again from the commits (to be, in a dry run)
+  * @param numChecksumsRewritten
+  *   version checksum files set aside and written again from a replay
+  * @param lastCheckpointRewritten
+  *   whether `_last_checkpoint` was (or would be) written again or deleted
+  * @param numFilesRemoved
+  *   live files whose data or deletion vector file is missing, removed by the `FSCK` commit
+  * @param sizeOfFilesRemoved
+  *   their total size as the log gave it
+  * @param numNotRepairable
+  *   faults repair leaves as they are (a version gap, a checkpoint no commits can rebuild, a data
+  *   file whose size differs from the log's, an unreadable latest version)
+  * @param commitVersion
+  *   the version of the `FSCK` commit (None in a dry run or when no file was removed)
+  * @param setAsideDir
+  *   where the replaced log files were moved (None when none was, and in a dry run)
+  * @param actions
+  *   one row per action (`action`, `version`, `file`, `rule`, `detail`, `done`): the action is
+  *   `set-aside-checkpoint`, `write-checkpoint`, `set-aside-checksum`, `write-checksum`,
+  *   `write-last-checkpoint`, `delete-last-checkpoint`, `remove-file` or `not-repairable`; `rule`
+  *   is the rule of `validate` that finds the fault; `done` is false in a dry run. Persisted
+  *   until [[unpersist]].
+  */
+final class RepairResult private[txlog] (
+    val tablePath: String,
+    val dryRun: Boolean,
+    val numCheckpointsRewritten: Long,
+    val numChecksumsRewritten: Long,
+    val lastCheckpointRewritten: Boolean,
+    val numFilesRemoved: Long,
+    val sizeOfFilesRemoved: Long,
+    val numNotRepairable: Long,
+    val commitVersion: Option[Long],
+    val setAsideDir: Option[String],
+    val actions: DataFrame,
+    release: () => Unit
+) {
+
+  /** Whether there was anything to repair or report. Example: `if (!r.isClean) r.actions.show()`.
+    */
+  def isClean: Boolean =
+    numCheckpointsRewritten == 0 && numChecksumsRewritten == 0 && !lastCheckpointRewritten &&
+      numFilesRemoved == 0 && numNotRepairable == 0
+
+  /** Releases the persisted [[actions]]. Example: `r.unpersist()`. */
+  def unpersist(): Unit = release()
+
+  override def toString: String =
+    s"RepairResult($tablePath, dryRun=$dryRun, checkpoints=$numCheckpointsRewritten, " +
+      s"checksums=$numChecksumsRewritten, lastCheckpoint=$lastCheckpointRewritten, " +
+      s"filesRemoved=$numFilesRemoved, notRepairable=$numNotRepairable)"
+}

@@ -1,0 +1,195 @@
+package txlog.repair
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
+
+import txlog.{DeltaLog, Snapshot, TxlogException}
+import txlog.checksum.ChecksumWriter
+import txlog.log.{CheckpointInstance, CheckpointNaming, LogListing, LogSegment}
+import txlog.maintenance.{Finding, ListingRules, StateRules, Validator}
+import txlog.replay.SnapshotLoader
+
+/** Repairs of the log's own files, by validate's rules, in this order (each step sees the log as
+  * the previous one left it; a dry run predicts it):
+  *
+  *   1. checkpoints unreadable or disagreeing with the commits they cover: set aside, and written
+  *      again of the same kind from the commits (from an older good checkpoint, or from commit 0).
+  *      One that no contiguous commits rebuild is left in place and reported;
+  *   1. version checksum files that disagree with the replay of their version: set aside and
+  *      written again;
+  *   1. `_last_checkpoint` malformed, with a wrong checksum, naming no checkpoint or an older one
+  *      than the newest: written again from the newest checkpoint (deleted if none is left).
+  *
+  * An existing commit is never touched. The driver holds the listing and the findings: at most a
+  * few per log file.
+  */
+private[txlog] final class LogRepairs(
+    spark: SparkSession,
+    log: DeltaLog,
+    aside: SetAside,
+    dryRun: Boolean,
+    step: Repair.Steps
+) {
+  import RepairAction._
+
+  private val table = log.table
+  val actions: ArrayBuffer[RepairAction] = ArrayBuffer.empty
+
+  /** Checkpoints found bad and not rebuildable: they stay, and nothing points at them. */
+  private var stuck: Set[String] = Set.empty
+
+  private def load(l: LogListing)(v: Long): Snapshot =
+    SnapshotLoader.load(spark, l, LogSegment.build(l, Some(v)))
+
+  private def add(
+      action: String,
+      version: Option[Long],
+      file: Option[String],
+      rule: String,
+      detail: String,
+      done: Boolean = !dryRun
+  ): Unit = actions += RepairAction(action, version, file, rule, detail, done)
+
+  /** Checkpoints to set aside and write again, with the rule that found each, by version. */
+  private var fixable: Seq[(Long, Seq[CheckpointInstance], String)] = Nil
+
+  /** Step 1's plan on `listing` (complete): the bad checkpoints, those nothing rebuilds reported.
+    * Returns the listing without the bad checkpoints.
+    */
+  def planCheckpoints(listing: LogListing): LogListing = {
+    val bad = step("check checkpoints")(StateRules.checkpoints(spark, listing))
+      .filter(_.severity == Finding.Error)
+    val byFile = bad.groupBy(_.file.orNull)
+    val badCps = listing.checkpoints.filter(cp => byFile.contains(cp.files.head.file.path))
+    val clean = listing.copy(checkpoints = listing.checkpoints.filterNot(badCps.contains))
+    def rebuildable(v: Long) =
+      try { LogSegment.build(clean, Some(v)); true }
+      catch { case _: TxlogException => false }
+    val (ok, left) = badCps.partition(cp => rebuildable(cp.version))
+    stuck = left.map(_.files.head.file.path).toSet
+    left.foreach { cp =>
+      val f = byFile(cp.files.head.file.path).head
+      add(
+        NotRepairable,
+        Some(cp.version),
+        Some(cp.files.head.file.path),
+        f.rule,
+        s"${f.detail} No older checkpoint with contiguous commits, nor the commits from 0, " +
+          "rebuild this version: the checkpoint is left in place.",
+        done = false
+      )
+    }
+    fixable = ok.groupBy(_.version).toSeq.sortBy(_._1).map { case (v, cps) =>
+      (v, cps, byFile(cps.head.files.head.file.path).head.rule)
+    }
+    clean
+  }
+
+  /** Step 1: sets the planned checkpoints aside and writes them again (in a dry run, lists it). */
+  def checkpoints(): Unit = fixable.foreach { case (v, cps, rule) =>
+    cps.foreach(cp => setAside(cp, rule))
+    val (kind, options) = kindOf(cps.head)
+    val written =
+      if (dryRun) None
+      else {
+        val r = step(s"write checkpoint $v")(
+          log.detached().checkpoint(Some(v), Some(kind), options)
+        )
+        Some(r.files.head)
+      }
+    add(
+      WriteCheckpoint,
+      Some(v),
+      written,
+      rule,
+      s"A $kind checkpoint of version $v written from the commits" +
+        (if (dryRun) " (would be)." else ".")
+    )
+  }
+
+  private def setAside(cp: CheckpointInstance, rule: String): Unit =
+    cp.files.foreach { f =>
+      val detail =
+        if (dryRun) s"Would be moved to ${aside.dir}."
+        else s"Moved to ${aside.move(new Path(f.file.path))}."
+      add(SetAsideCheckpoint, Some(cp.version), Some(f.file.path), rule, detail)
+    }
+
+  /** The kind and options that write a checkpoint like `cp` again. */
+  private def kindOf(cp: CheckpointInstance): (String, Map[String, String]) = cp.naming match {
+    case CheckpointNaming.Classic          => ("classic", Map.empty)
+    case CheckpointNaming.MultiPart(_, n)  => ("multipart", Map("parts" -> n.toString))
+    case CheckpointNaming.Uuid(_, format) => ("v2", Map("format" -> format))
+  }
+
+  /** Step 2 on `listing` (as step 1 left the log). */
+  def checksums(listing: LogListing): Unit = {
+    val bad = step("check version checksums")(StateRules.checksums(listing, load(listing)))
+      .filter(_.severity == Finding.Error)
+    bad.groupBy(_.version.get).toSeq.sortBy(_._1).foreach { case (v, fs) =>
+      val file = fs.head.file.get
+      val why = fs.map(_.detail).mkString(" ")
+      add(
+        SetAsideChecksum,
+        Some(v),
+        Some(file),
+        fs.head.rule,
+        if (dryRun) s"$why Would be moved to ${aside.dir}."
+        else s"$why Moved to ${aside.move(new Path(file))}."
+      )
+      val written =
+        if (dryRun) None
+        else Some(step(s"write checksum $v")(ChecksumWriter.write(log.detached().snapshot(v))))
+      add(
+        WriteChecksum,
+        Some(v),
+        written.map(_.toString),
+        fs.head.rule,
+        s"The version checksum of version $v computed from its replay" +
+          (if (dryRun) " (would be)." else ".")
+      )
+    }
+  }
+
+  /** Step 3: `listing` is the log as steps 1 and 2 left it (in a dry run, the log as it is);
+    * `good` the checkpoints that are (or will be) there and sound.
+    */
+  def lastCheckpoint(listing: LogListing, good: Seq[CheckpointInstance]): Unit = {
+    val found = ListingRules.lastCheckpoint(listing)
+    if (found.nonEmpty) {
+      val newest = good.filterNot(cp => stuck(cp.files.head.file.path)).lastOption
+      val rule = found.head.rule
+      val why = found.map(_.detail).mkString(" ")
+      newest match {
+        case Some(cp) =>
+          if (!dryRun) step("write _last_checkpoint") {
+            LastCheckpointRebuild.write(table, LastCheckpointRebuild.of(spark, table, cp))
+          }
+          add(
+            WriteLastCheckpoint,
+            Some(cp.version),
+            found.head.file,
+            rule,
+            s"$why It ${if (dryRun) "would name" else "now names"} checkpoint ${cp.version}."
+          )
+        case None =>
+          if (!dryRun) LastCheckpointRebuild.delete(table)
+          add(
+            DeleteLastCheckpoint,
+            found.head.version,
+            found.head.file,
+            rule,
+            s"$why No checkpoint is left for it to name; readers list the whole log."
+          )
+      }
+    }
+  }
+}
+
+private[txlog] object LogRepairs {
+
+  /** Errors that stop repair: the table is refused or unreachable. */
+  def refused(e: TxlogException): Boolean = Validator.Refusals(e.errorClass)
+}
