@@ -13,6 +13,7 @@ from . import errors
 from ._spark import configure_spark
 from ._version import __version__
 from .delta_log import CheckpointResult, DeltaLog
+from .repair import RepairResult
 from .restore import RestoreResult
 from .snapshot import Metadata, Protocol, Snapshot
 from .transaction import CommitResult, Transaction, create_table
@@ -24,6 +25,7 @@ __all__ = [
     "CheckpointResult",
     "VacuumResult",
     "RestoreResult",
+    "RepairResult",
     "Transaction",
     "CommitResult",
     "create_table",

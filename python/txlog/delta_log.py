@@ -22,6 +22,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from ._gateway import call, java_session, jvm_facade
 from .snapshot import Snapshot
+from .repair import RepairResult
 from .restore import RestoreResult, restore_flags
 from .vacuum import VacuumResult, vacuum_options
 
@@ -375,6 +376,27 @@ class DeltaLog:
         else:
             options["timestamp"] = _timestamp_text(timestamp)
         return RestoreResult._of(call(self._facade.restore, self._jlog, options))
+
+    # ---- REPAIR ----
+
+    def repair(self, dry_run: bool = True) -> RepairResult:
+        """Fixes what :meth:`validate` finds and can be fixed without rewriting a commit: a
+        checkpoint that cannot be read or disagrees with its commits is moved aside (to
+        ``_txlog_set_aside/<time>/`` under the table root) and written again from the commits;
+        a ``.crc`` that disagrees with its replay likewise; ``_last_checkpoint`` is rebuilt;
+        files whose data or deletion vector file is missing are removed by one ``FSCK``
+        commit. Version gaps and other faults it cannot fix are reported as ``not-repairable``.
+        A dry run (the default) only lists the actions.
+
+        >>> log.repair().actions.show(truncate=False)
+        >>> r = log.repair(dry_run=False)
+        >>> r.num_files_removed, r.commit_version
+        """
+        if not isinstance(dry_run, bool):
+            raise TypeError(f"dry_run must be a bool, got {type(dry_run).__name__}")
+        options = {"dryRun": "true" if dry_run else "false"}
+        jresult = call(self._facade.repair, self._jlog, options)
+        return RepairResult._of(jresult, self._spark, self._facade)
 
     # ---- Maintenance: describe and validate ----
 

@@ -19,8 +19,8 @@ object BuildInfo {
   /** The Spark version the jar was built against. Example: `txlog.BuildInfo.sparkVersion`. */
   def sparkVersion: String = props.getProperty("spark.version", "unknown")
 
-  /** The Spark line (major.minor) the jar was built for. Example: `txlog.BuildInfo.sparkLine`
-    * is `4.2` for `txlog-spark_4.2_2.13`.
+  /** The Spark line (major.minor) the jar was built for. Example: `txlog.BuildInfo.sparkLine` is
+    * `4.2` for `txlog-spark_4.2_2.13`.
     */
   def sparkLine: String = props.getProperty("spark.line", "unknown")
 

@@ -417,12 +417,12 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
 
   /** REPAIR (FSCK): fixes what `validate` finds and can be fixed without rewriting a commit. A
     * checkpoint that cannot be read or disagrees with the commits it covers is moved aside (to
-    * `_txlog_set_aside/<time>/` under the table root) and written again from the commits; a
-    * version checksum file that disagrees with its replay likewise; `_last_checkpoint` is
-    * rebuilt when it is malformed, fails its checksum or names a missing or older checkpoint;
-    * the live files whose data file or deletion vector file is missing are removed by one `FSCK`
-    * commit. Version gaps, checkpoints no commits can rebuild and files whose size differs from
-    * the log's are reported as `not-repairable`. A dry run (the default) only lists the actions.
+    * `_txlog_set_aside/<time>/` under the table root) and written again from the commits; a version
+    * checksum file that disagrees with its replay likewise; `_last_checkpoint` is rebuilt when it
+    * is malformed, fails its checksum or names a missing or older checkpoint; the live files whose
+    * data file or deletion vector file is missing are removed by one `FSCK` commit. Version gaps,
+    * checkpoints no commits can rebuild and files whose size differs from the log's are reported as
+    * `not-repairable`. A dry run (the default) only lists the actions.
     *
     * {{{
     * val plan = log.repair()
@@ -437,7 +437,6 @@ final class DeltaLog private (spark: SparkSession, private[txlog] val table: Tab
   private[txlog] def repairWith(dryRun: Boolean, progress: String => Unit = _ => ()): RepairResult =
     txlog.repair.Repair.run(spark, this, dryRun, progress)
 }
-
 
 object DeltaLog {
 

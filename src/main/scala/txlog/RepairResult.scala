@@ -35,8 +35,8 @@ import org.apache.spark.sql.DataFrame
   *   one row per action (`action`, `version`, `file`, `rule`, `detail`, `done`): the action is
   *   `set-aside-checkpoint`, `write-checkpoint`, `set-aside-checksum`, `write-checksum`,
   *   `write-last-checkpoint`, `delete-last-checkpoint`, `remove-file` or `not-repairable`; `rule`
-  *   is the rule of `validate` that finds the fault; `done` is false in a dry run. Persisted
-  *   until [[unpersist]].
+  *   is the rule of `validate` that finds the fault; `done` is false in a dry run. Persisted until
+  *   [[unpersist]].
   */
 final class RepairResult private[txlog] (
     val tablePath: String,

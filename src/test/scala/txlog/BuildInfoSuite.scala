@@ -2,8 +2,8 @@ package txlog
 
 import org.scalatest.funsuite.AnyFunSuite
 
-/** The jar records the Spark line and Scala version it is built for, and refuses to run on
-  * another (the build of every line runs this suite on that line's Spark).
+/** The jar records the Spark line and Scala version it is built for, and refuses to run on another
+  * (the build of every line runs this suite on that line's Spark).
   */
 class BuildInfoSuite extends AnyFunSuite {
   test("the jar is built for the Spark line and Scala version it runs on") {

@@ -69,8 +69,8 @@ private[txlog] object Commands {
   def dryRun(args: Args): Boolean =
     args.dryRun.getOrElse(Set("cleanup", "vacuum", "repair")(args.command))
 
-  /** The numbers of a repair, as the command line and the Python package report them. An exit
-    * code of 1 means: a dry run found something to do, or a repair left something undone.
+  /** The numbers of a repair, as the command line and the Python package report them. An exit code
+    * of 1 means: a dry run found something to do, or a repair left something undone.
     */
   def repairFields(r: RepairResult): Seq[(String, Any)] = Seq(
     "num_checkpoints_rewritten" -> r.numCheckpointsRewritten,

@@ -7,7 +7,16 @@ import scala.jdk.CollectionConverters._
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 
-import txlog.{BuildInfo, DeltaLog, Protocol, Snapshot, Transaction, TxlogErrors, VacuumResult}
+import txlog.{
+  BuildInfo,
+  DeltaLog,
+  Protocol,
+  RepairResult,
+  Snapshot,
+  Transaction,
+  TxlogErrors,
+  VacuumResult
+}
 
 /** The one entry point the Python package calls through py4j. It takes only strings, maps and
   * DataFrames (plus the handles it returned), so argument conversion stays trivial on the Python
@@ -226,6 +235,29 @@ object PythonFacade {
     txlog.cli.Commands.restoreFields(r).foreach { case (k, v) => fields.put(k, v) }
     mapper.writeValueAsString(fields)
   }
+
+  /** `DeltaLog.repair`: options `dryRun` ("true" by default). Example: `PythonFacade.repair(log,
+    * {"dryRun": "false"})`.
+    */
+  def repair(log: DeltaLog, options: JMap[String, String]): RepairResult =
+    log.repair(flag(asScala(options), "dryRun", default = true))
+
+  /** A repair's numbers as JSON, named as the command line's (`num_files_removed`, ...) plus
+    * `table` and `dry_run`. Example: `json.loads(PythonFacade.repairSummary(r))`.
+    */
+  def repairSummary(result: RepairResult): String = {
+    val fields = new java.util.LinkedHashMap[String, Any]()
+    fields.put("table", result.tablePath)
+    fields.put("dry_run", result.dryRun)
+    txlog.cli.Commands.repairFields(result).foreach { case (k, v) => fields.put(k, v) }
+    mapper.writeValueAsString(fields)
+  }
+
+  /** The actions of a repair. Example: `PythonFacade.repairActions(r)`. */
+  def repairActions(result: RepairResult): DataFrame = result.actions
+
+  /** Example: `PythonFacade.unpersistRepair(r)`. */
+  def unpersistRepair(result: RepairResult): Unit = result.unpersist()
 
   /** The files of a vacuum (path, size, isDirectory, deleted). Example:
     * `PythonFacade.vacuumFiles(r)`.

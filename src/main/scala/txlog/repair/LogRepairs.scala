@@ -119,8 +119,8 @@ private[txlog] final class LogRepairs(
 
   /** The kind and options that write a checkpoint like `cp` again. */
   private def kindOf(cp: CheckpointInstance): (String, Map[String, String]) = cp.naming match {
-    case CheckpointNaming.Classic          => ("classic", Map.empty)
-    case CheckpointNaming.MultiPart(_, n)  => ("multipart", Map("parts" -> n.toString))
+    case CheckpointNaming.Classic         => ("classic", Map.empty)
+    case CheckpointNaming.MultiPart(_, n) => ("multipart", Map("parts" -> n.toString))
     case CheckpointNaming.Uuid(_, format) => ("v2", Map("format" -> format))
   }
 
@@ -153,8 +153,8 @@ private[txlog] final class LogRepairs(
     }
   }
 
-  /** Step 3: `listing` is the log as steps 1 and 2 left it (in a dry run, the log as it is);
-    * `good` the checkpoints that are (or will be) there and sound.
+  /** Step 3: `listing` is the log as steps 1 and 2 left it (in a dry run, the log as it is); `good`
+    * the checkpoints that are (or will be) there and sound.
     */
   def lastCheckpoint(listing: LogListing, good: Seq[CheckpointInstance]): Unit = {
     val found = ListingRules.lastCheckpoint(listing)

@@ -15,8 +15,8 @@ import txlog.util.Jobs
 
 /** REPAIR (FSCK) of a table, as named Spark jobs:
   *
-  *   1. the log's own files, by [[LogRepairs]]: bad checkpoints set aside and written again from the
-  *      commits, disagreeing version checksums written again, `_last_checkpoint` rebuilt;
+  *   1. the log's own files, by [[LogRepairs]]: bad checkpoints set aside and written again from
+  *      the commits, disagreeing version checksums written again, `_last_checkpoint` rebuilt;
   *   1. the live files of the latest version whose data file or deletion vector file is missing
   *      ([[LostFiles]], checked by tasks) removed by one `FSCK` commit through the transaction API
   *      (a concurrent commit removing the same files is a conflict, and nothing is committed);

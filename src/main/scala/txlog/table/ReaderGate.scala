@@ -7,8 +7,8 @@ import txlog.{Protocol, TxlogErrors}
   */
 private[txlog] object ReaderGate {
 
-  /** Reader features whose log-level requirements txlog meets (the variant ones only on Spark
-    * lines that have a variant type, 4.0 on: see [[SparkTypes]]).
+  /** Reader features whose log-level requirements txlog meets (the variant ones only on Spark lines
+    * that have a variant type, 4.0 on: see [[SparkTypes]]).
     */
   lazy val SupportedReaderFeatures: Set[String] = Set(
     "columnMapping",

@@ -4,8 +4,8 @@ import scala.util.Try
 
 import org.apache.spark.sql.types.DataType
 
-/** Data types of the running Spark line that decide which table features txlog can support:
-  * Spark 3.5 has no variant type, so a table whose schema holds one cannot be represented there.
+/** Data types of the running Spark line that decide which table features txlog can support: Spark
+  * 3.5 has no variant type, so a table whose schema holds one cannot be represented there.
   */
 private[txlog] object SparkTypes {
 

@@ -204,4 +204,41 @@ class CliSuite extends SparkSuite {
     val (hc, _, restoreHelp) = cli("restore", "--help")
     assert(hc === 0 && restoreHelp.contains("--timestamp") && restoreHelp.contains("--force"))
   }
+
+  test("repair: a dry run by default (exit 1 when there is work), --execute, two tables at once") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val broken = Fixtures.copy("golden/data-reader-partition-values", tempDir())
+    val intact = Fixtures.copy("golden/basic-with-inserts-deletes-checkpoint", tempDir())
+    val line = Files
+      .readAllLines(broken.resolve("_delta_log/00000000000000000000.json"))
+      .asScala
+      .find(_.contains("\"add\""))
+      .get
+    val path = mapper.readTree(line).get("add").get("path").asText()
+    Files.delete(broken.resolve(new java.net.URI(path).getPath))
+    val tables = Seq("--table", broken.toString, "--table", intact.toString)
+    val (dc, Seq(plan, clean), _) = cli(Seq("repair", "--json") ++ tables: _*)
+    assert(dc === 1)
+    assert(plan.get("command").asText === "repair" && plan.get("dry_run").asBoolean)
+    assert(plan.get("num_files_removed").asLong === 1 && plan.get("commit_version").isNull)
+    val acts = plan.get("actions").elements().asScala.toSeq
+    assert(
+      acts.map(a => (a.get("action").asText, a.get("file").asText)) ===
+        Seq("remove-file" -> path)
+    )
+    assert(clean.get("actions").size === 0 && clean.get("num_not_repairable").asLong === 0)
+    RefLog.clearCache()
+    val refBefore = RefLog.forTable(spark, broken.toString).update()
+    val (before, filesBefore) = (refBefore.version, refBefore.allFiles.count())
+    val (ec, Seq(done, _), err) = cli(Seq("repair", "--json", "--execute") ++ tables: _*)
+    assert(ec === 0, err)
+    assert(!done.get("dry_run").asBoolean && done.get("commit_version").asLong === before + 1)
+    RefLog.clearCache()
+    val after = RefLog.forTable(spark, broken.toString).update()
+    assert(after.version === before + 1 && after.allFiles.count() === filesBefore - 1)
+    assert(after.allFiles.where(s"path = '$path'").count() === 0)
+    assert(err.contains(s"[txlog] $broken: check data and deletion vector files"), err)
+    val (hc, _, help) = cli("repair", "--help")
+    assert(hc === 0 && help.contains("--execute") && help.contains("FSCK"))
+  }
 }

@@ -28,10 +28,16 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
 
   /** Every file under the table (relative path -> bytes hash and size), to show nothing changed. */
   private def tree(t: Path): Map[String, (Long, Int)] =
-    Files.walk(t).iterator().asScala.filter(Files.isRegularFile(_)).map { p =>
-      val b = Files.readAllBytes(p)
-      t.relativize(p).toString -> (b.length.toLong, java.util.Arrays.hashCode(b))
-    }.toMap
+    Files
+      .walk(t)
+      .iterator()
+      .asScala
+      .filter(Files.isRegularFile(_))
+      .map { p =>
+        val b = Files.readAllBytes(p)
+        t.relativize(p).toString -> (b.length.toLong, java.util.Arrays.hashCode(b))
+      }
+      .toMap
 
   /** (action, version, file, rule, done) of each action. */
   private def actions(r: RepairResult): Seq[(String, Option[Long], String, String, Boolean)] =
@@ -69,11 +75,22 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
   private def json(file: Path): ObjectNode = mapper.readTree(file.toFile).asInstanceOf[ObjectNode]
 
   Seq(
-    ("golden/basic-with-inserts-deletes-checkpoint", "00000000000000000010.checkpoint.parquet", "classic"),
-    ("golden/multi-part-checkpoint", "00000000000000000001.checkpoint.0000000002.0000000002.parquet",
-      "multipart"),
-    ("golden/v2-checkpoint-json", "00000000000000000002.checkpoint.6374b053-df23-479b-b2cf-" +
-      "c9c550132b49.json", "v2")
+    (
+      "golden/basic-with-inserts-deletes-checkpoint",
+      "00000000000000000010.checkpoint.parquet",
+      "classic"
+    ),
+    (
+      "golden/multi-part-checkpoint",
+      "00000000000000000001.checkpoint.0000000002.0000000002.parquet",
+      "multipart"
+    ),
+    (
+      "golden/v2-checkpoint-json",
+      "00000000000000000002.checkpoint.6374b053-df23-479b-b2cf-" +
+        "c9c550132b49.json",
+      "v2"
+    )
   ).foreach { case (name, file, kind) =>
     test(s"a truncated $kind checkpoint is set aside and written again ($name)") {
       assume(Fixtures.available, Fixtures.skipMessage)
@@ -83,14 +100,21 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
       val cut = truncate(logDir(t).resolve(file))
       val (plan, done) = dryThenRepair(t)
       val v = file.take(20).toLong
-      assert(actions(plan).map(a => (a._1, a._2)).toSet ===
-        Set("set-aside-checkpoint" -> Some(v), "write-checkpoint" -> Some(v)))
+      assert(
+        actions(plan).map(a => (a._1, a._2)).toSet ===
+          Set("set-aside-checkpoint" -> Some(v), "write-checkpoint" -> Some(v))
+      )
       assert(plan.numCheckpointsRewritten === 1 && done.numCheckpointsRewritten === 1)
       assert(actions(done).exists(a => a._1 == "write-checkpoint" && a._5))
       // The fault is gone: a fresh checkpoint of the same kind at that version, the cut file aside.
       assert(Files.readAllBytes(Path.of(new URI(done.setAsideDir.get)).resolve(file)) === cut)
-      val again = Files.list(logDir(t)).iterator().asScala.map(_.getFileName.toString)
-        .filter(_.startsWith(f"$v%020d.checkpoint")).toSeq
+      val again = Files
+        .list(logDir(t))
+        .iterator()
+        .asScala
+        .map(_.getFileName.toString)
+        .filter(_.startsWith(f"$v%020d.checkpoint"))
+        .toSeq
       assert(again.nonEmpty && !again.contains(file) || kind != "v2", again)
       assert(again.size === (if (kind == "multipart") 2 else 1), again)
       assert(refView(t).copy(tombstones = Set.empty) === intact.copy(tombstones = Set.empty))
@@ -125,13 +149,16 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
 
   test("a tampered .crc is set aside and written again as delta-spark wrote it") {
     assume(Fixtures.available, Fixtures.skipMessage)
-    val t = Fixtures.copy("golden/commit-info-containing-arbitrary-operationParams-types", tempDir())
+    val t =
+      Fixtures.copy("golden/commit-info-containing-arbitrary-operationParams-types", tempDir())
     val crc = logDir(t).resolve(f"${2}%020d.crc")
     val theirs = json(crc)
     Files.writeString(crc, mapper.writeValueAsString(json(crc).put("numFiles", 3L)))
     val (plan, done) = dryThenRepair(t)
-    assert(actions(plan).map(a => (a._1, a._2)) ===
-      Seq("set-aside-checksum" -> Some(2L), "write-checksum" -> Some(2L)))
+    assert(
+      actions(plan).map(a => (a._1, a._2)) ===
+        Seq("set-aside-checksum" -> Some(2L), "write-checksum" -> Some(2L))
+    )
     assert(done.numChecksumsRewritten === 1)
     val ours = json(crc)
     Seq("tableSizeBytes", "numFiles", "numMetadata", "numProtocol").foreach { f =>
@@ -141,8 +168,12 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
   }
 
   /** The first add of a commit: its path. */
-  private def firstAdd(file: Path): String = Files.readAllLines(file).asScala
-    .find(_.contains("\"add\"")).map(l => mapper.readTree(l).get("add").get("path").asText()).get
+  private def firstAdd(file: Path): String = Files
+    .readAllLines(file)
+    .asScala
+    .find(_.contains("\"add\""))
+    .map(l => mapper.readTree(l).get("add").get("path").asText())
+    .get
 
   test("a missing data file is removed by an FSCK commit; delta-spark reads the rest") {
     assume(Fixtures.available, Fixtures.skipMessage)
@@ -156,8 +187,10 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
     Files.delete(data)
     assert(Try(rows(t)).isFailure, "delta-spark read a table with a missing file")
     val (plan, done) = dryThenRepair(t)
-    assert(actions(plan).map(a => (a._1, a._3, a._4)) ===
-      Seq(("remove-file", path, "missing-data-file")))
+    assert(
+      actions(plan).map(a => (a._1, a._3, a._4)) ===
+        Seq(("remove-file", path, "missing-data-file"))
+    )
     assert(done.numFilesRemoved === 1 && done.commitVersion === Some(intact.version + 1))
     assert(done.sizeOfFilesRemoved === intact.live.find(_._1 == rel).get._3)
     val after = refView(t)
@@ -178,8 +211,10 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
     val withDv = intact.live.filter(_._2.nonEmpty).map(_._1)
     assert(withDv.nonEmpty)
     val (plan, done) = dryThenRepair(t)
-    assert(actions(plan).map(a => (a._1, a._3, a._4)).toSet ===
-      withDv.map(p => ("remove-file", p, "missing-dv-file")))
+    assert(
+      actions(plan).map(a => (a._1, a._3, a._4)).toSet ===
+        withDv.map(p => ("remove-file", p, "missing-dv-file"))
+    )
     assert(done.numFilesRemoved === withDv.size)
     assert(refView(t).live === intact.live.filterNot(f => withDv(f._1)))
     assert(rows(t).nonEmpty)
@@ -192,8 +227,10 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
     Files.delete(commit(t, 3))
     val before = tree(t)
     val (plan, done) = dryThenRepair(t)
-    assert(actions(plan).map(a => (a._1, a._2, a._4)) ===
-      Seq(("not-repairable", Some(3L), "version-contiguity")))
+    assert(
+      actions(plan).map(a => (a._1, a._2, a._4)) ===
+        Seq(("not-repairable", Some(3L), "version-contiguity"))
+    )
     assert(done.numNotRepairable === 1 && done.commitVersion.isEmpty && done.setAsideDir.isEmpty)
     assert(tree(t) === before)
   }
@@ -206,8 +243,13 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
     val before = tree(t)
     val (plan, done) = dryThenRepair(t)
     val found = actions(done)
-    assert(found.exists(a => a._1 == "not-repairable" && a._2.contains(10L) &&
-      a._4 == "checkpoint-unreadable"), found)
+    assert(
+      found.exists(a =>
+        a._1 == "not-repairable" && a._2.contains(10L) &&
+          a._4 == "checkpoint-unreadable"
+      ),
+      found
+    )
     assert(!found.exists(a => a._1 == "set-aside-checkpoint" || a._1 == "remove-file"), found)
     assert(plan.numNotRepairable >= 1 && done.numCheckpointsRewritten === 0)
     assert(tree(t) === before)

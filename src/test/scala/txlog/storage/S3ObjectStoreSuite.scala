@@ -20,9 +20,9 @@ import txlog.log.{FileNames, LastCheckpoint, LogWrites}
 import txlog.txn.TxnTestKit.{adds, schema}
 
 /** [[ObjectLogStore]] on S3 through S3A (each line's hadoop-aws), against a local S3Proxy: the
-  * conditional create is really taken and really refused by the server (412), racing writers end
-  * in one valid state, a file system without the capability is refused unless single-writer mode
-  * is set, and a server that is down is a storage error, not corruption.
+  * conditional create is really taken and really refused by the server (412), racing writers end in
+  * one valid state, a file system without the capability is refused unless single-writer mode is
+  * set, and a server that is down is a storage error, not corruption.
   */
 class S3ObjectStoreSuite extends S3SparkSuite {
   private val bucket = "txlog-objstore"
@@ -52,8 +52,12 @@ class S3ObjectStoreSuite extends S3SparkSuite {
   test("the server refuses a put-if-absent onto an existing key with 412") {
     // The header itself (signed with the request): the SDK of Hadoop 3.4.1 has no ifNoneMatch.
     val ifNoneMatch = AwsRequestOverrideConfiguration.builder().putHeader("If-None-Match", "*")
-    val put = PutObjectRequest.builder().bucket(bucket).key("raw/k")
-      .overrideConfiguration(ifNoneMatch.build()).build()
+    val put = PutObjectRequest
+      .builder()
+      .bucket(bucket)
+      .key("raw/k")
+      .overrideConfiguration(ifNoneMatch.build())
+      .build()
     s3.client.putObject(put, RequestBody.fromString("first"))
     val e = intercept[S3Exception](s3.client.putObject(put, RequestBody.fromString("second")))
     assert(e.statusCode === 412)

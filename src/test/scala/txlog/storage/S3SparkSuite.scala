@@ -36,10 +36,10 @@ trait S3SparkSuite extends SparkSuite {
   def fsOf(path: String): FileSystem =
     new Path(path).getFileSystem(spark.sessionState.newHadoopConf())
 
-  /** Whether S3A offers the conditional create on `bucket` (hadoop-aws 3.4.2+, HADOOP-19256;
-    * Spark 4.0 bundles 3.4.1). Without it txlog refuses to write to S3 unless single-writer mode
-    * is set. Asked of S3A itself: the Hadoop client jars on a test classpath can be newer than
-    * its hadoop-aws.
+  /** Whether S3A offers the conditional create on `bucket` (hadoop-aws 3.4.2+, HADOOP-19256; Spark
+    * 4.0 bundles 3.4.1). Without it txlog refuses to write to S3 unless single-writer mode is set.
+    * Asked of S3A itself: the Hadoop client jars on a test classpath can be newer than its
+    * hadoop-aws.
     */
   def conditionalCreate(bucket: String): Boolean = {
     val dir = new Path(s"s3a://$bucket/")

@@ -33,7 +33,6 @@ class S3TablesSuite extends S3SparkSuite {
 
   private def s3Path(name: String) = s"s3a://$bucket/$name"
 
-
   override def beforeAll(): Unit = {
     super.beforeAll()
     tables.foreach(t => copyFixture(t, bucket, t))
