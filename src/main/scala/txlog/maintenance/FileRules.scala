@@ -3,7 +3,7 @@ package txlog.maintenance
 import java.io.FileNotFoundException
 
 import org.apache.hadoop.fs.{FileSystem, Path}
-import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions.col
 
 import txlog.Snapshot
@@ -16,18 +16,21 @@ import txlog.util.SerializableConf
   */
 private[txlog] object FileRules {
 
+  /** The columns of a live file [[check]] reads, in its order. */
+  val Checked: Seq[Column] = Seq(
+    col("path"),
+    col("size"),
+    col("deletionVector.storageType"),
+    col("deletionVector.pathOrInlineDv"),
+    col("deletionVector.offset"),
+    col("deletionVector.sizeInBytes")
+  )
+
   def findings(spark: SparkSession, snapshot: Snapshot): DataFrame = {
     val root = snapshot.tablePath
     val version = snapshot.version
     val conf = new SerializableConf(snapshot.segment.table.readConf)
-    val files = snapshot.allFiles.select(
-      col("path"),
-      col("size"),
-      col("deletionVector.storageType"),
-      col("deletionVector.pathOrInlineDv"),
-      col("deletionVector.offset"),
-      col("deletionVector.sizeInBytes")
-    )
+    val files = snapshot.allFiles.select(Checked: _*)
     val rows = files.rdd.mapPartitions { it =>
       lazy val fs = new Path(root).getFileSystem(conf.value)
       it.flatMap(r => check(fs, root, version, r).map(_.toRow))
@@ -40,7 +43,7 @@ private[txlog] object FileRules {
     try Some(fs.getFileStatus(p).getLen)
     catch { case _: FileNotFoundException => None }
 
-  /** The findings of one file: `r` holds path, size and the four deletion vector fields. */
+  /** The findings of one file: `r` holds the [[Checked]] columns. */
   private[txlog] def check(fs: FileSystem, root: String, version: Long, r: Row): Seq[Finding] = {
     val path = r.getString(0)
     val data = new Path(FileKeys.canonicalize(root, path))

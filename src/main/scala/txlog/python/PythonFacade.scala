@@ -201,11 +201,7 @@ object PythonFacade {
     * ...) plus `table` and `dry_run`. Example: `json.loads(PythonFacade.vacuumSummary(r))`.
     */
   def vacuumSummary(result: VacuumResult): String = {
-    val fields = new java.util.LinkedHashMap[String, Any]()
-    fields.put("table", result.tablePath)
-    fields.put("dry_run", result.dryRun)
-    txlog.cli.Commands.vacuumFields(result).foreach { case (k, v) => fields.put(k, v) }
-    mapper.writeValueAsString(fields)
+    summary(result.tablePath, result.dryRun, txlog.cli.Commands.vacuumFields(result))
   }
 
   // ---- RESTORE ----
@@ -229,11 +225,7 @@ object PythonFacade {
       flag(o, "force", default = false),
       flag(o, "dryRun", default = false)
     )
-    val fields = new java.util.LinkedHashMap[String, Any]()
-    fields.put("table", r.tablePath)
-    fields.put("dry_run", r.dryRun)
-    txlog.cli.Commands.restoreFields(r).foreach { case (k, v) => fields.put(k, v) }
-    mapper.writeValueAsString(fields)
+    summary(r.tablePath, r.dryRun, txlog.cli.Commands.restoreFields(r))
   }
 
   /** `DeltaLog.repair`: options `dryRun` ("true" by default). Example: `PythonFacade.repair(log,
@@ -246,11 +238,7 @@ object PythonFacade {
     * `table` and `dry_run`. Example: `json.loads(PythonFacade.repairSummary(r))`.
     */
   def repairSummary(result: RepairResult): String = {
-    val fields = new java.util.LinkedHashMap[String, Any]()
-    fields.put("table", result.tablePath)
-    fields.put("dry_run", result.dryRun)
-    txlog.cli.Commands.repairFields(result).foreach { case (k, v) => fields.put(k, v) }
-    mapper.writeValueAsString(fields)
+    summary(result.tablePath, result.dryRun, txlog.cli.Commands.repairFields(result))
   }
 
   /** The actions of a repair. Example: `PythonFacade.repairActions(r)`. */
@@ -258,6 +246,15 @@ object PythonFacade {
 
   /** Example: `PythonFacade.unpersistRepair(r)`. */
   def unpersistRepair(result: RepairResult): Unit = result.unpersist()
+
+  /** `table`, `dry_run` and a command's fields as one JSON object. */
+  private def summary(table: String, dryRun: Boolean, more: Seq[(String, Any)]): String = {
+    val fields = new java.util.LinkedHashMap[String, Any]()
+    fields.put("table", table)
+    fields.put("dry_run", dryRun)
+    more.foreach { case (k, v) => fields.put(k, v) }
+    mapper.writeValueAsString(fields)
+  }
 
   /** The files of a vacuum (path, size, isDirectory, deleted). Example:
     * `PythonFacade.vacuumFiles(r)`.

@@ -35,16 +35,8 @@ private[txlog] object LostFiles {
       case "extendedFileMetadata"        => lit(true).as("extendedFileMetadata")
       case f if f != "deletionTimestamp" => col(f)
     }
-    val checked = Seq(
-      col("path"),
-      col("size"),
-      col("deletionVector.storageType"),
-      col("deletionVector.pathOrInlineDv"),
-      col("deletionVector.offset"),
-      col("deletionVector.sizeInBytes")
-    )
     val n = removeFields.size
-    val input = snapshot.allFiles.select(removeFields ++ checked: _*)
+    val input = snapshot.allFiles.select(removeFields ++ FileRules.Checked: _*)
     val schema = StructType(input.schema.fields.take(n))
       .add(Rule, StringType, nullable = false)
       .add(Detail, StringType, nullable = false)
