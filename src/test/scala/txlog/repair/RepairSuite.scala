@@ -134,6 +134,7 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
       val t = Fixtures.copy(name, tempDir())
       val file = logDir(t).resolve("_last_checkpoint")
       val theirs = json(file)
+      val intact = refView(copyTable(t, "intact"))
       Files.writeString(file, broken)
       val (plan, done) = dryThenRepair(t)
       assert(actions(plan).map(_._1) === Seq("write-last-checkpoint"))
@@ -142,6 +143,7 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
       Seq("version", "size", "parts", "sizeInBytes", "numOfAddFiles").foreach { f =>
         assert(ours.get(f) === theirs.get(f), f)
       }
+      assert(refView(t) === intact)
       assert(errors(t).isEmpty)
       assert(log(t).repair().isClean)
     }
@@ -153,6 +155,7 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
       Fixtures.copy("golden/commit-info-containing-arbitrary-operationParams-types", tempDir())
     val crc = logDir(t).resolve(f"${2}%020d.crc")
     val theirs = json(crc)
+    val intact = refView(copyTable(t, "intact"))
     Files.writeString(crc, mapper.writeValueAsString(json(crc).put("numFiles", 3L)))
     val (plan, done) = dryThenRepair(t)
     assert(
@@ -164,6 +167,7 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
     Seq("tableSizeBytes", "numFiles", "numMetadata", "numProtocol").foreach { f =>
       assert(ours.get(f) === theirs.get(f), f)
     }
+    assert(refView(t) === intact)
     assert(errors(t).isEmpty)
   }
 
