@@ -8,7 +8,8 @@ one temporary directory. ``StandaloneCluster`` is a context manager: the process
 on exit, whatever happened, and on SIGTERM too.
 
     with StandaloneCluster(tmp_dir, workers=2, cores=1, memory="3g") as cluster:
-        submit(cluster.url, jar, py_files, job, args, log_file)
+        submit(cluster.url, jar, py_files, job, args, tmp_dir, log_file, conf)
+        submit_class(cluster.url, jar, "txlog.cli.Main", argv, tmp_dir, out_file, log_file, conf)
 """
 
 from __future__ import annotations
@@ -165,6 +166,17 @@ class StandaloneCluster:
             proc.wait()
         self._procs.clear()
 
+    def completed_app(self, app_id: str) -> dict[str, Any] | None:
+        """The master's record of a finished application (id, name, state, cores...)."""
+        with urllib.request.urlopen(f"{self.web_url}/json/", timeout=10) as r:
+            apps = json.load(r).get("completedapps", [])
+        return next((a for a in apps if a.get("id") == app_id), None)
+
+    def workers_that_ran(self, app_id: str) -> list[int]:
+        """The workers that launched an executor for the application (each keeps one work
+        directory per application)."""
+        return [i for i in range(self.workers) if (self.tmp / f"worker-{i}" / app_id).is_dir()]
+
     def logs(self) -> str:
         return "\n".join(f"--- {n} ({log})\n{tail(log)}" for n, _, log in self._procs)
 
@@ -199,24 +211,44 @@ def submit(master: str, jar: str, py_files: Path, job: Path, args: list[str], tm
            timeout_s: float = 900) -> Submission:
     """``spark-submit --master MASTER --jars JAR --py-files ZIP JOB ARGS`` with the venv's bin
     first on PATH, as the README tells users; its output goes to ``log``."""
+    argv = _submit_argv(master, driver_memory, conf,
+                        ["--jars", jar, "--py-files", str(py_files)], [str(job), *args])
+    with open(log, "wb") as sink:
+        return _run(argv, tmp, sink, sink, log, timeout_s)
+
+
+def submit_class(master: str, jar: str, main_class: str, args: list[str], tmp: Path,
+                 out: Path, log: Path, conf: dict[str, str], driver_memory: str = "1g",
+                 timeout_s: float = 900) -> Submission:
+    """``spark-submit --master MASTER --class MAIN_CLASS JAR ARGS`` (the jar is the
+    application: Spark ships it to the executors); stdout goes to ``out``, stderr to ``log``."""
+    argv = _submit_argv(master, driver_memory, conf, ["--class", main_class], [jar, *args])
+    with open(out, "wb") as stdout, open(log, "wb") as stderr:
+        return _run(argv, tmp, stdout, stderr, log, timeout_s)
+
+
+def _submit_argv(master: str, driver_memory: str, conf: dict[str, str], options: list[str],
+                 application: list[str]) -> list[str]:
     argv = [str(venv_bin() / "spark-submit"), "--master", master, "--deploy-mode", "client",
-            "--driver-memory", driver_memory, "--jars", jar, "--py-files", str(py_files)]
+            "--driver-memory", driver_memory, *options]
     for k, v in conf.items():
         argv += ["--conf", f"{k}={v}"]
-    argv += [str(job), *args]
+    return argv + application
+
+
+def _run(argv: list[str], tmp: Path, stdout: Any, stderr: Any, log: Path,
+         timeout_s: float) -> Submission:
     started = time.perf_counter()
-    with open(log, "wb") as sink:
-        proc = subprocess.Popen(argv, env=spark_env(tmp), stdin=subprocess.DEVNULL,
-                                stdout=sink, stderr=subprocess.STDOUT, cwd=tmp,
-                                start_new_session=True)
+    proc = subprocess.Popen(argv, env=spark_env(tmp), stdin=subprocess.DEVNULL, stdout=stdout,
+                            stderr=stderr, cwd=tmp, start_new_session=True)
+    try:
+        code = proc.wait(timeout=timeout_s)
+    except BaseException:
+        _signal_group(proc, signal.SIGTERM)
         try:
-            code = proc.wait(timeout=timeout_s)
-        except BaseException:
-            _signal_group(proc, signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                _signal_group(proc, signal.SIGKILL)
-                proc.wait()
-            raise
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            _signal_group(proc, signal.SIGKILL)
+            proc.wait()
+        raise
     return Submission(code, round(time.perf_counter() - started, 1), log)
