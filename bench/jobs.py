@@ -113,7 +113,7 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
                 task,
                 "w14",
                 scale.w14_files,
-                f"VACUUM{dry} RETAIN 168 HOURS of {human(scale.w14_files)} data files on disk, "
+                f"VACUUM RETAIN 168 HOURS{dry} of {human(scale.w14_files)} data files on disk, "
                 f"{human(scale.w14_files // 4)} of them unreferenced (a fresh copy each run)",
             )
             for job_id, task, dry in (("W14-dry", "vacuum_dry", " DRY RUN"), ("W14", "vacuum", ""))
