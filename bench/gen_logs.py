@@ -102,17 +102,21 @@ def append_commit(source: Path, target: Path, manifest: dict) -> dict:
     return plan["expected"]
 
 
-def _cached(directory: Path, build: Callable[[Path], dict]) -> Table:
+def _cached(
+    directory: Path, build: Callable[[Path], dict], version: int = GENERATOR_VERSION
+) -> Table:
+    """The table in `directory`, built by `build` (given its `_delta_log`) unless a manifest
+    of generator `version` is there."""
     manifest_file = directory / "manifest.json"
     if manifest_file.exists():
         manifest = json.loads(manifest_file.read_text())
-        if manifest.get("generator") == GENERATOR_VERSION:
+        if manifest.get("generator") == version:
             return Table(directory / "table", manifest)
     shutil.rmtree(directory, ignore_errors=True)
     log = directory / "table" / "_delta_log"
     log.mkdir(parents=True)
     started = time.perf_counter()
-    manifest = {"generator": GENERATOR_VERSION, **build(log)}
+    manifest = {"generator": version, **build(log)}
     manifest["generate_s"] = round(time.perf_counter() - started, 2)
     manifest_file.write_text(json.dumps(manifest, indent=1))
     return Table(directory / "table", manifest)

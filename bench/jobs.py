@@ -1,4 +1,4 @@
-"""The workloads (W1-W9) at full or smoke scale, as jobs over generated tables."""
+"""The workloads (W1-W9, W14) at full or smoke scale, as jobs over generated tables."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import appends
 import contention
 import gen_logs
+import vacuum_table
 
 W9_TABLE_COMMITS = 10  # W9's table: a W2-shaped table of 10 commits (100 files)
 
@@ -17,12 +18,19 @@ class Scale:
     w2_commits: int  # W2, W6, W7: JSON commits of 10 adds
     w4_files: tuple[int, ...]  # W4: the W1 shape, larger
     w9_seconds: int  # W9: how long the writers commit
+    w14_files: int  # W14: data files on disk, a quarter of them unreferenced
 
 
 FULL = Scale(
-    w1_files=1_000_000, w2_commits=10_000, w4_files=(5_000_000, 20_000_000), w9_seconds=60
+    w1_files=1_000_000,
+    w2_commits=10_000,
+    w4_files=(5_000_000, 20_000_000),
+    w9_seconds=60,
+    w14_files=200_000,
 )
-SMOKE = Scale(w1_files=20_000, w2_commits=300, w4_files=(50_000, 100_000), w9_seconds=10)
+SMOKE = Scale(
+    w1_files=20_000, w2_commits=300, w4_files=(50_000, 100_000), w9_seconds=10, w14_files=2_000
+)
 
 
 @dataclass(frozen=True)
@@ -34,13 +42,21 @@ class Job:
 
     @property
     def files(self) -> int:
-        """Live files in the snapshot the job produces."""
+        """Live files in the snapshot the job produces (W14: data files on disk)."""
         m = self.table.manifest
+        if self.task.startswith("vacuum"):
+            return m["num_files"] + m["vacuum"]["num_files"]
         if self.task == "update":
             return m["append"]["expected"]["num_files"]
         if self.task == "time_travel":
             return m["time_travel"]["num_files"]
         return m["num_files"]
+
+
+def few_runs(job: Job) -> bool:
+    """Jobs run once cold and once warm, without warm-up runs (their runs take minutes for
+    the peers): W4, W14."""
+    return job.id.startswith(("W4", "W14"))
 
 
 def human(n: int) -> str:
@@ -91,8 +107,19 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
             f"{contention.WRITERS} writer processes append one file per commit to one table for "
             f"{scale.w9_seconds} s: warm = seconds per commit (all writers)",
         ),
+        *(
+            (
+                job_id,
+                task,
+                "w14",
+                scale.w14_files,
+                f"VACUUM RETAIN 168 HOURS{dry} of {human(scale.w14_files)} data files on disk, "
+                f"{human(scale.w14_files // 4)} of them unreferenced (a fresh copy each run)",
+            )
+            for job_id, task, dry in (("W14-dry", "vacuum_dry", " DRY RUN"), ("W14", "vacuum", ""))
+        ),
     ]
-    shapes = {"w1": gen_logs.w1, "w2": gen_logs.w2, "w7": gen_logs.w7}
+    shapes = {"w1": gen_logs.w1, "w2": gen_logs.w2, "w7": gen_logs.w7, "w14": vacuum_table.w14}
     return [
         Job(job_id, task, shapes[shape](size), description)
         for job_id, task, shape, size, description in specs

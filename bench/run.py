@@ -28,6 +28,7 @@ import machine
 import report
 import worker
 from engines import txlog_py, txlog_scala
+from processes import job_result, launch, read_result, stop, wait
 
 BENCH = Path(__file__).resolve().parent
 OUT = BENCH / "out"
@@ -116,13 +117,16 @@ class Runner:
         contended_appends), the others in a series of fresh processes per job, or with
         --shared-session one process running them all in turn."""
         own = {"commits": self.commit_latency, "contention": self.contended_appends}
-        figures = self.measure_series(engine, [j for j in selected if j.task not in own])
+        figures = {
+            j.id: {"status": "unavailable", "reason": "not in the Scala runner"}
+            for j in selected
+            if engine == "txlog-scala" and j.task not in txlog_scala.TASKS
+        }
+        selected = [j for j in selected if j.id not in figures]
+        figures.update(self.measure_series(engine, [j for j in selected if j.task not in own]))
         for j in (j for j in selected if j.task in own):
             log(f"{engine} {j.id} ({j.task}, {jobs.human(j.files)} files)")
-            if engine == "txlog-scala":
-                figures[j.id] = {"status": "unavailable", "reason": "not in the Scala runner"}
-            else:
-                figures[j.id] = own[j.task](engine, j)
+            figures[j.id] = own[j.task](engine, j)
             log(f"  {figures[j.id]}")
         return figures
 
@@ -146,8 +150,8 @@ class Runner:
         others run it once."""
         memory = self.memory_for(engine, j)
         work = [(j.task, j.table.path)]
-        # W4 (5M, 20M files): one warm run, no warm-up; its runs take minutes for the peers.
-        warm, warmup = (1, 0) if j.id.startswith("W4") else (self.args.warm, self.args.warmup)
+        # W4 (5M, 20M files), W14: one warm run, no warm-up; runs take minutes for the peers.
+        warm, warmup = (1, 0) if jobs.few_runs(j) else (self.args.warm, self.args.warmup)
         results = [job_result(self.process(engine, work, 1 + warmup + warm, memory), *work[0])]
         while len(results) < self.args.cold and results[-1]["status"] == "ok":
             results.append(job_result(self.process(engine, work, 1, memory), *work[0]))
@@ -220,49 +224,6 @@ class Runner:
         if job["status"] != "ok":
             return f"delta-rs load: {job.get('error') or job.get('reason')}"
         return versions
-
-
-def launch(argv: list[str], out: Path) -> subprocess.Popen:
-    """Starts a process in its own process group (JVM included), its output in out's .log."""
-    with open(out.with_suffix(".log"), "w") as sink:
-        return subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-            cwd=BENCH.parent, start_new_session=True,
-        )  # fmt: skip
-
-
-def wait(*procs: subprocess.Popen, timeout: float) -> str | None:
-    """Waits for the processes to end; why not, if they have not all ended within timeout s."""
-    deadline = time.monotonic() + timeout
-    try:
-        for proc in procs:
-            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        return f"timed out after {timeout} s"
-    return None
-
-
-def stop(procs: list[subprocess.Popen]) -> None:
-    """Kills the process groups of those still running."""
-    for proc in procs:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-
-
-def read_result(proc: subprocess.Popen, out: Path) -> dict:
-    if not out.exists():
-        return {"status": "failed", "error": f"exit code {proc.returncode}, see {out.stem}.log"}
-    return json.loads(out.read_text())
-
-
-def job_result(result: dict, task: str, table: Path) -> dict:
-    """One job's result from a process result, carrying the process-level fields."""
-    process = {k: result[k] for k in ("startup_s", "memory") if k in result}
-    if result["status"] != "ok":
-        return {**process, **{k: result[k] for k in ("status", "reason", "error") if k in result}}
-    job = next(j for j in result["jobs"] if j["task"] == task and j["table"] == str(table))
-    return {**process, **job}
 
 
 def summarise(results: list[dict], driver_memory: str, warmup: int) -> dict:

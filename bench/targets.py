@@ -40,6 +40,12 @@ RATIOS = [
     Ratio("W5", "warm_s", "W1", 0.1),
     Ratio("W8", "warm_s", "delta-rs", 0.5, "median commit"),
     Ratio("W8", "warm_s", "delta-spark", 0.25, "median commit"),
+    # W14: VACUUM of 200k files, 50k unreferenced ("one run": the cold figure, warm beside).
+    *(
+        Ratio(job, f"{k}_s", "delta-spark", 0.5, f"{what} {k}")
+        for job, what in (("W14-dry", "dry run"), ("W14", "vacuum"))
+        for k in ("cold", "warm")
+    ),
 ]
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 import appends
 import contention
 import gen_logs
+import vacuum_table
 from engines.base import Commit, Counts, Engine, GaveUp, Unavailable
 
 ENGINES = {
@@ -203,6 +204,37 @@ def run_contend(engine: Engine, table: Path, manifest: dict) -> dict:
     }
 
 
+def run_vacuum(engine: Engine, table: Path, manifest: dict, dry_run: bool) -> dict:
+    """W14: VACUUM (dry run or real) with the manifest's retention on a fresh copy of the table
+    (made before timing). Then, untimed: the paths the engine reports are exactly the expected
+    ones (its count where it gives no paths); a dry run deleted nothing, a real one left exactly
+    the live files; the cached table still has all its files."""
+    expected = manifest["vacuum"]
+    with vacuum_table.fresh_copy(table) as copy:
+        hours = expected["retention_hours"]
+        done, run = timed(engine, lambda: engine.vacuum(str(copy), hours, dry_run))
+        try:
+            found = [vacuum_table.relative(copy, p) for p in done.paths()] if done.paths else None
+        finally:
+            done.release()
+        if found is not None:
+            vacuum_table.check_found(copy, found, expected)
+            run["found_digest"] = vacuum_table.digest(found)
+        if done.num_files is not None and done.num_files != expected["num_files"]:
+            raise Mismatch(f"vacuum reported {done.num_files} files, not {expected['num_files']}")
+        run["num_files"] = done.num_files
+        left = list(vacuum_table.data_files(copy))
+        if dry_run and len(left) != expected["remaining"] + expected["num_files"]:
+            raise Mismatch(f"a dry run left {len(left)} data files")
+        if not dry_run:
+            vacuum_table.check_remaining(copy, expected)
+            run["remaining_digest"] = vacuum_table.digest(left)
+    on_disk = expected["remaining"] + expected["num_files"]
+    if sum(1 for _ in vacuum_table.data_files(table)) != on_disk:
+        raise Mismatch(f"the cached table {table} lost files: regenerate it")
+    return run
+
+
 TASKS = {
     "load": run_load,
     "checkpoint": run_checkpoint,
@@ -211,6 +243,8 @@ TASKS = {
     "time_travel": run_time_travel,
     "commits": run_commits,
     "contend": run_contend,
+    "vacuum_dry": lambda e, t, m: run_vacuum(e, t, m, dry_run=True),
+    "vacuum": lambda e, t, m: run_vacuum(e, t, m, dry_run=False),
 }
 
 

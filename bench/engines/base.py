@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,17 @@ class Commit:
     read_version: int
     version: int | None
     attempts: int | None
+
+
+@dataclass(frozen=True)
+class Vacuumed:
+    """What a vacuum reported: the number of files it found (dry run) or deleted, and, called
+    after timing, their paths (absolute, `file:` URIs or relative to the table); None where the
+    engine does not say. `release` drops what the engine kept for them."""
+
+    num_files: int | None
+    paths: Callable[[], list[str]] | None
+    release: Callable[[], None] = lambda: None
 
 
 class GaveUp(Exception):
@@ -82,6 +94,11 @@ class Engine:
     def commit(self, handle: object, action: object) -> Commit:
         """Commits a prepared add action to an opened table as a new version, from the engine's
         cached state brought up to date. Raises GaveUp when the engine's retries ran out."""
+        raise NotImplementedError
+
+    def vacuum(self, path: str, retention_hours: int, dry_run: bool) -> Vacuumed:
+        """VACUUM of the latest snapshot (built from scratch) with the given retention: the
+        files it would delete (dry run) or deletes."""
         raise NotImplementedError
 
     def reset_heap_peak(self) -> None:

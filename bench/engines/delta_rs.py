@@ -10,7 +10,7 @@ from deltalake import DeltaTable
 from deltalake.exceptions import CommitFailedError
 from deltalake.transaction import AddAction
 
-from engines.base import Commit, Counts, Engine, GaveUp
+from engines.base import Commit, Counts, Engine, GaveUp, Vacuumed
 
 
 def _counts(table: DeltaTable) -> Counts:
@@ -58,3 +58,8 @@ class DeltaRs(Engine):
         table = DeltaTable(path, version=0)
         table.load_as_version(datetime.fromisoformat(timestamp))
         return _counts(table)
+
+    def vacuum(self, path: str, retention_hours: int, dry_run: bool) -> Vacuumed:
+        # full=True: also files the log never named (the default, lite, reads removes only).
+        files = DeltaTable(path).vacuum(retention_hours=retention_hours, dry_run=dry_run, full=True)
+        return Vacuumed(len(files), lambda: files)

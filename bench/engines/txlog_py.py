@@ -8,7 +8,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from engines.base import Commit, Counts, GaveUp, Unavailable
+from engines.base import Commit, Counts, GaveUp, Unavailable, Vacuumed
 from engines.spark import SparkEngine, builder
 
 # The working tree's package, used when txlog is not installed in the environment.
@@ -89,6 +89,18 @@ class Txlog(SparkEngine):
 
     def time_travel(self, path: str, timestamp: str) -> Counts:
         return _counts(self._log(path).snapshot(timestamp=datetime.fromisoformat(timestamp)))
+
+    def vacuum(self, path: str, retention_hours: int, dry_run: bool) -> Vacuumed:
+        log = self._log(path)
+        if not hasattr(log, "vacuum"):
+            raise Unavailable("txlog.DeltaLog.vacuum does not exist yet")
+        r = log.vacuum(retention_hours=retention_hours, dry_run=dry_run)
+        files = r.files if dry_run else r.files.where("deleted")
+        return Vacuumed(
+            r.num_files if dry_run else r.num_deleted_files,
+            lambda: [row.path for row in files.select("path").collect()],
+            r.unpersist,
+        )
 
 
 class TxlogBaseline(Txlog):

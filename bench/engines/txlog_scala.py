@@ -16,6 +16,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 MAIN_CLASS = "txlog.bench.BenchMain"
 SOURCE = REPO / "bench" / "scala" / "txlog" / "bench" / "BenchMain.scala"
+#: The worker.py tasks BenchMain runs (BenchTasks.names); the others are unavailable for it.
+TASKS = frozenset({"load", "checkpoint", "checkpoint_in_place", "update", "time_travel"})
 
 
 def available() -> bool:
