@@ -9,6 +9,12 @@ import scala.util.{Failure, Success}
 class FixtureAgreementSuite extends SparkSuite {
   private var agree, bothRefuse = 0
 
+  /** Small checkpoints are read on the driver (DriverCheckpoint); here, a failure to read an intact
+    * one fails the test instead of falling back to Spark's reader.
+    */
+  override def extraConf: Map[String, String] =
+    Map(txlog.replay.DriverCheckpoint.StrictConf -> "true")
+
   if (!Fixtures.available) {
     test("fixture agreement with delta-spark")(cancel(Fixtures.skipMessage))
   }
@@ -25,6 +31,11 @@ class FixtureAgreementSuite extends SparkSuite {
           assert(ours.tombstones === ref.tombstones)
           assert(ours.txns === ref.txns)
           assert(ours.domains === ref.domains)
+          // Counts come from their own (lean) read of the log: they must agree too.
+          val s = DeltaLog.forTable(spark, Fixtures.path(name)).snapshot(ours.version)
+          val live = ref.live.toSeq
+          val expected = (live.size.toLong, live.map(_._3).sum, ref.tombstones.size.toLong)
+          assert((s.numFiles, s.sizeInBytes, s.numTombstones) === expected)
           agree += 1
         case (Failure(ours), Failure(ref)) =>
           val why = Refusal.assertSame(ours, ref, name)
@@ -55,5 +66,5 @@ class FixtureAgreementSuite extends SparkSuite {
   */
 class DistributedReplayAgreementSuite extends FixtureAgreementSuite {
   override def extraConf: Map[String, String] =
-    Map(txlog.replay.LogLineReader.LocalReadMaxBytesConf -> "0")
+    super.extraConf + (txlog.replay.LogLineReader.LocalReadMaxBytesConf -> "0")
 }

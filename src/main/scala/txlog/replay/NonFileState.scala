@@ -82,6 +82,23 @@ private[txlog] object NonFileState {
       )
   }
 
+  /** What [[checkpointRows]] selects from one checkpoint row read on the driver (a row with
+    * `protocol`, `metaData`, `txn`, `domainMetadata` and `sidecar`); None for a file action.
+    */
+  def checkpointRow(version: Long, file: String, r: Row): Option[Row] = {
+    val actions = nonFile.map(r.getAs[Row])
+    val sidecar = Option(r.getAs[Row]("sidecar")).flatMap(s => Option(s.getAs[String]("path")))
+    // The leaf fields checkpointRows tests, in the same order as nonFile.
+    val present = actions.zip(Seq("minReaderVersion", "id", "appId", "domain")).exists {
+      case (a, leaf) => a != null && !a.isNullAt(a.fieldIndex(leaf))
+    }
+    if (!present && sidecar.isEmpty) None
+    else {
+      val values = Seq[Any](version, -1L, file) ++ actions ++ Seq(sidecar.orNull, null, null)
+      Some(new GenericRowWithSchema(values.toArray, collectedSchema))
+    }
+  }
+
   private val collectedSchema: StructType = StructType(
     Tail.driverSchema.fields.filter(f => Seq("version", "idx", "file").contains(f.name)) ++
       nonFile.map(Tail.driverSchema(_))

@@ -33,6 +33,11 @@ private[txlog] object ReadErrors {
       case NonFatal(e)       => throw translated(segment, sidecars, e).getOrElse(e)
     }
 
+  /** Whether `e` (or a cause) is a storage failure rather than a fault of the file read: see
+    * [[storage]].
+    */
+  def storageFailure(e: Throwable): Boolean = storage(causes(e))
+
   /** Whether `e` is a checkpoint part or sidecar that vanished after it was listed (a concurrent
     * metadata cleanup): listing again finds the log as it now is.
     */

@@ -11,7 +11,8 @@ import txlog.timetravel.CommitTimeline
 import txlog.util.Jobs
 
 /** Builds a [[Snapshot]] from a log segment: one small job collects protocol, metadata, txns,
-  * domain metadata and sidecar names to the driver; the file state stays a lazy DataFrame.
+  * domain metadata and sidecar names to the driver (no job for a small log: see
+  * [[DriverCheckpoint]] and [[Tail]]); the file state stays a lazy DataFrame.
   *
   * Driver memory: the collected rows are the non-file state (one per app id, domain and sidecar,
   * never per file); a small tail is bounded by [[LogLineReader.LocalReadMaxBytesConf]], an update's
@@ -41,18 +42,28 @@ private[txlog] object SnapshotLoader {
   ): Snapshot = {
     val table = segment.table
     val tail = Tail.read(spark, table, segment.deltas)
+    // A small checkpoint under a small tail is read on the driver: no Spark job for the state.
+    val onDriver = tail match {
+      case _: DriverTail => DriverCheckpoint.of(spark, segment)
+      case _             => None
+    }
     val state = (tail, previous.filter(p => extendsSnapshot(segment, p))) match {
       case (t: DriverTail, Some(p)) =>
         val newRows = t.rows.filter(_.getLong(0) > p.version)
         val initial = p.state.copy(inCommitTimestamp = None)
         collectState(spark, segment, None, new DriverTail(newRows, t.deltas), initial)
       case _ =>
-        val checkpoint = ReadErrors.translate(segment)(
-          segment.checkpoint.map(
-            LogActions.checkpoint(spark, table, _, ActionSchemas.checkpointNonFileRow)
-          )
-        )
-        collectState(spark, segment, checkpoint, tail, NonFileState.empty)
+        onDriver.flatMap(_.nonFileRows()) match {
+          case Some(rows) =>
+            collectState(spark, segment, None, tail, NonFileState.empty, rows)
+          case None =>
+            val checkpoint = ReadErrors.translate(segment)(
+              segment.checkpoint.map(
+                LogActions.checkpoint(spark, table, _, ActionSchemas.checkpointNonFileRow)
+              )
+            )
+            collectState(spark, segment, checkpoint, tail, NonFileState.empty)
+        }
     }
     val tailFiles = FileState.tailFiles(tail, table.root)
     def base(lean: Boolean) = FileState.checkpointBase(spark, segment, state.sidecars, lean)
@@ -60,8 +71,12 @@ private[txlog] object SnapshotLoader {
     val counter: Long => FileCounts = tailFiles match {
       case DriverTailFiles(overlay) =>
         cutoff =>
-          val counted = base(lean = true).map(FileCounts.counting)
-          FileState.count(spark, counted, overlay, cutoff, countJob(segment))
+          onDriver.flatMap(_.counts(state.sidecars, overlay, cutoff)) match {
+            case Some(checkpoint) => checkpoint + overlay.counts(cutoff)
+            case None =>
+              val counted = base(lean = true).map(FileCounts.counting)
+              FileState.count(spark, counted, overlay, cutoff, countJob(segment))
+          }
       case _: DistributedTailFiles => aggregated(spark, segment, files)
     }
     snapshot(spark, listing, segment, state, files, counter)
@@ -187,7 +202,8 @@ private[txlog] object SnapshotLoader {
       segment: LogSegment,
       checkpoint: Option[DataFrame],
       tail: Tail,
-      initial: NonFileState
+      initial: NonFileState,
+      checkpointRows: Seq[Row] = Nil
   ): NonFileState = {
     val table = segment.table.root
     def collect(rows: DataFrame): Seq[Row] =
@@ -196,7 +212,8 @@ private[txlog] object SnapshotLoader {
       }
     val rows = tail match {
       case t: DriverTail =>
-        checkpoint.fold(Seq.empty[Row])(cp => collect(NonFileState.checkpointRows(cp))) ++
+        checkpointRows ++
+          checkpoint.fold(Seq.empty[Row])(cp => collect(NonFileState.checkpointRows(cp))) ++
           NonFileState.driverTailRows(t.rows, segment.version)
       case t: DistributedTail =>
         collect(NonFileState.rowsToCollect(checkpoint, t.df, segment.version))

@@ -1,0 +1,173 @@
+package txlog.replay
+
+import java.io.InterruptedIOException
+import java.nio.channels.ClosedByInterruptException
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.sql.{Row, SparkSession}
+import org.apache.spark.sql.types.StructType
+import org.slf4j.LoggerFactory
+
+import txlog.{TxlogErrors, TxlogException}
+import txlog.actions.ActionSchemas
+import txlog.log.{CheckpointInstance, LogSegment}
+
+/** A small checkpoint read on the driver, without Spark jobs: its non-file rows when the snapshot
+  * is loaded, and, when its file actions are counted, one streamed pass over their paths, sizes,
+  * deletion vector ids and deletion times. Nothing that grows with the table is held: the counts
+  * are running totals. A checkpoint is small when its files (all parts, and the sidecars a V2
+  * checkpoint names) total at most [[DriverCheckpoint.MaxBytesConf]] bytes.
+  *
+  * This is the fast path of a small table's load; anything it cannot read (a shape
+  * [[DriverParquet]] does not take, a malformed line, a file that fails to read) makes it give up
+  * and the caller reads the checkpoint with Spark, whose reader raises the error a user sees.
+  */
+private[txlog] final class DriverCheckpoint private (
+    spark: SparkSession,
+    segment: LogSegment,
+    cp: CheckpointInstance,
+    maxBytes: Long
+) {
+  private val table = segment.table
+
+  /** The sidecars' bytes as the checkpoint's sidecar actions state them, once its non-file rows
+    * were read; None before, or when one does not state its size.
+    */
+  @volatile private var sidecarBytes: Option[Long] = None
+
+  /** The checkpoint's non-file rows, as [[NonFileState.checkpointRows]] selects them; None when
+    * they cannot be read here.
+    */
+  def nonFileRows(): Option[Seq[Row]] = attempt {
+    val rows = Seq.newBuilder[Row]
+    var sidecars = Option(0L)
+    each(cp.files.map(_.file.path), DriverCheckpoint.nonFileSchema) { r =>
+      NonFileState.checkpointRow(cp.version, cp.files.head.file.path, r).foreach(rows += _)
+      val sidecar = r.getAs[Row]("sidecar")
+      if (sidecar != null) {
+        val size = sidecar.getAs[Any]("sizeInBytes")
+        sidecars = if (size == null) None else sidecars.map(_ + size.asInstanceOf[Long])
+      }
+    }
+    sidecarBytes = sidecars
+    rows.result()
+  }
+
+  /** Live files, their size and unexpired tombstones among the checkpoint's file actions (its
+    * `sidecars` included) whose keys `overlay` does not touch; None when they cannot be counted
+    * here: [[nonFileRows]] was not read first, the sidecars are past the budget, or a read failed.
+    */
+  def counts(sidecars: Seq[String], overlay: FileOverlay, cutoff: Long): Option[FileCounts] =
+    sidecarBytes.filter(_ + cp.sizeInBytes <= maxBytes).flatMap { _ =>
+      attempt {
+        val root = table.root
+        val touched = overlay.newest
+        def replaced(a: Row): Boolean = touched.nonEmpty && touched.contains(
+          (FileKeys.pathKeyValue(root, a.getString(0)), FileKeys.dvIdValue(a.getAs[Row](2)))
+        )
+        var (files, bytes, tombstones) = (0L, 0L, 0L)
+        val paths = cp.files.map(_.file.path) ++ sidecars.map(FileState.sidecarPath(segment, _))
+        each(paths, ActionSchemas.leanFileActions) { r =>
+          val add = r.getAs[Row](0)
+          val remove = r.getAs[Row](1)
+          if (add != null && !add.isNullAt(0)) {
+            if (!replaced(add)) {
+              files += 1
+              if (!add.isNullAt(1)) bytes += add.getLong(1)
+            }
+          } else if (remove != null && !remove.isNullAt(0) && !replaced(remove)) {
+            if (!remove.isNullAt(1) && remove.getLong(1) > cutoff) tombstones += 1
+          }
+        }
+        FileCounts(files, bytes, tombstones)
+      }
+    }
+
+  /** The file being read, for naming it in a storage failure. */
+  @volatile private var reading: String = cp.files.head.file.path
+
+  /** Calls `f` with every row of `files` (checkpoint parts, or sidecars) as a row of `schema`. */
+  private def each(files: Seq[String], schema: StructType)(f: Row => Unit): Unit =
+    if (cp.isJson) {
+      val parser = new LineParser(schema, Tail.timeZone(spark))
+      val top = cp.files.map(c => c.file.path -> c).toMap
+      files.foreach { file =>
+        reading = file
+        top.get(file) match {
+          case Some(part) =>
+            LogLineReader.readOnDriver(table, Seq(cp.version -> part.file)).foreach { line =>
+              f(parser.parse(line.getString(3)).getOrElse {
+                throw new DriverParquet.Unsupported(s"line ${line.getLong(1) + 1} of $file")
+              })
+            }
+          case None => DriverParquet.foreach(table.readConf, file, schema)(f) // a sidecar
+        }
+      }
+    } else
+      files.foreach { file =>
+        reading = file
+        DriverParquet.foreach(table.readConf, file, schema)(f)
+      }
+
+  /** `body`, or None when reading a file failed for a reason of the file's (then Spark reads the
+    * checkpoint instead, and fails as a user should see it if the checkpoint is at fault). A
+    * storage failure (a missing file, an I/O error of the file system) is LOG_READ_FAILED naming
+    * the file, as Spark's read would end; an interruption propagates as it is.
+    */
+  private def attempt[T](body: => T): Option[T] =
+    try Some(body)
+    catch {
+      case e @ (_: InterruptedException | _: InterruptedIOException |
+          _: ClosedByInterruptException) =>
+        throw e
+      case e: TxlogException => throw e
+      case NonFatal(e) if ReadErrors.storageFailure(e) =>
+        val detail = s"${e.getClass.getSimpleName}: ${String.valueOf(e.getMessage)}".take(400)
+        throw TxlogErrors.logReadFailed(reading, Some(cp.version), detail, e)
+      case NonFatal(e) if !DriverCheckpoint.strict(spark) =>
+        DriverCheckpoint.log.debug(s"Reading ${cp.files.head.file.path} with Spark instead", e)
+        None
+    }
+}
+
+private[txlog] object DriverCheckpoint {
+  private val log = LoggerFactory.getLogger(getClass)
+
+  /** Checkpoints (all parts, plus sidecars) of at most this many bytes are read on the driver; past
+    * it, by Spark jobs; 0 turns the driver read off. Default: four times
+    * [[LogLineReader.LocalReadMaxBytesConf]] when that is set, else 32 MiB (about 300,000 files
+    * with stats), so that a session reading every tail with Spark reads checkpoints so too.
+    */
+  val MaxBytesConf = "spark.txlog.replay.driverCheckpointMaxBytes"
+
+  /** For tests: a checkpoint the driver read fails instead of falling back to Spark. */
+  val StrictConf = "spark.txlog.testing.driverCheckpointStrict"
+
+  private val DefaultMaxBytes = 32L << 20
+
+  private val nonFileSchema: StructType = ActionSchemas.nonFileActions.add(
+    "sidecar",
+    ActionSchemas.sidecar.fields
+      .filter(f => Set("path", "sizeInBytes")(f.name))
+      .foldLeft(new StructType())(_ add _)
+  )
+
+  /** The reader of `segment`'s checkpoint on the driver, if it has one within the budget (a JSON
+    * one within [[LogLineReader.LocalReadMaxBytesConf]] too).
+    */
+  def of(spark: SparkSession, segment: LogSegment): Option[DriverCheckpoint] = {
+    val max = spark.conf
+      .getOption(MaxBytesConf)
+      .map(_.trim.toLong)
+      .orElse(spark.conf.getOption(LogLineReader.LocalReadMaxBytesConf).map(_.trim.toLong * 4))
+      .getOrElse(DefaultMaxBytes)
+    segment.checkpoint
+      .filter(cp => max > 0 && cp.sizeInBytes <= max)
+      .filter(cp => !cp.isJson || LogLineReader.readsOnDriver(spark, cp.sizeInBytes))
+      .map(new DriverCheckpoint(spark, segment, _, max))
+  }
+
+  private def strict(spark: SparkSession): Boolean =
+    spark.conf.getOption(StrictConf).contains("true")
+}

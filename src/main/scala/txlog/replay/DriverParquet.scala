@@ -1,0 +1,107 @@
+package txlog.replay
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.parquet.io.ColumnIOFactory
+import org.apache.parquet.io.api.RecordMaterializer
+import org.apache.parquet.schema.{GroupType, LogicalTypeAnnotation, MessageType, Type}
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
+
+/** Reads a parquet file on the driver with parquet-mr (on every Spark's classpath), without
+  * planning or running a Spark job: for the checkpoints of small tables, where a job's fixed cost
+  * is most of the time a load takes.
+  *
+  * Only the columns `schema` names are read (the file's schema is clipped to them, by name, as
+  * Spark's reader clips it); a field absent from the file is null. Rows stream through `each` one
+  * at a time, so memory is one row group's pages of those columns, whatever the file's size. Shapes
+  * outside what log files use (a column of another type than `schema` says, an unusual list
+  * encoding) raise [[DriverParquet.Unsupported]], and so do decoding errors; callers fall back to
+  * Spark's reader, which raises the error a user sees.
+  */
+private[txlog] object DriverParquet {
+
+  /** The file has a shape this reader does not take on; Spark's reader should read it. */
+  final class Unsupported(message: String) extends RuntimeException(message)
+
+  /** Calls `each` with every row of `file` as a row of `schema` (values as `Row.get` gives them:
+    * String, Long, Int, Boolean, Double, nested Row, scala Map and Seq).
+    */
+  def foreach(conf: Configuration, file: String, schema: StructType)(each: Row => Unit): Unit = {
+    val reader = ParquetFileReader.open(HadoopInputFile.fromPath(new Path(file), conf))
+    try {
+      val fileSchema = reader.getFooter.getFileMetaData.getSchema
+      clip(fileSchema, schema).foreach { requested =>
+        reader.setRequestedSchema(requested)
+        val io = new ColumnIOFactory().getColumnIO(requested, fileSchema)
+        val root = new ParquetRowConverters.Root(requested, schema)
+        val materializer = new RecordMaterializer[Row] {
+          def getCurrentRecord: Row = root.current
+          def getRootConverter = root
+        }
+        var pages = reader.readNextRowGroup()
+        while (pages != null) {
+          val records = io.getRecordReader(pages, materializer)
+          var i = 0L
+          while (i < pages.getRowCount) {
+            each(records.read())
+            i += 1
+          }
+          pages = reader.readNextRowGroup()
+        }
+      }
+    } finally reader.close()
+  }
+
+  /** `file` clipped to the fields of `schema` it has; None when it has none of them (its rows would
+    * all be null).
+    */
+  private[replay] def clip(file: MessageType, schema: StructType): Option[MessageType] =
+    clipFields(file, schema).map(fields => new MessageType(file.getName, fields.asJava))
+
+  private def clipFields(group: GroupType, struct: StructType): Option[Seq[Type]] = {
+    val fields = struct.fields.toSeq.flatMap { f =>
+      field(group, f.name).flatMap(clipType(_, f.dataType))
+    }
+    if (fields.isEmpty) None else Some(fields)
+  }
+
+  private def clipType(t: Type, dataType: DataType): Option[Type] = dataType match {
+    case s: StructType =>
+      val g = group(t, s)
+      if (g.getLogicalTypeAnnotation != null) unsupported(t, dataType)
+      clipFields(g, s).map(fs => g.withNewFields(fs.asJava))
+    case _: MapType | _: ArrayType                                       => Some(group(t, dataType))
+    case _ if t.isPrimitive && !t.isRepetition(Type.Repetition.REPEATED) => Some(t)
+    case _                                                               => unsupported(t, dataType)
+  }
+
+  /** The field named `name`: exactly, else ignoring case when only one field matches. */
+  private def field(group: GroupType, name: String): Option[Type] =
+    if (group.containsField(name)) Some(group.getType(name))
+    else
+      group.getFields.asScala.filter(_.getName.equalsIgnoreCase(name)).toSeq match {
+        case Seq(only) => Some(only)
+        case _         => None
+      }
+
+  private def group(t: Type, dataType: DataType): GroupType =
+    if (t.isPrimitive || t.isRepetition(Type.Repetition.REPEATED)) unsupported(t, dataType)
+    else t.asGroupType()
+
+  private[replay] def unsupported(t: Type, dataType: DataType): Nothing =
+    throw new Unsupported(s"column ${t.getName} ($t) read as ${dataType.simpleString}")
+
+  private[replay] def isList(g: GroupType): Boolean =
+    g.getLogicalTypeAnnotation.isInstanceOf[LogicalTypeAnnotation.ListLogicalTypeAnnotation]
+
+  private[replay] def isMap(g: GroupType): Boolean = g.getLogicalTypeAnnotation match {
+    case _: LogicalTypeAnnotation.MapLogicalTypeAnnotation  => true
+    case _: LogicalTypeAnnotation.MapKeyValueTypeAnnotation => true
+    case _                                                  => false
+  }
+}
