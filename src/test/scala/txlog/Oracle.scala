@@ -42,8 +42,20 @@ object Oracle {
   def reference(spark: SparkSession, path: String, version: Option[Long]): SnapshotView = {
     RefLog.clearCache()
     val log = RefLog.forTable(spark, path)
-    val s: RefSnapshot =
-      version.fold(RefVersions.latest(log))(v => RefVersions.snapshotAt(log, v))
+    refView(spark, log, version.fold(RefVersions.latest(log))(v => RefVersions.snapshotAt(log, v)))
+  }
+
+  /** delta-spark's snapshot of `path` at each of `versions`, or the error each raised, from one
+    * DeltaLog. [[reference]] clears delta-spark's cache and so makes a new DeltaLog, which loads
+    * the latest snapshot before the one asked for: per version of a table that does not change
+    * meanwhile, that load is repeated work.
+    */
+  def references(spark: SparkSession, path: String, versions: Seq[Long]): Seq[Try[SnapshotView]] = {
+    val log = Try { RefLog.clearCache(); RefLog.forTable(spark, path) }
+    versions.map(v => log.map(l => refView(spark, l, RefVersions.snapshotAt(l, v))))
+  }
+
+  private def refView(spark: SparkSession, log: RefLog, s: RefSnapshot): SnapshotView = {
     val p = s.protocol
     val m = s.metadata
     import spark.implicits._
@@ -158,4 +170,16 @@ object Oracle {
       version: Option[Long] = None
   ): (Try[SnapshotView], Try[SnapshotView]) =
     (Try(txlog(spark, path, version)), Try(reference(spark, path, version)))
+
+  /** [[both]] at each of `versions` of a table that does not change meanwhile (delta-spark's
+    * through one DeltaLog, [[references]]).
+    */
+  def bothAt(
+      spark: SparkSession,
+      path: String,
+      versions: Seq[Long]
+  ): Seq[(Long, Try[SnapshotView], Try[SnapshotView])] =
+    versions.zip(references(spark, path, versions)).map { case (v, ref) =>
+      (v, Try(txlog(spark, path, Some(v))), ref)
+    }
 }
