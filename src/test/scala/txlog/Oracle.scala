@@ -55,6 +55,25 @@ object Oracle {
     versions.map(v => log.map(l => refView(spark, l, RefVersions.snapshotAt(l, v))))
   }
 
+  private val fixtureViews =
+    scala.collection.mutable.Map.empty[(String, Option[Long]), Try[SnapshotView]]
+
+  /** delta-spark's snapshot of the shared fixture `name` (or its error), read once per JVM: the
+    * fixtures are read-only (tests change copies), and delta-spark's reading of them does not
+    * depend on the txlog settings suites vary. For suites without delta-spark settings of their
+    * own.
+    */
+  def fixtureReference(
+      spark: SparkSession,
+      name: String,
+      version: Option[Long] = None
+  ): Try[SnapshotView] = fixtureViews.synchronized {
+    fixtureViews.getOrElseUpdate(
+      (name, version),
+      Try(reference(spark, Fixtures.path(name), version))
+    )
+  }
+
   private def refView(spark: SparkSession, log: RefLog, s: RefSnapshot): SnapshotView = {
     val p = s.protocol
     val m = s.metadata
