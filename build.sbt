@@ -59,6 +59,15 @@ lazy val root = (project in file("."))
     Test / baseDirectory := (ThisBuild / baseDirectory).value,
     Test / javaOptions ++= Seq("-Xmx4g", "-XX:+UseG1GC") ++ JvmFlags.sparkOpens,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"),
+    // Suites in TestGroups.forks JVMs (-Dtxlog.testForks, default 1) running side by side.
+    Test / testGrouping := {
+      val tests = (Test / definedTests).value
+      val options = (Test / forkOptions).value
+      val byName = tests.groupBy(_.name)
+      TestGroups.split(tests.map(_.name)).zipWithIndex.map { case (names, i) =>
+        Tests.Group(s"tests-${i + 1}", names.flatMap(byName), Tests.SubProcess(options))
+      }
+    },
     Compile / run := Defaults
       .runTask(Compile / fullClasspath, Compile / run / mainClass, Compile / run / runner)
       .evaluated,
@@ -91,6 +100,9 @@ lazy val root = (project in file("."))
   // The S3 suites run on the lines with hadoop-aws deps (project/TestSources.scala leaves them
   // out elsewhere).
   .settings(line.s3.map(s3TestSettings).getOrElse(Nil))
+
+// The forked test groups of `Test / testGrouping` run at the same time (sbt runs one at a time).
+Global / concurrentRestrictions += Tags.limit(Tags.ForkedTestGroup, TestGroups.forks)
 
 // The benchmark runner (engine `txlog-scala` of bench/run.py): its own project, so `sbt test`
 // does not compile it. Sources in bench/scala/txlog/bench; run with `bench/runMain`.

@@ -9,8 +9,7 @@ class DemoTableSuite extends SparkSuite {
   private val demo = java.nio.file.Paths.get("examples", "tables", "demo").toAbsolutePath.toString
 
   test("every version of the demo table agrees with delta-spark") {
-    (0L to 9L).foreach { v =>
-      val (ours, ref) = Oracle.both(spark, demo, Some(v))
+    Oracle.bothAt(spark, demo, 0L to 9L).foreach { case (v, ours, ref) =>
       assert(ref.isSuccess, s"delta-spark reads version $v")
       assert(ours === ref, s"version $v")
     }

@@ -42,8 +42,39 @@ object Oracle {
   def reference(spark: SparkSession, path: String, version: Option[Long]): SnapshotView = {
     RefLog.clearCache()
     val log = RefLog.forTable(spark, path)
-    val s: RefSnapshot =
-      version.fold(RefVersions.latest(log))(v => RefVersions.snapshotAt(log, v))
+    refView(spark, log, version.fold(RefVersions.latest(log))(v => RefVersions.snapshotAt(log, v)))
+  }
+
+  /** delta-spark's snapshot of `path` at each of `versions`, or the error each raised, from one
+    * DeltaLog. [[reference]] clears delta-spark's cache and so makes a new DeltaLog, which loads
+    * the latest snapshot before the one asked for: per version of a table that does not change
+    * meanwhile, that load is repeated work.
+    */
+  def references(spark: SparkSession, path: String, versions: Seq[Long]): Seq[Try[SnapshotView]] = {
+    val log = Try { RefLog.clearCache(); RefLog.forTable(spark, path) }
+    versions.map(v => log.map(l => refView(spark, l, RefVersions.snapshotAt(l, v))))
+  }
+
+  private val fixtureViews =
+    scala.collection.mutable.Map.empty[(String, Option[Long]), Try[SnapshotView]]
+
+  /** delta-spark's snapshot of the shared fixture `name` (or its error), read once per JVM: the
+    * fixtures are read-only (tests change copies), and delta-spark's reading of them does not
+    * depend on the txlog settings suites vary. For suites without delta-spark settings of their
+    * own.
+    */
+  def fixtureReference(
+      spark: SparkSession,
+      name: String,
+      version: Option[Long] = None
+  ): Try[SnapshotView] = fixtureViews.synchronized {
+    fixtureViews.getOrElseUpdate(
+      (name, version),
+      Try(reference(spark, Fixtures.path(name), version))
+    )
+  }
+
+  private def refView(spark: SparkSession, log: RefLog, s: RefSnapshot): SnapshotView = {
     val p = s.protocol
     val m = s.metadata
     import spark.implicits._
@@ -158,4 +189,16 @@ object Oracle {
       version: Option[Long] = None
   ): (Try[SnapshotView], Try[SnapshotView]) =
     (Try(txlog(spark, path, version)), Try(reference(spark, path, version)))
+
+  /** [[both]] at each of `versions` of a table that does not change meanwhile (delta-spark's
+    * through one DeltaLog, [[references]]).
+    */
+  def bothAt(
+      spark: SparkSession,
+      path: String,
+      versions: Seq[Long]
+  ): Seq[(Long, Try[SnapshotView], Try[SnapshotView])] =
+    versions.zip(references(spark, path, versions)).map { case (v, ref) =>
+      (v, Try(txlog(spark, path, Some(v))), ref)
+    }
 }

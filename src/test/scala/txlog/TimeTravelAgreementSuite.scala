@@ -31,12 +31,10 @@ class TimeTravelAgreementSuite extends SparkSuite {
     test(s"every version agrees with delta-spark: $name") {
       val latest = DeltaLog.forTable(spark, Fixtures.path(name)).snapshot().version
       val listing = txlog.log.LogListing.list(DeltaLog.forTable(spark, Fixtures.path(name)).table)
-      (listing.earliestVersion.get to latest).foreach { v =>
-        Oracle.both(spark, Fixtures.path(name), Some(v)) match {
-          case (Success(ours), Success(ref)) => assert(ours === ref, s"version $v")
-          case (Failure(ours), Failure(ref)) => Refusal.assertSame(ours, ref, s"version $v")
-          case (ours, ref)                   => fail(s"version $v: txlog $ours, delta-spark $ref")
-        }
+      Oracle.bothAt(spark, Fixtures.path(name), listing.earliestVersion.get to latest).foreach {
+        case (v, Success(ours), Success(ref)) => assert(ours === ref, s"version $v")
+        case (v, Failure(ours), Failure(ref)) => Refusal.assertSame(ours, ref, s"version $v")
+        case (v, ours, ref)                   => fail(s"version $v: txlog $ours, delta-spark $ref")
       }
     }
 

@@ -53,7 +53,7 @@ class MetadataCleanupSuite extends SparkSuite {
   }
 
   private def views(path: String, versions: Seq[Long]): Map[Long, SnapshotView] =
-    versions.map(v => v -> Oracle.reference(spark, path, Some(v))).toMap
+    versions.zip(Oracle.references(spark, path, versions).map(_.get)).toMap
 
   private def paths(rows: Seq[Row]): Seq[String] =
     rows.map(r => new org.apache.hadoop.fs.Path(r.getAs[String]("path")).getName)
@@ -95,13 +95,11 @@ class MetadataCleanupSuite extends SparkSuite {
       "Hadoop checksum side files of deleted files are left behind"
     )
     assert(files(logDir(t)).contains("_last_checkpoint"))
-    (4L to 7L).foreach { v =>
-      Oracle.both(spark, path, Some(v)) match {
-        case (Success(ours), Success(ref)) =>
-          assert(ours === before(v), s"txlog at v$v")
-          assert(ref === before(v), s"delta-spark at v$v")
-        case other => fail(s"v$v after cleanup: $other")
-      }
+    Oracle.bothAt(spark, path, 4L to 7L).foreach {
+      case (v, Success(ours), Success(ref)) =>
+        assert(ours === before(v), s"txlog at v$v")
+        assert(ref === before(v), s"delta-spark at v$v")
+      case (v, ours, ref) => fail(s"v$v after cleanup: ${(ours, ref)}")
     }
     assert(intercept[TxlogException](log.snapshot(3L)).errorClass === "VERSION_NOT_FOUND")
     // Nothing left to delete: running it again finds no candidates.

@@ -59,12 +59,12 @@ class LogCompactionSuite extends SparkSuite {
           if (s.checkpointVersion < start) {
             assert(compactions(s) === Seq(start -> end), s"range $start-$end at v$v")
           }
-          Oracle.both(spark, path, Some(v)) match {
-            case (Success(ours), Success(ref)) =>
-              assert(ours === before(v), s"txlog at v$v after compacting $start-$end")
-              assert(ours === ref, s"delta-spark at v$v after compacting $start-$end")
-            case other => fail(s"v$v after compacting $start-$end: $other")
-          }
+        }
+        Oracle.bothAt(spark, path, end to latest).foreach {
+          case (v, Success(ours), Success(ref)) =>
+            assert(ours === before(v), s"txlog at v$v after compacting $start-$end")
+            assert(ours === ref, s"delta-spark at v$v after compacting $start-$end")
+          case (v, ours, ref) => fail(s"v$v after compacting $start-$end: ${(ours, ref)}")
         }
         (start until end).foreach { v =>
           assert(compactions(segment(path, v)).isEmpty, s"range $start-$end at v$v")

@@ -129,8 +129,8 @@ class InteropMatrixSuite extends SparkSuite {
 
       val latest = log.snapshot().version
       assert(latest === 5L)
-      (0L to latest).foreach { v =>
-        val ref = Oracle.reference(spark, path, Some(v))
+      (0L to latest).zip(Oracle.references(spark, path, 0L to latest)).foreach { case (v, r) =>
+        val ref = r.get
         val (l, t, d) = model(v.toInt)
         assert(ref.live.map(f => new org.apache.hadoop.fs.Path(f._1).getName) === l, s"v$v files")
         assert(ref.txns === t, s"v$v txns")
