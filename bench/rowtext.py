@@ -35,7 +35,8 @@ class Template:
 
     def const(self, text: str) -> Template:
         raw = np.frombuffer(text.encode(), dtype=np.uint8)
-        self.segments.append((len(raw), lambda s: np.broadcast_to(raw, (_len(s, self.n), len(raw)))))
+        width = len(raw)
+        self.segments.append((width, lambda s: np.broadcast_to(raw, (_len(s, self.n), width))))
         return self
 
     def number(self, values: np.ndarray, width: int) -> Template:
