@@ -145,7 +145,7 @@ class Runner:
         for j in selected:
             log(f"{engine} {j.id} ({j.task}, {jobs.human(j.files)} files)")
             figure = figures[j.id] = self.series(engine, j)
-            log(f"  {figure}")
+            log(f"  {brief(figure)}")
             if figure["status"] == "unavailable" and "startup_s" not in figure:  # no engine
                 for rest in selected:
                     figures.setdefault(rest.id, figure)
@@ -174,7 +174,7 @@ class Runner:
         figures = {}
         for j, (task, table) in zip(selected, work, strict=True):
             figures[j.id] = summarise([job_result(result, task, table)], memory, self.args.warmup)
-            log(f"  {j.id}: {figures[j.id]}")
+            log(f"  {j.id}: {brief(figures[j.id])}")
         return figures
 
     def commit_latency(self, engine: str, j: jobs.Job) -> dict:
@@ -234,6 +234,11 @@ class Runner:
         if job["status"] != "ok":
             return f"delta-rs load: {job.get('error') or job.get('reason')}"
         return versions
+
+
+def brief(figure: dict) -> dict:
+    """A figure for the progress log: without W15's per-table runs (hundreds of entries)."""
+    return {k: v for k, v in figure.items() if k != "tables_runs"}
 
 
 def summarise(results: list[dict], driver_memory: str, warmup: int) -> dict:
