@@ -61,7 +61,8 @@ def run(engine, root: Path, manifest: dict, timed: Callable, files: bool) -> dic
         try:
             counts, run = timed(engine, lambda n=name: load(str(root / n)))
         except Exception as e:  # an engine that cannot read a table: recorded, not fatal
-            tables[name] = {"error": f"{type(e).__name__}: {str(e).strip()[:300]}"}
+            first = (str(e).strip().splitlines() or [""])[0]  # delta-rs appends a backtrace
+            tables[name] = {"error": f"{type(e).__name__}: {first[:300]}"}
             continue
         heaps += [run["jvm_heap_mb"]] if run["jvm_heap_mb"] is not None else []
         tables[name] = {

@@ -72,7 +72,8 @@ def golden(results: dict, engines: list[str]) -> list[str]:
         for engine, skipped in g["skipped"].items():
             if skipped:
                 lines += [f"{engine} could not load:", ""]
-                lines += [f"- `{name}`: {error[:200]}" for name, error in skipped.items()]
+                lines += [f"- `{name}`: {error.splitlines()[0][:200] if error else ''}"
+                          for name, error in skipped.items()]  # fmt: skip
                 lines += [""]
         if g["disagree"]:
             lines += ["Loaded with different (version, files, size), left out:", ""]
