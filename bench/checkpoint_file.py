@@ -2,7 +2,9 @@
 
 Columns follow the spec's "Checkpoint Schema": one top-level struct column per action
 (txn, add, remove, metaData, protocol), each row carrying exactly one non-null action.
-Stats are a JSON string (writeStatsAsJson, the default); no stats_parsed columns.
+Stats are a JSON string (writeStatsAsJson, the default); `PARSED_SCHEMA` adds, as delta-spark
+does by default (writeStatsAsStruct), the typed `partitionValues_parsed` and `stats_parsed`
+structs at the end of `add` (stats_columns.py's types).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import stats_columns
 from synth import PARTITION_VALUES_TYPE
 
 STRING_MAP = pa.map_(pa.string(), pa.string())
@@ -53,35 +56,53 @@ METADATA = pa.struct(
     ]
 )
 PROTOCOL = pa.struct([("minReaderVersion", pa.int32()), ("minWriterVersion", pa.int32())])
-SCHEMA = pa.schema(
-    [("txn", TXN), ("add", ADD), ("remove", REMOVE), ("metaData", METADATA), ("protocol", PROTOCOL)]
+ADD_PARSED = pa.struct(
+    [
+        *ADD,
+        ("partitionValues_parsed", stats_columns.PARTITION_PARSED_TYPE),
+        ("stats_parsed", stats_columns.STATS_PARSED_TYPE),
+    ]
 )
 
 
-def _batch(n: int, **columns: pa.Array) -> pa.RecordBatch:
-    arrays = [columns.get(f.name, pa.nulls(n, f.type)) for f in SCHEMA]
-    return pa.RecordBatch.from_arrays(arrays, schema=SCHEMA)
+def _schema(add: pa.StructType) -> pa.Schema:
+    return pa.schema(
+        [("txn", TXN), ("add", add), ("remove", REMOVE), ("metaData", METADATA),
+         ("protocol", PROTOCOL)]
+    )  # fmt: skip
 
 
-def table_state_batch(protocol: dict, metadata: dict) -> pa.RecordBatch:
+SCHEMA = _schema(ADD)
+PARSED_SCHEMA = _schema(ADD_PARSED)
+
+
+def _batch(schema: pa.Schema, n: int, **columns: pa.Array) -> pa.RecordBatch:
+    arrays = [columns.get(f.name, pa.nulls(n, f.type)) for f in schema]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def table_state_batch(protocol: dict, metadata: dict, schema: pa.Schema = SCHEMA) -> pa.RecordBatch:
     """The two non-file rows: protocol then metaData."""
     return _batch(
+        schema,
         2,
         protocol=pa.array([protocol, None], PROTOCOL),
         metaData=pa.array([None, metadata], METADATA),
     )
 
 
-def add_batch(columns: dict[str, pa.Array]) -> pa.RecordBatch:
+def add_batch(columns: dict[str, pa.Array], schema: pa.Schema = SCHEMA) -> pa.RecordBatch:
+    """Rows of add actions from synth.file_columns' columns (those the schema's add has)."""
     n = len(columns["path"])
-    fields = [columns.get(f.name, pa.nulls(n, f.type)) for f in ADD]
-    return _batch(n, add=pa.StructArray.from_arrays(fields, fields=list(ADD)))
+    add = schema.field("add").type
+    fields = [columns.get(f.name, pa.nulls(n, f.type)) for f in add]
+    return _batch(schema, n, add=pa.StructArray.from_arrays(fields, fields=list(add)))
 
 
-def write(path: Path, batches: Iterable[pa.RecordBatch]) -> int:
+def write(path: Path, batches: Iterable[pa.RecordBatch], schema: pa.Schema = SCHEMA) -> int:
     """Writes the batches, one row group each, and returns the number of rows."""
     rows = 0
-    with pq.ParquetWriter(path, SCHEMA, compression="snappy") as writer:
+    with pq.ParquetWriter(path, schema, compression="snappy") as writer:
         for batch in batches:
             writer.write_batch(batch, row_group_size=len(batch))
             rows += len(batch)

@@ -6,7 +6,12 @@ Two shapes:
   w2 -- a chain of JSON commits of 10 adds each from version 0, no checkpoint (W2, W6).
 and w7, a fresh copy of a w2 table that run.py checkpoints with txlog before timing (W7).
 
-Each table is written once under bench/out/tables/<shape>-<scale>/ and reused. Its
+Files carry realistic stats by default (stats of ten data columns in the commits' and the
+checkpoint's `stats`, and `stats_parsed` / `partitionValues_parsed` in the checkpoint, as
+delta-spark writes them; see stats_columns.py); with `stats="none"` they carry none and the
+checkpoint has no parsed columns (the stat-less variants, directories suffixed `-nostats`).
+
+Each table is written once under bench/out/tables/<shape>-<scale>[-nostats]/ and reused. Its
 manifest.json holds the expected final state (file count, total size), the W6 time-travel
 target and the W5 commit to append: that commit is written at generation time beside the
 manifest (append-commit.json), so any runner, in any language, appends it by copying the file
@@ -34,7 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import synth
 
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4  # 4: ten-column stats, stats_parsed, stat-less variants
 SEED = 20240101
 OUT = Path(__file__).resolve().parent / "out" / "tables"
 
@@ -56,21 +61,27 @@ class Table:
     manifest: dict
 
 
-def w1(n_files: int) -> Table:
+def _name(shape: str, scale: int, stats: str) -> str:
+    """The table's directory name: `w1-1000000`, or `w1-1000000-nostats` without stats."""
+    return f"{shape}-{scale}" + {"ten": "", "none": "-nostats"}[stats]
+
+
+def w1(n_files: int, stats: str = "ten") -> Table:
     """N files in a checkpoint at version 1000 plus a 100-commit tail (W1, W4, W5)."""
-    return _cached(OUT / f"w1-{n_files}", lambda log: _write_w1(log, n_files))
+    return _cached(OUT / _name("w1", n_files, stats), lambda log: _write_w1(log, n_files, stats))
 
 
-def w2(n_commits: int) -> Table:
+def w2(n_commits: int, stats: str = "ten") -> Table:
     """A chain of JSON commits of 10 adds each, no checkpoint (W2, W6)."""
-    return _cached(OUT / f"w2-{n_commits}", lambda log: _write_w2(log, n_commits))
+    directory = OUT / _name("w2", n_commits, stats)
+    return _cached(directory, lambda log: _write_w2(log, n_commits, stats))
 
 
-def w7(n_commits: int) -> Table:
+def w7(n_commits: int, stats: str = "ten") -> Table:
     """A fresh copy of the w2 table (not cached: made again on every call), without the
     time-travel target. run.py then has txlog write a checkpoint of its latest version."""
-    source = w2(n_commits)
-    directory = OUT / f"w7-{n_commits}"
+    source = w2(n_commits, stats)
+    directory = OUT / _name("w7", n_commits, stats)
     shutil.rmtree(directory, ignore_errors=True)
     started = time.perf_counter()
     shutil.copytree(source.path, directory / "table")  # keeps the commits' modification times
@@ -127,9 +138,11 @@ def _write_json(file: Path, actions: list[dict], ts_ms: int) -> None:
     os.utime(file, (ts_ms / 1000, ts_ms / 1000))
 
 
-def _write_commit(file: Path, adds: np.ndarray, removes: np.ndarray, ts_ms: int) -> None:
+def _write_commit(
+    file: Path, adds: np.ndarray, removes: np.ndarray, ts_ms: int, stats: str
+) -> None:
     actions = [synth.commit_info(ts_ms)]
-    actions += synth.add_actions(adds, SEED) + synth.remove_actions(removes, SEED, ts_ms)
+    actions += synth.add_actions(adds, SEED, stats) + synth.remove_actions(removes, SEED, ts_ms)
     _write_json(file, actions, ts_ms)
 
 
@@ -146,19 +159,27 @@ def _size(indices: np.ndarray) -> int:
     return synth.total_size(indices, SEED)
 
 
-def _checkpoint_batches(n_files: int, sizes: list[int]) -> Iterator[pa.RecordBatch]:
-    yield checkpoint_file.table_state_batch(synth.protocol(), synth.metadata(SEED))
+def _checkpoint_schema(stats: str) -> pa.Schema:
+    """With stats, the checkpoint has stats_parsed (delta-spark's default); without, not."""
+    return checkpoint_file.PARSED_SCHEMA if stats == "ten" else checkpoint_file.SCHEMA
+
+
+def _checkpoint_batches(n_files: int, sizes: list[int], stats: str) -> Iterator[pa.RecordBatch]:
+    schema = _checkpoint_schema(stats)
+    yield checkpoint_file.table_state_batch(synth.protocol(), synth.metadata(SEED), schema)
     for start in range(0, n_files, BATCH_ROWS):
-        columns = synth.file_columns(np.arange(start, min(start + BATCH_ROWS, n_files)), SEED)
+        indices = np.arange(start, min(start + BATCH_ROWS, n_files))
+        columns = synth.file_columns(indices, SEED, stats)
         sizes.append(pc.sum(columns["size"]).as_py())
-        yield checkpoint_file.add_batch(columns)
+        yield checkpoint_file.add_batch(columns, schema)
 
 
-def _write_w1(log: Path, n_files: int) -> dict:
+def _write_w1(log: Path, n_files: int, stats: str) -> dict:
     c = CHECKPOINT_VERSION
     sizes: list[int] = []
     checkpoint = log / f"{c:020d}.checkpoint.parquet"
-    rows = checkpoint_file.write(checkpoint, _checkpoint_batches(n_files, sizes))
+    batches = _checkpoint_batches(n_files, sizes, stats)
+    rows = checkpoint_file.write(checkpoint, batches, _checkpoint_schema(stats))
     os.utime(checkpoint, (COMMITS_START_MS / 1000,) * 2)
     last_checkpoint = {
         "version": c,
@@ -183,16 +204,16 @@ def _write_w1(log: Path, n_files: int) -> dict:
         return adds, removes, COMMITS_START_MS + (version - c) * W1_COMMIT_GAP_MS
 
     for version in range(c + 1, c + TAIL_COMMITS + 1):
-        _write_commit(log / f"{version:020d}.json", *next_commit(version))
+        _write_commit(log / f"{version:020d}.json", *next_commit(version), stats)
     final = dict(state)
     adds, removes, ts = next_commit(c + TAIL_COMMITS + 1)  # planned for W5, see append_commit
-    _write_commit(log.parent.parent / APPEND_COMMIT, adds, removes, ts)
+    _write_commit(log.parent.parent / APPEND_COMMIT, adds, removes, ts, stats)
     append = {"version": state["version"], "file": APPEND_COMMIT, "ts": ts}
     return {**final, "append": {**append, "expected": state}}
 
 
-def _write_w2(log: Path, n_commits: int) -> dict:
-    adds = synth.add_actions(np.arange(n_commits * CHAIN_ADDS), SEED)
+def _write_w2(log: Path, n_commits: int, stats: str) -> dict:
+    adds = synth.add_actions(np.arange(n_commits * CHAIN_ADDS), SEED, stats)
     for version in range(n_commits):
         ts = COMMITS_START_MS + version * W2_COMMIT_GAP_MS
         head = [synth.commit_info(ts)]
@@ -221,8 +242,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("shape", choices=["w1", "w2"])
     parser.add_argument("scale", type=int, help="w1: live files in the checkpoint; w2: commits")
+    parser.add_argument("--no-stats", action="store_true", help="the stat-less variant")
     args = parser.parse_args()
-    table = {"w1": w1, "w2": w2}[args.shape](args.scale)
+    table = {"w1": w1, "w2": w2}[args.shape](args.scale, "none" if args.no_stats else "ten")
     print(table.path, json.dumps({k: v for k, v in table.manifest.items() if k != "append"}))
 
 

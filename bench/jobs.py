@@ -1,4 +1,8 @@
-"""The workloads (W1-W9, W14) at full or smoke scale, as jobs over generated tables."""
+"""The workloads (W1-W9, W14, W15) at full or smoke scale, as jobs over generated tables.
+
+Load workloads have a second measured path, the file list (task `load_files`, job ids
+suffixed `-files`); W1, W2, W3 and W7 have a stat-less variant (`-nostats`) beside the default
+tables with realistic stats."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from dataclasses import dataclass
 import appends
 import contention
 import gen_logs
+import golden_tables
 import vacuum_table
 
 W9_TABLE_COMMITS = 10  # W9's table: a W2-shaped table of 10 commits (100 files)
@@ -48,6 +53,8 @@ class Job:
             return m["num_files"] + m["vacuum"]["num_files"]
         if self.task == "update":
             return m["append"]["expected"]["num_files"]
+        if self.task.startswith("golden"):
+            return len(m["tables"])
         if self.task == "time_travel":
             return m["time_travel"]["num_files"]
         return m["num_files"]
@@ -57,6 +64,12 @@ def few_runs(job: Job) -> bool:
     """Jobs run once cold and once warm, without warm-up runs (their runs take minutes for
     the peers): W4, W14."""
     return job.id.startswith(("W4", "W14"))
+
+
+def floor_job(job: Job) -> bool:
+    """Jobs the floor engine (spark-floor) runs: the counts loads of the W1 shape with stats
+    (W1, W4-N)."""
+    return job.task == "load" and (job.id == "W1" or job.id.startswith("W4"))
 
 
 def human(n: int) -> str:
@@ -72,11 +85,18 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
     n1, c2 = human(scale.w1_files), human(scale.w2_commits)
     specs = [
         ("W1", "load", "w1", scale.w1_files, f"load: {n1} files in a checkpoint + 100 commits"),
+        ("W1-files", "load_files", "w1", scale.w1_files, f"W1 through the file list ({n1})"),
+        ("W1-nostats", "load", "w1-nostats", scale.w1_files, f"W1 without stats ({n1})"),
         ("W2", "load", "w2", scale.w2_commits, f"load: {c2} JSON commits, no checkpoint"),
+        ("W2-files", "load_files", "w2", scale.w2_commits, f"W2 through the file list ({c2})"),
+        ("W2-nostats", "load", "w2-nostats", scale.w2_commits, f"W2 without stats ({c2})"),
         ("W3", "checkpoint", "w1", scale.w1_files, f"write a checkpoint of the W1 table ({n1})"),
+        ("W3-nostats", "checkpoint", "w1-nostats", scale.w1_files,
+         f"W3 on the W1 table without stats ({n1})"),
         *(
-            (f"W4-{human(n)}", "load", "w1", n, f"load: W1 shape, {human(n)} files")
+            (f"W4-{human(n)}{suffix}", task, "w1", n, f"load{how}: W1 shape, {human(n)} files")
             for n in scale.w4_files
+            for suffix, task, how in (("", "load", ""), ("-files", "load_files", " (file list)"))
         ),
         *(
             (
@@ -91,6 +111,8 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         ("W5", "update", "w1", scale.w1_files, "update a cached W1 snapshot after one more commit"),
         ("W6", "time_travel", "w2", scale.w2_commits, "timestamp time travel to the middle of W2"),
         ("W7", "load", "w7", scale.w2_commits, f"load: W2 ({c2} commits) after a txlog checkpoint"),
+        ("W7-files", "load_files", "w7", scale.w2_commits, "W7 through the file list"),
+        ("W7-nostats", "load", "w7-nostats", scale.w2_commits, "W7 without stats"),
         (
             "W8",
             "commits",
@@ -119,9 +141,24 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
             for job_id, task, dry in (("W14-dry", "vacuum_dry", " DRY RUN"), ("W14", "vacuum", ""))
         ),
     ]
-    shapes = {"w1": gen_logs.w1, "w2": gen_logs.w2, "w7": gen_logs.w7, "w14": vacuum_table.w14}
-    return [
-        Job(job_id, task, shapes[shape](size), description)
-        for job_id, task, shape, size, description in specs
-        if not only or job_id in only
-    ]
+    specs += [
+        (job_id, task, "w15", 0, f"load each of the fixtures' golden tables in turn{how}: "
+         "total and median per table over the tables every engine loads alike")
+        for job_id, task, how in (("W15", "golden", ""), ("W15-files", "golden_files",
+                                                         " (file list)"))
+    ]  # fmt: skip
+    shapes = {
+        "w1": gen_logs.w1, "w2": gen_logs.w2, "w7": gen_logs.w7, "w14": vacuum_table.w14,
+        "w1-nostats": lambda n: gen_logs.w1(n, "none"),
+        "w2-nostats": lambda n: gen_logs.w2(n, "none"),
+        "w7-nostats": lambda n: gen_logs.w7(n, "none"),
+        "w15": lambda _: golden_tables.w15(),
+    }  # fmt: skip
+    tables: dict[tuple[str, int], gen_logs.Table] = {}  # w7 copies afresh: once per build
+    chosen = []
+    for job_id, task, shape, size, description in specs:
+        if not only or job_id in only:
+            if (shape, size) not in tables:
+                tables[shape, size] = shapes[shape](size)
+            chosen.append(Job(job_id, task, tables[shape, size], description))
+    return chosen

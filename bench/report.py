@@ -9,9 +9,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import report_sections  # noqa: E402
 import targets  # noqa: E402
 
-ENGINE_ORDER = ["txlog", "txlog-scala", "txlog-baseline", "delta-rs", "delta-spark"]
+ENGINE_ORDER = ["txlog", "txlog-scala", "txlog-baseline", "delta-rs", "delta-spark", "spark-floor"]
 BASELINE = "txlog-baseline"  # txlog from another checkout (run.py --baseline)
 PEERS = ["delta-rs", "delta-spark"]
 TXLOG_RUNNERS = ["txlog", "txlog-scala"]  # the Python API through PySpark; BenchMain via sbt
@@ -140,8 +141,10 @@ def _method(s: dict) -> str:
     shared = "One process per engine ran every job; its peak RSS covers them all. "
     return (
         f"{shared if s['shared_session'] else ''}"
-        f"Warm: median of {s['warm']} run(s) in the same process after the cold run and "
-        f"{s.get('warmup', 0)} more discarded warm-up run(s) (JIT compilation of the JVM engines). "
+        "Warm: median of the warm runs in the same process, after the cold run and discarded "
+        "warm-up runs (JIT compilation of the JVM engines); the Figures table's `runs` column "
+        f"says what each job ran (settings: --warm {s['warm']}, --warmup {s.get('warmup', 0)}; "
+        "W4 and W14 run once warm without warm-up, W8 and W9 as described). "
         f"Cold: {cold}. Session start-up is excluded from both and shown apart. "
         "Peak RSS: the Python process plus, for Spark engines, the driver JVM (VmHWM). "
         "JVM heap: the sum of the heap pools' peak usage during one operation (includes "
@@ -173,8 +176,8 @@ def markdown(results: dict, plot_name: str) -> str:
     lines += _table(
         ["table", "version", "live files", "total size (bytes)", "generated in (s)"],
         [
-            [f"`{t}`", m["version"], f"{m['num_files']:,}", f"{m['size_in_bytes']:,}",
-             m["generate_s"]]
+            [f"`{t}`", m["version"] if m["version"] is not None else "–", f"{m['num_files']:,}",
+             _num(m["size_in_bytes"], 0), m["generate_s"]]
             for t, m in results["tables"].items()
         ],
     )  # fmt: skip
@@ -192,16 +195,16 @@ def markdown(results: dict, plot_name: str) -> str:
             f = figures[engine].get(job_id, {"status": "unavailable", "reason": "not run"})
             head = [f"{job_id}", engine]
             if f["status"] != "ok":
-                rows.append(head + [_status(f)] + [""] * 6)
+                rows.append(head + [_status(f)] + [""] * 7)
                 continue
             rows.append(head + [
                 _num(f["warm_s"]), _num(f["cold_s"]), _num(f["startup_s"], 1),
                 _num(f["peak_rss_mb"], 0), _num(f["jvm_heap_peak_mb"], 0),
-                f["driver_memory"] or "–", f"{job['files']:,}",
+                f["driver_memory"] or "–", f"{job['files']:,}", f.get("runs", "–"),
             ])  # fmt: skip
     lines += _table(
         ["job", "engine", "warm (s)", "cold (s)", "start-up (s)", "peak RSS (MiB)",
-         "JVM heap peak (MiB)", "driver heap", "files"],
+         "JVM heap peak (MiB)", "driver heap", "files (W15: tables)", "runs"],
         rows,
     )  # fmt: skip
     lines += [*(f"- {j}: {job['description']}" for j, job in jobs.items()), ""]
@@ -215,6 +218,9 @@ def markdown(results: dict, plot_name: str) -> str:
     for runner in (r for r in TXLOG_RUNNERS if r in figures):
         lines += [f"## Targets ({runner})", ""]
         lines += _table(["target", "measured", "verdict"], targets.rows(figures, runner))
+    lines += report_sections.floor(results, runners)
+    lines += report_sections.golden(results, engines)
+    lines += report_sections.stats_effect(results, engines)
     lines += _before_after(results)
     lines += _checkpoint_effect(results, engines)
     lines += _commit_latency(results, engines)
@@ -228,7 +234,7 @@ def plot(results: dict, path: Path) -> None:
     loads = {
         j: job
         for j, job in results["jobs"].items()
-        if j == "W1" or (j.startswith("W4") and not j.endswith("-checkpoint"))
+        if j == "W1" or (j.startswith("W4") and not j.endswith(("-checkpoint", "-files")))
     }
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for color, engine in enumerate(e for e in ENGINE_ORDER if e in results["figures"]):

@@ -23,6 +23,7 @@ from pathlib import Path
 import appends
 import contention
 import gen_logs
+import golden_tables
 import jobs
 import machine
 import report
@@ -34,7 +35,8 @@ BENCH = Path(__file__).resolve().parent
 OUT = BENCH / "out"
 WORKER = BENCH / "worker.py"
 PEERS = ["delta-rs", "delta-spark"]
-ENGINES = ["txlog", "txlog-scala", *PEERS]
+FLOOR = "spark-floor"  # a bare Spark scan of what W1/W4 read (engines/spark_floor.py)
+ENGINES = ["txlog", "txlog-scala", *PEERS, FLOOR]
 BASELINE = "txlog-baseline"  # txlog from another checkout (--baseline), timed in the same run
 
 
@@ -90,6 +92,7 @@ class Runner:
     def verify(self, engine: str, tables: list[gen_logs.Table]) -> dict[str, str]:
         """Loads every table once (and time-travels where the manifest says how), checking
         the file count, size and version; returns a verdict per table."""
+        tables = [t for t in tables if "tables" not in t.manifest]  # W15: compared afterwards
         verdicts = {str(t.path): "ok" for t in tables}
         for t in tables:  # a process per table: one that exhausts the heap spoils no other
             work = [("load", t.path)]
@@ -122,6 +125,11 @@ class Runner:
             for j in selected
             if engine == "txlog-scala" and j.task not in txlog_scala.TASKS
         }
+        figures.update({
+            j.id: {"status": "unavailable", "reason": "the floor is measured for W1 and W4 only"}
+            for j in selected
+            if engine == FLOOR and not jobs.floor_job(j)
+        })  # fmt: skip
         selected = [j for j in selected if j.id not in figures]
         figures.update(self.measure_series(engine, [j for j in selected if j.task not in own]))
         for j in (j for j in selected if j.task in own):
@@ -137,7 +145,7 @@ class Runner:
         for j in selected:
             log(f"{engine} {j.id} ({j.task}, {jobs.human(j.files)} files)")
             figure = figures[j.id] = self.series(engine, j)
-            log(f"  {figure}")
+            log(f"  {brief(figure)}")
             if figure["status"] == "unavailable" and "startup_s" not in figure:  # no engine
                 for rest in selected:
                     figures.setdefault(rest.id, figure)
@@ -166,7 +174,7 @@ class Runner:
         figures = {}
         for j, (task, table) in zip(selected, work, strict=True):
             figures[j.id] = summarise([job_result(result, task, table)], memory, self.args.warmup)
-            log(f"  {j.id}: {figures[j.id]}")
+            log(f"  {j.id}: {brief(figures[j.id])}")
         return figures
 
     def commit_latency(self, engine: str, j: jobs.Job) -> dict:
@@ -178,7 +186,8 @@ class Runner:
         figure = summarise([result], memory, 0)
         if figure["status"] == "ok":
             commits = result["runs"][0]["commits_s"]
-            figure.update(warm_s=statistics.median(commits), cold_s=commits[0], commits_s=commits)
+            figure.update(warm_s=statistics.median(commits), cold_s=commits[0], commits_s=commits,
+                          runs=f"{len(commits)} commits in one process")
         return figure
 
     def contended_appends(self, engine: str, j: jobs.Job) -> dict:
@@ -208,6 +217,7 @@ class Runner:
             versions = self.verify_appends(copy, j.table.manifest, commits)
             if isinstance(versions, str):
                 return {"status": "failed", "error": f"not verified: {versions}"}
+        figure["runs"] = f"one run of {contention.WRITERS} writer processes"
         return {**figure, **contention.figures(runs, versions)}
 
     def verify_appends(self, copy: Path, manifest: dict, commits: list[dict]) -> dict | str:
@@ -226,6 +236,11 @@ class Runner:
         return versions
 
 
+def brief(figure: dict) -> dict:
+    """A figure for the progress log: without W15's per-table runs (hundreds of entries)."""
+    return {k: v for k, v in figure.items() if k != "tables_runs"}
+
+
 def summarise(results: list[dict], driver_memory: str, warmup: int) -> dict:
     """Figures from the job results of one or more processes (the first with warm runs, after
     its cold run and `warmup` discarded runs)."""
@@ -237,7 +252,7 @@ def summarise(results: list[dict], driver_memory: str, warmup: int) -> dict:
     heaps = [run["jvm_heap_mb"] for r in results for run in r["runs"] if run["jvm_heap_mb"]]
     # The Scala runner has no Python process (python_rss_mb null), delta-rs no JVM.
     rss = [(r["memory"]["python_rss_mb"] or 0) + (r["memory"]["jvm_rss_mb"] or 0) for r in results]
-    return {
+    figure = {
         "status": "ok",
         "warm_s": statistics.median(warm) if warm else None,
         "cold_s": statistics.median(cold),
@@ -247,7 +262,12 @@ def summarise(results: list[dict], driver_memory: str, warmup: int) -> dict:
         "peak_rss_mb": max(rss),
         "jvm_heap_peak_mb": max(heaps) if heaps else None,
         "driver_memory": driver_memory if results[0]["memory"]["jvm_rss_mb"] else None,
+        "runs": f"{len(warm)} warm (after {warmup} warm-up), {len(cold)} cold",
     }
+    if "tables" in results[0]["runs"][0]:  # W15: each pass's tables, for golden_tables.compare
+        figure["tables_runs"] = [run["tables"] for run in results[0]["runs"]]
+        figure["warm_from"] = 1 + warmup
+    return figure
 
 
 def main() -> None:
@@ -350,8 +370,14 @@ def main() -> None:
             else:
                 figures[j.id] = {"status": "failed", "error": f"not verified: {verdict}"}
         figures.update(runner.measure(engine, runnable))
+        results["golden"] = {
+            j.id: golden_tables.compare(results["figures"], j.id)
+            for j in selected
+            if j.task.startswith("golden")
+        }
         save(results, started)  # after each engine, so a long run keeps what it measured
-    log(f"done in {results['total_s']} s: bench/out/results.json, bench/RESULTS.md")
+    where = "bench/out/RESULTS-smoke.md" if args.smoke else "bench/RESULTS.md"
+    log(f"done in {results['total_s']} s: bench/out/results.json, {where}")
 
 
 def describe_checkout(checkout: Path) -> str:
@@ -367,7 +393,10 @@ def save(results: dict, started: float) -> None:
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     results["total_s"] = round(time.perf_counter() - started, 1)
     (OUT / "results.json").write_text(json.dumps(results, indent=1))
-    report.write(results, BENCH / "RESULTS.md", BENCH / "time_vs_files.png")
+    if results["mode"] == "smoke":  # smoke figures never replace the full run's report
+        report.write(results, OUT / "RESULTS-smoke.md", OUT / "time_vs_files-smoke.png")
+    else:
+        report.write(results, BENCH / "RESULTS.md", BENCH / "time_vs_files.png")
 
 
 if __name__ == "__main__":

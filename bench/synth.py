@@ -3,6 +3,10 @@
 Every attribute of a synthetic file is a pure function of (seed, file index), so any
 subset of files (a checkpoint batch, the files a commit removes) can be regenerated
 without keeping state. Columns are built vectorised with numpy and pyarrow.
+
+Stats come in three kinds (`file_columns`' `stats`): "ten", the realistic default (stats of
+ten data columns, stats_columns.py), "none" (files without stats: the stat-less variants) and
+"legacy" (the two-column stats of the earlier generator, kept for W14's table).
 """
 
 from __future__ import annotations
@@ -13,16 +17,25 @@ import uuid
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import stats_columns
 
 BASE_MS = 1_704_067_200_000  # 2024-01-01T00:00:00Z
 PARTITION_COLUMNS = ["date", "part"]
-SCHEMA = {
-    "type": "struct",
-    "fields": [
-        {"name": n, "type": t, "nullable": True, "metadata": {}}
-        for n, t in [("id", "long"), ("value", "double"), ("date", "string"), ("part", "integer")]
-    ],
-}
+STATS_KINDS = ("ten", "none", "legacy")
+#: The fields a commit's add action carries (the other columns are the checkpoint's only).
+COMMIT_FIELDS = ("path", "partitionValues", "size", "modificationTime", "dataChange", "stats")
+
+
+def _schema(fields: list[tuple[str, str]]) -> dict:
+    return {
+        "type": "struct",
+        "fields": [{"name": n, "type": t, "nullable": True, "metadata": {}} for n, t in fields],
+    }
+
+
+SCHEMA = _schema(stats_columns.schema_fields())
+LEGACY_SCHEMA = _schema([("id", "long"), ("value", "double"), ("date", "string"),
+                         ("part", "integer")])  # fmt: skip
 PARTITION_VALUES_TYPE = pa.map_(pa.string(), pa.string())
 
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
@@ -71,30 +84,27 @@ def _join(*parts) -> pa.Array:
     return pc.binary_join_element_wise(*parts, "")
 
 
-def file_columns(indices: np.ndarray, seed: int) -> dict[str, pa.Array]:
+def file_columns(indices: np.ndarray, seed: int, stats: str = "ten") -> dict[str, pa.Array]:
     """Columns of the add actions for the given file indices: path, partitionValues, size,
-    modificationTime, dataChange and a JSON stats string."""
+    modificationTime, dataChange and a JSON stats string (null with stats "none"); with stats
+    "ten" also the checkpoint's stats_parsed and partitionValues_parsed."""
     n = len(indices)
     h_part, h_size, h_val, h_hi, h_lo = _hashes(indices, seed, 5)
-    day = _text(1 + h_part % np.uint64(28), 2)
-    part = _text((h_part >> np.uint64(32)) % np.uint64(16))
-    date = _join("2024-01-", day)
+    day_index = (h_part % np.uint64(28)).astype(np.int64)
+    part_index = ((h_part >> np.uint64(32)) % np.uint64(16)).astype(np.int64)
+    part = _text(part_index)
+    date = _join("2024-01-", _text(1 + day_index, 2))
     size = _sizes(h_size)
     records = size // 100
-    id_min = indices.astype(np.int64) * 1_000_000
-    cents_min = (h_val % np.uint64(100_000)).astype(np.int64)
-    cents_max = cents_min + ((h_val >> np.uint64(20)) % np.uint64(100_000)).astype(np.int64)
-    nulls = (h_val >> np.uint64(40)) % np.uint64(10)
-
-    def money(cents):
-        return _join(_text(cents // 100), ".", _text(cents % 100, 2))
-
-    stats = _join(
-        '{"numRecords":', _text(records),
-        ',"minValues":{"id":', _text(id_min), ',"value":', money(cents_min),
-        '},"maxValues":{"id":', _text(id_min + records - 1), ',"value":', money(cents_max),
-        '},"nullCount":{"id":0,"value":', _text(nulls), "}}",
-    )  # fmt: skip
+    extra = {}
+    if stats == "ten":
+        extra = stats_columns.columns(indices, h_val, records, day_index, part_index)
+    elif stats == "none":
+        extra = {"stats": pa.nulls(n, pa.string())}
+    elif stats == "legacy":
+        extra = {"stats": _legacy_stats(indices, h_val, records)}
+    else:
+        raise ValueError(f"stats must be one of {STATS_KINDS}, not {stats!r}")
     path = _join(
         "date=", date, "/part=", part, "/part-", _text(indices % 100_000, 5), "-",
         _uuids(h_hi, h_lo), ".c000.snappy.parquet",
@@ -111,8 +121,26 @@ def file_columns(indices: np.ndarray, seed: int) -> dict[str, pa.Array]:
         "size": pa.array(size),
         "modificationTime": pa.array(BASE_MS + indices.astype(np.int64)),
         "dataChange": pa.array(np.ones(n, dtype=bool)),
-        "stats": stats,
+        **extra,
     }
+
+
+def _legacy_stats(indices: np.ndarray, h_val: np.ndarray, records: np.ndarray) -> pa.Array:
+    """The earlier generator's stats: two columns, id and value."""
+    id_min = indices.astype(np.int64) * 1_000_000
+    cents_min = (h_val % np.uint64(100_000)).astype(np.int64)
+    cents_max = cents_min + ((h_val >> np.uint64(20)) % np.uint64(100_000)).astype(np.int64)
+    nulls = (h_val >> np.uint64(40)) % np.uint64(10)
+
+    def money(cents):
+        return _join(_text(cents // 100), ".", _text(cents % 100, 2))
+
+    return _join(
+        '{"numRecords":', _text(records),
+        ',"minValues":{"id":', _text(id_min), ',"value":', money(cents_min),
+        '},"maxValues":{"id":', _text(id_min + records - 1), ',"value":', money(cents_max),
+        '},"nullCount":{"id":0,"value":', _text(nulls), "}}",
+    )  # fmt: skip
 
 
 def total_size(indices: np.ndarray, seed: int) -> int:
@@ -120,21 +148,24 @@ def total_size(indices: np.ndarray, seed: int) -> int:
 
 
 def _rows(columns: dict[str, pa.Array]) -> list[dict]:
-    names = list(columns)
+    """One dict per file of the commit fields among `columns`, without null stats."""
+    names = [k for k in COMMIT_FIELDS if k in columns]
     lists = [columns[k].to_pylist() for k in names]
     rows = [dict(zip(names, values, strict=True)) for values in zip(*lists, strict=True)]
     for row in rows:
         if "partitionValues" in row:
             row["partitionValues"] = dict(row["partitionValues"])
+        if "stats" in row and row["stats"] is None:
+            del row["stats"]
     return rows
 
 
-def add_actions(indices: np.ndarray, seed: int) -> list[dict]:
-    return [{"add": row} for row in _rows(file_columns(indices, seed))]
+def add_actions(indices: np.ndarray, seed: int, stats: str = "ten") -> list[dict]:
+    return [{"add": row} for row in _rows(file_columns(indices, seed, stats))]
 
 
 def remove_actions(indices: np.ndarray, seed: int, timestamp_ms: int) -> list[dict]:
-    cols = file_columns(indices, seed)
+    cols = file_columns(indices, seed, "none")  # removes carry no stats here
     rows = _rows({k: cols[k] for k in ("path", "partitionValues", "size")})
     return [
         {
@@ -155,11 +186,12 @@ def protocol() -> dict:
     return {"minReaderVersion": 1, "minWriterVersion": 2}
 
 
-def metadata(seed: int) -> dict:
+def metadata(seed: int, legacy: bool = False) -> dict:
+    """The table's metaData action: the ten-column schema (the legacy one for W14)."""
     return {
         "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"txlog-bench/{seed}")),
         "format": {"provider": "parquet", "options": {}},
-        "schemaString": json.dumps(SCHEMA, separators=(",", ":")),
+        "schemaString": json.dumps(LEGACY_SCHEMA if legacy else SCHEMA, separators=(",", ":")),
         "partitionColumns": PARTITION_COLUMNS,
         "configuration": {},
         "createdTime": BASE_MS,

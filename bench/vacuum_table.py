@@ -10,6 +10,7 @@ So 75% are live and 25% (50k at full scale) are what VACUUM deletes. Every parti
 keeps live files, so no directory becomes empty. Files hold `size` bytes (200-499; not parquet:
 vacuum only lists them), the size their add action says, and their modification time is their
 add's `modificationTime` (January 2024). Paths, partition values and stats are synth.py's.
+Its stats are synth.py's "legacy" two-column ones and its schema the legacy one (unchanged).
 
 The table is generated once under bench/out/tables/w14-<N>/ (deterministic) and never vacuumed
 itself: `fresh_copy` gives each run a copy whose data files are hard links (unlinking one leaves
@@ -114,7 +115,7 @@ def check_remaining(copy: Path, expected: dict) -> None:
 
 def _columns(indices: np.ndarray) -> dict[str, pa.Array]:
     """synth's add columns, with small sizes (200-499 bytes) that the files on disk have."""
-    cols = synth.file_columns(indices, SEED)
+    cols = synth.file_columns(indices, SEED, "legacy")
     cols["size"] = pa.array(200 + (indices * 7919 + 13) % 300, pa.int64())
     return cols
 
@@ -156,7 +157,7 @@ def _write(log: Path, n: int) -> dict:
 
     c = CHECKPOINT_VERSION
     checkpoint = log / f"{c:020d}.checkpoint.parquet"
-    head = checkpoint_file.table_state_batch(synth.protocol(), synth.metadata(SEED))
+    head = checkpoint_file.table_state_batch(synth.protocol(), synth.metadata(SEED, legacy=True))
     adds = checkpoint_file.add_batch(_columns(np.arange(n_checkpoint)))
     rows = checkpoint_file.write(checkpoint, [head, adds])
     os.utime(checkpoint, (gen_logs.COMMITS_START_MS / 1000,) * 2)

@@ -30,6 +30,7 @@ from pathlib import Path
 import appends
 import contention
 import gen_logs
+import golden_tables
 import vacuum_table
 from engines.base import Commit, Counts, Engine, GaveUp, Unavailable
 
@@ -38,6 +39,7 @@ ENGINES = {
     "delta-spark": ("engines.delta_spark", "DeltaSpark"),
     "txlog": ("engines.txlog_py", "Txlog"),
     "txlog-baseline": ("engines.txlog_py", "TxlogBaseline"),
+    "spark-floor": ("engines.spark_floor", "SparkFloor"),
 }
 SCRATCH = gen_logs.OUT.parent / "scratch"
 
@@ -80,6 +82,13 @@ def timed(engine: Engine, op: Callable[[], object]) -> tuple[object, dict]:
 
 def run_load(engine: Engine, table: Path, manifest: dict) -> dict:
     counts, run = timed(engine, lambda: engine.load(str(table)))
+    check(counts, manifest)
+    return run
+
+
+def run_load_files(engine: Engine, table: Path, manifest: dict) -> dict:
+    """The load through the file list: every live add action listed, then counted."""
+    counts, run = timed(engine, lambda: engine.load_files(str(table)))
     check(counts, manifest)
     return run
 
@@ -237,6 +246,9 @@ def run_vacuum(engine: Engine, table: Path, manifest: dict, dry_run: bool) -> di
 
 TASKS = {
     "load": run_load,
+    "load_files": run_load_files,
+    "golden": lambda e, t, m: golden_tables.run(e, t, m, timed, files=False),
+    "golden_files": lambda e, t, m: golden_tables.run(e, t, m, timed, files=True),
     "checkpoint": run_checkpoint,
     "checkpoint_in_place": run_checkpoint_in_place,
     "update": run_update,

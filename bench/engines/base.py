@@ -67,6 +67,11 @@ class Engine:
         """Loads the latest snapshot, not reusing any earlier load of the table."""
         raise NotImplementedError
 
+    def load_files(self, path: str) -> Counts:
+        """Loads the latest snapshot and lists its live files (every add action with its size),
+        as a user listing or filtering files does; counts the list."""
+        raise NotImplementedError
+
     def open(self, path: str) -> object:
         """Loads and keeps the latest snapshot (untimed set-up for update)."""
         raise NotImplementedError

@@ -62,6 +62,14 @@ class DeltaSpark(SparkEngine):
     def load(self, path: str) -> Counts:
         return _counts(self._latest(self._fresh_log(path)))
 
+    def load_files(self, path: str) -> Counts:
+        from pyspark.sql import DataFrame, functions as F
+
+        snapshot = self._latest(self._fresh_log(path))
+        files = DataFrame(snapshot.allFiles().toDF(), self.spark)  # Dataset[AddFile]
+        row = files.agg(F.count("*"), F.sum("size")).collect()[0]
+        return Counts(snapshot.version(), row[0], row[1] or 0)
+
     def open(self, path: str):
         log = self._fresh_log(path)
         _counts(self._latest(log))

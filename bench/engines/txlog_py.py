@@ -49,6 +49,13 @@ class Txlog(SparkEngine):
     def load(self, path: str) -> Counts:
         return _counts(self._log(path).snapshot())
 
+    def load_files(self, path: str) -> Counts:
+        from pyspark.sql import functions as F
+
+        snapshot = self._log(path).snapshot()
+        row = snapshot.all_files().agg(F.count("*"), F.sum("size")).collect()[0]
+        return Counts(snapshot.version, row[0], row[1] or 0)
+
     def open(self, path: str):
         log = self._log(path)
         snapshot = log.snapshot().cache()  # update() then builds on the cached files

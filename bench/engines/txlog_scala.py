@@ -17,7 +17,8 @@ REPO = Path(__file__).resolve().parents[2]
 MAIN_CLASS = "txlog.bench.BenchMain"
 SOURCE = REPO / "bench" / "scala" / "txlog" / "bench" / "BenchMain.scala"
 #: The worker.py tasks BenchMain runs (BenchTasks.names); the others are unavailable for it.
-TASKS = frozenset({"load", "checkpoint", "checkpoint_in_place", "update", "time_travel"})
+TASKS = frozenset({"load", "load_files", "checkpoint", "checkpoint_in_place", "update",
+                   "time_travel", "golden", "golden_files"})
 
 
 def available() -> bool:

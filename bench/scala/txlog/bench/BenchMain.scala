@@ -74,7 +74,8 @@ object BenchMain {
       for (_ <- 1 to runs) {
         val run = tasks.run(task, table, manifest)
         System.err.println(f"[bench]   ${run.seconds}%.3f s, heap ${run.jvmHeapMb}%.0f MiB")
-        results.addObject().put("seconds", run.seconds).put("jvm_heap_mb", run.jvmHeapMb)
+        val node = results.addObject().put("seconds", run.seconds).put("jvm_heap_mb", run.jvmHeapMb)
+        run.tables.foreach(node.set[ObjectNode]("tables", _))
       }
     } catch {
       case NonFatal(e) =>

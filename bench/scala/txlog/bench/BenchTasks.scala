@@ -4,14 +4,19 @@ import java.nio.file.{Files, Path}
 
 import scala.collection.mutable.ArrayBuffer
 import scala.util.Using
+import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.ObjectMapper
+import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.functions.{count, lit, sum}
 
 import txlog.{DeltaLog, Snapshot}
 
-/** One timed run: its wall time and the JVM heap peak during it. */
-final case class Run(seconds: Double, jvmHeapMb: Double)
+/** One timed run: its wall time and the JVM heap peak during it; W15 adds each table's time
+  * and counts, or its error (as bench/golden_tables.py's `run`).
+  */
+final case class Run(seconds: Double, jvmHeapMb: Double, tables: Option[ObjectNode] = None)
 
 /** bench/worker.py's tasks through txlog's Scala API: each call is one run of a job, timed and
   * checked against the table's manifest (a mismatch throws).
@@ -21,6 +26,9 @@ final class BenchTasks(spark: SparkSession) {
   /** Runs `task` once on `table`. */
   def run(task: String, table: Path, manifest: Manifest): Run = task match {
     case "load"                => load(table, manifest)
+    case "load_files"          => loadFiles(table, manifest)
+    case "golden"              => golden(table, manifest, files = false)
+    case "golden_files"        => golden(table, manifest, files = true)
     case "checkpoint"          => checkpoint(table, manifest)
     case "checkpoint_in_place" => checkpointInPlace(table, manifest)
     case "update"              => update(table, manifest)
@@ -43,6 +51,43 @@ final class BenchTasks(spark: SparkSession) {
     val (counts, run) = timed(Counts.of(log(table).snapshot()))
     Counts.check(counts, manifest.expected)
     run
+  }
+
+  /** The `-files` jobs: the latest snapshot's file list (every live add action), counted and
+    * its sizes summed in one aggregation.
+    */
+  private def loadFiles(table: Path, manifest: Manifest): Run = {
+    val (counts, run) = timed(BenchTasks.listed(log(table).snapshot()))
+    Counts.check(counts, manifest.expected)
+    run
+  }
+
+  /** W15: every table of the manifest loaded in turn (counts, or the file list with `files`),
+    * each timed on its own; a table that fails is recorded with its error. `seconds` is the sum
+    * over the loaded tables.
+    */
+  private def golden(root: Path, manifest: Manifest, files: Boolean): Run = {
+    val tables = BenchTasks.mapper.createObjectNode()
+    var total = 0.0
+    var heap = 0.0
+    for (name <- manifest.tables) {
+      val entry = tables.putObject(name)
+      try {
+        val (counts, run) = timed {
+          val snapshot = log(root.resolve(name)).snapshot()
+          if (files) BenchTasks.listed(snapshot) else Counts.of(snapshot)
+        }
+        total += run.seconds
+        heap = math.max(heap, run.jvmHeapMb)
+        entry.put("seconds", run.seconds).put("version", counts.version)
+        entry.put("num_files", counts.numFiles).put("size_in_bytes", counts.sizeInBytes)
+      } catch {
+        case NonFatal(e) =>
+          val message = Option(e.getMessage).map(_.trim.take(300)).getOrElse("")
+          entry.put("error", s"${e.getClass.getSimpleName}: $message")
+      }
+    }
+    Run(total, heap, Some(tables))
   }
 
   /** W3: a checkpoint of the latest version of a fresh copy (copied before timing); then, untimed,
@@ -96,9 +141,18 @@ final class BenchTasks(spark: SparkSession) {
 object BenchTasks {
 
   /** The tasks, as bench/worker.py names them. */
-  val names: Seq[String] = Seq("load", "checkpoint", "checkpoint_in_place", "update", "time_travel")
+  val names: Seq[String] = Seq(
+    "load", "load_files", "checkpoint", "checkpoint_in_place", "update", "time_travel", "golden",
+    "golden_files"
+  )
 
-  private val mapper = new ObjectMapper()
+  private[bench] val mapper = new ObjectMapper()
+
+  /** The snapshot's version with the count and total size of its file list (`allFiles`). */
+  def listed(snapshot: Snapshot): Counts = {
+    val row = snapshot.allFiles.agg(count(lit(1)), sum("size")).collect()(0)
+    Counts(snapshot.version, row.getLong(0), if (row.isNullAt(1)) 0L else row.getLong(1))
+  }
 
   /** As worker.py's `check_checkpoint`: a checkpoint file for `version` exists (classic, multi-part
     * or v2) and `_last_checkpoint` points at that version.

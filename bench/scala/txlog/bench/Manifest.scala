@@ -33,6 +33,12 @@ final class Manifest private (table: Path, root: JsonNode) {
     Counts.from(plan.get("expected"))
   }
 
+  /** W15: the tables (paths relative to the table directory) loaded in turn. */
+  def tables: Seq[String] = {
+    val names = section("tables")
+    (0 until names.size).map(i => names.get(i).asText)
+  }
+
   private def section(name: String): JsonNode =
     Option(root.get(name)).getOrElse(throw new Mismatch(s"the manifest has no $name"))
 }

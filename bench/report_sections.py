@@ -1,0 +1,104 @@
+"""Sections of RESULTS.md for issue #13's measurements: the bare-scan floor beside txlog (W1,
+W4), the golden tables (W15) and the effect of stats (each job beside its `-nostats` row)."""
+
+from __future__ import annotations
+
+FLOOR = "spark-floor"
+
+
+def _num(x: float | None, digits: int = 2) -> str:
+    return "–" if x is None else f"{x:,.{digits}f}"
+
+
+def _div(a: float | None, b: float | None) -> str:
+    return "n/a" if a is None or b is None or b == 0 else f"{a / b:.2f}"
+
+
+def _table(header: list[str], rows: list[list]) -> list[str]:
+    def row(cells) -> str:
+        return "| " + " | ".join(str(c) for c in cells) + " |"
+
+    return [row(header), row(["---"] * len(header)), *(row(r) for r in rows), ""]
+
+
+def floor(results: dict, runners: list[str]) -> list[str]:
+    """txlog's load time beside the bare Spark scan of the same checkpoint and JSON tail."""
+    figures, jobs = results["figures"], results["jobs"]
+    floors = {j: f for j, f in figures.get(FLOOR, {}).items() if f.get("status") == "ok"}
+    if not floors:
+        return []
+    lines = ["## Floor: txlog ÷ a bare Spark scan of the same files (W1, W4)", "",
+             f"`{FLOOR}` lists `_delta_log`, scans the checkpoint's `add.path` and `add.size` "
+             "(count, sum) and reads the JSON tail's adds and removes (count, sum) with a fixed "
+             "schema: no reconciliation, no Delta logic. The `-files` jobs (txlog listing the "
+             "files) are set beside the same floor.", ""]  # fmt: skip
+    rows = []
+    for job in jobs:
+        base = job.removesuffix("-files")
+        if base not in floors:
+            continue
+        f = floors[base]
+        for runner in runners:
+            ours = figures.get(runner, {}).get(job, {})
+            rows.append([job, runner, _num(ours.get("warm_s")), _num(f["warm_s"]),
+                         _div(ours.get("warm_s"), f["warm_s"]), _num(ours.get("cold_s")),
+                         _num(f["cold_s"]), _div(ours.get("cold_s"), f["cold_s"])])  # fmt: skip
+    return lines + _table(
+        ["job", "txlog runner", "txlog warm (s)", "floor warm (s)", "warm ratio",
+         "txlog cold (s)", "floor cold (s)", "cold ratio"],
+        rows,
+    )  # fmt: skip
+
+
+def golden(results: dict, engines: list[str]) -> list[str]:
+    """W15: totals and median per table over the tables every engine loaded alike."""
+    lines: list[str] = []
+    for job, g in (results.get("golden") or {}).items():
+        if not g:
+            continue
+        figures = {e: results["figures"][e].get(job, {}) for e in engines}
+        lines += [f"## {job}: {g['tables']} golden tables loaded in turn in one process", "",
+                  f"Compared over the {len(g['compared'])} tables every engine below loaded "
+                  "with the same version, file count and size. Cold: the first pass in the "
+                  "process; warm: the median of the later passes.", ""]  # fmt: skip
+        lines += _table(
+            ["engine", "total warm (s)", "total cold (s)", "median per table warm (s)",
+             "median per table cold (s)", "tables it could not load"],
+            [[e, _num(f.get("warm_s")), _num(f.get("cold_s")),
+              _num(f.get("median_table_warm_s"), 4), _num(f.get("median_table_cold_s"), 4),
+              len(g["skipped"].get(e, {}))]
+             for e, f in figures.items() if f.get("status") == "ok"],
+        )  # fmt: skip
+        for engine, skipped in g["skipped"].items():
+            if skipped:
+                lines += [f"{engine} could not load:", ""]
+                lines += [f"- `{name}`: {error.splitlines()[0][:200] if error else ''}"
+                          for name, error in skipped.items()]  # fmt: skip
+                lines += [""]
+        if g["disagree"]:
+            lines += ["Loaded with different (version, files, size), left out:", ""]
+            lines += [f"- `{name}`: {counts}" for name, counts in g["disagree"].items()]
+            lines += [""]
+    return lines
+
+
+def stats_effect(results: dict, engines: list[str]) -> list[str]:
+    """Each job with realistic stats beside its stat-less variant, per engine."""
+    jobs = [j for j in results["jobs"] if f"{j}-nostats" in results["jobs"]]
+    if not jobs:
+        return []
+    lines = ["## Stats effect: with ten-column stats ÷ without (`-nostats`)", ""]
+    rows = []
+    for job in jobs:
+        for e in engines:
+            a = results["figures"][e].get(job, {})
+            b = results["figures"][e].get(f"{job}-nostats", {})
+            if a.get("status") == "ok" and b.get("status") == "ok":
+                rows.append([job, e, _num(a["warm_s"]), _num(b["warm_s"]),
+                             _div(a["warm_s"], b["warm_s"]), _num(a["cold_s"]),
+                             _num(b["cold_s"]), _div(a["cold_s"], b["cold_s"])])  # fmt: skip
+    return lines + _table(
+        ["job", "engine", "warm (s)", "nostats warm (s)", "warm ratio", "cold (s)",
+         "nostats cold (s)", "cold ratio"],
+        rows,
+    )  # fmt: skip
