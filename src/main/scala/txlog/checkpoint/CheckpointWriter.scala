@@ -15,12 +15,16 @@ import txlog.table.WriterGate
 import txlog.util.Jobs
 
 /** Writes a checkpoint of a snapshot as Spark jobs: executors write the parquet (or JSON) into a
-  * hidden staging directory, the written files are read back and their action counts checked
-  * against the snapshot, and only then are they moved into `_delta_log` under the spec's names,
-  * followed by `_last_checkpoint`. A failure before the move leaves nothing a reader would use.
+  * hidden staging directory, the written files' action counts are checked (from the parquet
+  * footers, which the writer filled in the same pass; JSON files are read back), and only then are
+  * they moved into `_delta_log` under the spec's names, followed by `_last_checkpoint`. A failure
+  * before the move leaves nothing a reader would use. Files are counted by a pass of their own only
+  * where their number decides the layout (multi-part without `parts`, sidecars).
   *
-  *   - classic: one file, published put-if-absent: a checkpoint of the same version already there
-  *     is kept (the spec makes it equivalent) and the result says `alreadyExisted`;
+  *   - classic: one file (parquet encoded by parallel tasks whose files are then joined row group
+  *     by row group, see [[ParquetConcat]]), published put-if-absent: a checkpoint of the same
+  *     version already there is kept (the spec makes it equivalent) and the result says
+  *     `alreadyExisted`;
   *   - multi-part: parts hash-clustered on the file key exactly as the spec requires, so racing
   *     writers produce identical parts; each is put-if-absent (an existing part is kept); a reader
   *     ignores the parts until all exist;
@@ -77,7 +81,8 @@ private[txlog] object CheckpointWriter {
       .filter(_ > 0)
       .getOrElse(DefaultRowsPerFile)
 
-    /** Live files and unexpired tombstones, counted from the lean file state. */
+    /** Live files and unexpired tombstones, counted from the lean file state by a pass of its own.
+      */
     private lazy val (adds, removes) = {
       val files = if (snapshot.isCached) snapshot.reconciledFiles else snapshot.leanFiles
       val r = Jobs.named(spark, s"count actions of ${table.root} v$version") {
@@ -88,10 +93,11 @@ private[txlog] object CheckpointWriter {
       (r.getLong(0), r.getLong(1))
     }
 
-    private def expected(v2Spec: Boolean, withFiles: Boolean, sidecars: Long): ActionCounts =
+    /** The non-file actions a checkpoint must hold (adds and removes zero). */
+    private def nonFileWant(v2Spec: Boolean, sidecars: Long): ActionCounts =
       ActionCounts(
-        if (withFiles) adds else 0,
-        if (withFiles) removes else 0,
+        0,
+        0,
         1,
         1,
         content.txns.size,
@@ -99,6 +105,9 @@ private[txlog] object CheckpointWriter {
         if (v2Spec) 1 else 0,
         sidecars
       )
+
+    /** At most this many tasks encode a single-file checkpoint (each writes one file to join). */
+    private def singleFileTasks: Int = math.max(2, spark.sparkContext.defaultParallelism * 2)
 
     private def nonFile(v2Spec: Boolean): DataFrame = {
       val df = content.nonFileRows(v2Spec)
@@ -114,8 +123,21 @@ private[txlog] object CheckpointWriter {
       } else Seq(path)
     }
 
-    private def verify(what: String, files: Seq[Path], format: String, want: ActionCounts): Unit = {
-      val got = StagedFiles.counts(spark, table, files, format)
+    /** Checks that `files` hold the non-file actions of `nonFile` and, when `fileActions` is given,
+      * that many adds and removes; returns what they hold. Parquet footers prove the counts when
+      * they carry null counts; otherwise the files are read back.
+      */
+    private def verify(
+        what: String,
+        files: Seq[Path],
+        format: String,
+        nonFile: ActionCounts,
+        fileActions: Option[(Long, Long)]
+    ): ActionCounts = {
+      val got = (if (format == "parquet") ParquetFooters.counts(table, files) else None)
+        .getOrElse(StagedFiles.counts(spark, table, files, format))
+      val (a, r) = fileActions.getOrElse((got.adds, got.removes))
+      val want = nonFile.copy(adds = a, removes = r)
       if (got != want) {
         throw TxlogErrors.checkpointVerificationFailed(
           table.root,
@@ -123,6 +145,23 @@ private[txlog] object CheckpointWriter {
           s"The written $what holds $got; the snapshot has $want."
         )
       }
+      got
+    }
+
+    /** Writes `df` as one staged file: parquet by up to [[singleFileTasks]] tasks whose files are
+      * joined, JSON by one task.
+      */
+    private def single(df: DataFrame, format: String): Path = {
+      if (format != "parquet") {
+        val staged = StagedFiles.write(table, df.repartition(1), staging, format)
+        require(staged.size == 1, s"expected one checkpoint file, Spark wrote ${staged.size}")
+        return staged.head.status.getPath
+      }
+      val parts = StagedFiles
+        .write(table, df.coalesce(singleFileTasks), new Path(staging, "parts"), format)
+        .map(_.status.getPath)
+      if (parts.size == 1) parts.head
+      else ParquetConcat(table, parts, new Path(staging, "joined.parquet"))
     }
 
     /** Publishes `staged` as `dir/name` unless that exists; the file there and whether it already
@@ -170,24 +209,22 @@ private[txlog] object CheckpointWriter {
 
     def classic(v2Spec: Boolean): CheckpointResult = {
       val df = CheckpointContent.union(Seq(nonFile(v2Spec), content.fileRows(parquet = true)))
-      val staged = StagedFiles.write(table, df.repartition(1), staging, "parquet")
-      require(staged.size == 1, s"expected one checkpoint file, Spark wrote ${staged.size}")
-      val want = expected(v2Spec, withFiles = true, 0)
-      verify("checkpoint", staged.map(_.status.getPath), "parquet", want)
+      val staged = single(df, "parquet")
+      val got = verify("checkpoint", Seq(staged), "parquet", nonFileWant(v2Spec, 0), None)
       observer.reached("staged")
       val (file, existed) =
-        publishOnce(
-          staged.head.status.getPath,
-          table.logDir,
-          FileNames.classicCheckpointName(version)
-        )
-      finish("classic", Seq(file), Nil, want, None, existed)
+        publishOnce(staged, table.logDir, FileNames.classicCheckpointName(version))
+      finish("classic", Seq(file), Nil, got, None, existed)
     }
 
     def multiPart(requested: Option[Int]): CheckpointResult = {
-      val want = expected(v2Spec = false, withFiles = true, 0)
-      val parts =
-        requested.getOrElse(math.max(2L, (want.total + rowsPerFile - 1) / rowsPerFile).toInt)
+      val nonFileActions = nonFileWant(v2Spec = false, 0)
+      // Without a requested number of parts, the files are counted first to size them.
+      val fileActions = requested.fold(Option((adds, removes)))(_ => None)
+      val parts = requested.getOrElse {
+        val total = nonFileActions.total + adds + removes
+        math.max(2L, (total + rowsPerFile - 1) / rowsPerFile).toInt
+      }
       val df = CheckpointContent.union(Seq(nonFile(false), content.fileRows(parquet = true)))
       val written = StagedFiles.write(
         table,
@@ -211,7 +248,13 @@ private[txlog] object CheckpointWriter {
       }
       val staged = (written ++ empty).sortBy(_.partition)
       require(staged.map(_.partition) == (0 until parts), "one file per part")
-      verify("multi-part checkpoint", staged.map(_.status.getPath), "parquet", want)
+      val got = verify(
+        "multi-part checkpoint",
+        staged.map(_.status.getPath),
+        "parquet",
+        nonFileActions,
+        fileActions
+      )
       observer.reached("staged")
       val published = staged.map { s =>
         val name = FileNames.multiPartCheckpointName(version, s.partition + 1, parts)
@@ -220,7 +263,7 @@ private[txlog] object CheckpointWriter {
         f
       }
       val files = published.map(_._1)
-      finish("multipart", files, Nil, want, Some(parts), published.forall(_._2))
+      finish("multipart", files, Nil, got, Some(parts), published.forall(_._2))
     }
 
     def uuid(format: String, useSidecars: Boolean): CheckpointResult = {
@@ -230,18 +273,10 @@ private[txlog] object CheckpointWriter {
         val df = CheckpointContent.union(
           Seq(nonFile(true), content.fileRows(parquet = format == "parquet"))
         )
-        val staged = StagedFiles.write(table, df.repartition(1), staging, format)
-        require(staged.size == 1, s"expected one checkpoint file, Spark wrote ${staged.size}")
-        val want = expected(v2Spec = true, withFiles = true, 0)
-        verify("checkpoint", staged.map(_.status.getPath), format, want)
+        val staged = single(df, format)
+        val got = verify("checkpoint", Seq(staged), format, nonFileWant(v2Spec = true, 0), None)
         observer.reached("staged")
-        return finish(
-          "v2",
-          Seq(publishNew(staged.head.status.getPath, table.logDir, name)),
-          Nil,
-          want,
-          None
-        )
+        return finish("v2", Seq(publishNew(staged, table.logDir, name)), Nil, got, None)
       }
       val fileCount = adds + removes
       val sidecars =
@@ -258,7 +293,8 @@ private[txlog] object CheckpointWriter {
             "sidecars",
             staged.map(_.status.getPath),
             "parquet",
-            ActionCounts(adds, removes, 0, 0, 0, 0, 0, 0)
+            ActionCounts.zero,
+            Some((adds, removes))
           )
           observer.reached("staged sidecars")
           fs.mkdirs(table.sidecarDir)
@@ -288,8 +324,8 @@ private[txlog] object CheckpointWriter {
         )
         .repartition(1)
       val staged = StagedFiles.write(table, top, new Path(staging, "top"), format)
-      val topWant = expected(v2Spec = true, withFiles = false, sidecars.size)
-      verify("checkpoint", staged.map(_.status.getPath), format, topWant)
+      val topWant = nonFileWant(v2Spec = true, sidecars.size)
+      verify("checkpoint", staged.map(_.status.getPath), format, topWant, Some((0L, 0L)))
       observer.reached("staged")
       val file = publishNew(staged.head.status.getPath, table.logDir, name)
       finish("v2", Seq(file), sidecars, topWant.copy(adds = adds, removes = removes), None)

@@ -46,6 +46,15 @@ private[txlog] object ActionCounts {
 private[txlog] object StagedFiles {
   private val PartFile = """^part-(\d+)-.*\.(parquet|json|txt)$""".r
 
+  /** Parquet writer settings for checkpoint columns: paths and JSON stats are (nearly) unique per
+    * row, so a dictionary for them only costs time before the writer gives up on it; the few
+    * repeated values (partition values, nulls) keep theirs.
+    */
+  private val ParquetOptions: Map[String, String] =
+    Seq("add.path", "add.stats", "remove.path", "sidecar.path")
+      .map(c => s"parquet.enable.dictionary#$c" -> "false")
+      .toMap
+
   /** A written file and the index of the Spark partition that wrote it. */
   final case class Staged(status: FileStatus, partition: Int)
 
@@ -55,6 +64,7 @@ private[txlog] object StagedFiles {
   def write(table: TablePath, df: DataFrame, dir: Path, format: String): Seq[Staged] = {
     df.write
       .options(table.readOptions)
+      .options(if (format == "parquet") ParquetOptions else Map.empty[String, String])
       .option("maxRecordsPerFile", "0")
       .option("compression", if (format == "parquet") "snappy" else "none")
       .format(format)

@@ -13,6 +13,8 @@ private[txlog] object TableProperties {
     "delta.appendOnly" -> "false",
     "delta.checkpointInterval" -> "10",
     "delta.checkpoint.writeStatsAsJson" -> "true",
+    // The spec's default, which delta-rs follows; delta-spark (DeltaConfigs) defaults to true and
+    // so writes stats_parsed for tables that do not set it. Set it to true for that behaviour.
     "delta.checkpoint.writeStatsAsStruct" -> "false",
     "delta.columnMapping.mode" -> "none",
     "delta.deletedFileRetentionDuration" -> "interval 1 week",
