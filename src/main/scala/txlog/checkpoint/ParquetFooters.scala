@@ -18,8 +18,8 @@ import txlog.log.TablePath
   */
 private[txlog] object ParquetFooters {
 
-  /** The leaf per action kind, in [[ActionCounts]]' field order. */
-  private val Leaves = Seq(
+  /** The leaf per action kind, in [[ActionCounts]]' field order: never null in its action. */
+  val Leaves: Seq[String] = Seq(
     "add.path",
     "remove.path",
     "metaData.id",

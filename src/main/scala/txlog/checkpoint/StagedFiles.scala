@@ -106,16 +106,7 @@ private[txlog] object StagedFiles {
       .schema(schema)
       .format(format)
       .load(files.map(_.toString): _*)
-    val leaves = Seq(
-      "add.path",
-      "remove.path",
-      "metaData.id",
-      "protocol.minReaderVersion",
-      "txn.appId",
-      "domainMetadata.domain",
-      "checkpointMetadata.version",
-      "sidecar.path"
-    )
+    val leaves = ParquetFooters.Leaves
     val r = df.agg(count(lit(1)), leaves.map(l => count(col(l))): _*).head()
     val c = (1 to leaves.size).map(r.getLong)
     ActionCounts(c(0), c(1), c(2), c(3), c(4), c(5), c(6), c(7))
