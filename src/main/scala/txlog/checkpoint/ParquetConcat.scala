@@ -3,10 +3,11 @@ package txlog.checkpoint
 import org.apache.hadoop.fs.Path
 import org.apache.parquet.column.ParquetProperties
 import org.apache.parquet.crypto.FileEncryptionProperties
-import org.apache.parquet.hadoop.{ParquetFileReader, ParquetFileWriter}
-import org.apache.parquet.hadoop.util.{HadoopInputFile, HadoopOutputFile}
+import org.apache.parquet.hadoop.ParquetFileWriter
+import org.apache.parquet.hadoop.util.HadoopOutputFile
 
 import txlog.log.TablePath
+import txlog.replay.DriverParquet
 
 /** Joins parquet files of one schema into a single file by copying their row groups as they are (no
   * decoding), so that a checkpoint that must be one file ("Classic checkpoint", UUID-named without
@@ -21,7 +22,7 @@ private[txlog] object ParquetConcat {
   def apply(table: TablePath, parts: Seq[Path], target: Path): Path = {
     require(parts.nonEmpty, "nothing to concatenate")
     val conf = table.readConf
-    val first = ParquetFileReader.open(HadoopInputFile.fromPath(parts.head, conf))
+    val first = DriverParquet.open(conf, parts.head)
     val meta =
       try first.getFooter.getFileMetaData
       finally first.close()
@@ -37,7 +38,11 @@ private[txlog] object ParquetConcat {
       null: FileEncryptionProperties
     )
     writer.start()
-    parts.foreach(p => writer.appendFile(HadoopInputFile.fromPath(p, conf)))
+    parts.foreach { p =>
+      val reader = DriverParquet.open(conf, p)
+      try reader.appendTo(writer)
+      finally reader.close()
+    }
     writer.end(meta.getKeyValueMetaData)
     target
   }

@@ -4,11 +4,10 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.Path
 import org.apache.parquet.column.statistics.Statistics
-import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData
-import org.apache.parquet.hadoop.util.HadoopInputFile
 
 import txlog.log.TablePath
+import txlog.replay.DriverParquet
 
 /** The action counts of written checkpoint parquet files, taken from their footers: the writer
   * records, per row group and column, how many values it wrote and how many were null, so the
@@ -48,7 +47,7 @@ private[txlog] object ParquetFooters {
 
   /** Rows, and non-null values per leaf (0 for a leaf the file lacks); None when unprovable. */
   private def fileCounts(table: TablePath, file: Path): Option[(Long, Seq[Long])] = {
-    val reader = ParquetFileReader.open(HadoopInputFile.fromPath(file, table.readConf))
+    val reader = DriverParquet.open(table.readConf, file)
     try {
       val blocks = reader.getFooter.getBlocks.asScala.toSeq
       val rows = blocks.map(_.getRowCount).sum
