@@ -135,16 +135,14 @@ private[txlog] object DriverCheckpoint {
   private val log = LoggerFactory.getLogger(getClass)
 
   /** Checkpoints (all parts, plus sidecars) of at most this many bytes are read on the driver; past
-    * it, by Spark jobs; 0 turns the driver read off. Default: four times
-    * [[LogLineReader.LocalReadMaxBytesConf]] when that is set, else 32 MiB (about 300,000 files
-    * with stats), so that a session reading every tail with Spark reads checkpoints so too.
+    * it, by Spark jobs; 0 turns the driver read off. Default: the tail's budget,
+    * [[LogLineReader.LocalReadMaxBytesConf]] (32 MiB unless set: about 300,000 files with stats),
+    * so that a session reading every tail with Spark reads checkpoints so too.
     */
   val MaxBytesConf = "spark.txlog.replay.driverCheckpointMaxBytes"
 
   /** For tests: a checkpoint the driver read fails instead of falling back to Spark. */
   val StrictConf = "spark.txlog.testing.driverCheckpointStrict"
-
-  private val DefaultMaxBytes = 32L << 20
 
   private val nonFileSchema: StructType = ActionSchemas.nonFileActions.add(
     "sidecar",
@@ -160,8 +158,7 @@ private[txlog] object DriverCheckpoint {
     val max = spark.conf
       .getOption(MaxBytesConf)
       .map(_.trim.toLong)
-      .orElse(spark.conf.getOption(LogLineReader.LocalReadMaxBytesConf).map(_.trim.toLong * 4))
-      .getOrElse(DefaultMaxBytes)
+      .getOrElse(LogLineReader.localReadMaxBytes(spark))
     segment.checkpoint
       .filter(cp => max > 0 && cp.sizeInBytes <= max)
       .filter(cp => !cp.isJson || LogLineReader.readsOnDriver(spark, cp.sizeInBytes))

@@ -62,7 +62,7 @@ private[txlog] object Tail {
   ).add("text", StringType)
 
   /** The tail of `deltas`: on the driver only up to [[LogLineReader.LocalReadMaxBytesConf]] bytes
-    * of JSON (8 MiB by default), else distributed.
+    * of JSON (32 MiB by default), else distributed.
     */
   def read(spark: SparkSession, table: TablePath, deltas: Seq[LogFile]): Tail = {
     val files = deltas.map(d => d.version -> d.file)

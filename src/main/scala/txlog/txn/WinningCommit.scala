@@ -38,7 +38,7 @@ private[txlog] final case class WinningCommit(
 private[txlog] object WinningCommit {
 
   /** Reads `commit`: on the driver when it is small (up to [[LogLineReader.LocalReadMaxBytesConf]]
-    * bytes, 8 MiB by default: its file actions become local DataFrames), else by a Spark job that
+    * bytes, 32 MiB by default: its file actions become local DataFrames), else by a Spark job that
     * keeps its file actions distributed and collects only its non-file actions (protocol, metadata,
     * txn, domainMetadata, commitInfo: a handful per commit).
     */
