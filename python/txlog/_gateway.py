@@ -34,11 +34,13 @@ _FACADE = "txlog.python.PythonFacade"
 _MAX_CAUSE_DEPTH = 64
 
 _checked_lock = threading.Lock()
-# Per gateway (one per JVM) whose PythonFacade version was checked: the gateway, kept alive so
-# ids stay unique, and the facade's class handle. Resolving ``jvm.txlog.python.PythonFacade``
-# costs a failed class lookup per package name, each a search of every jar on the classpath
-# (measured: about a third of loading a small table), so it is resolved once per JVM.
-_checked_gateways: dict[int, tuple[Any, Any]] = {}
+# Gateways (one per JVM) whose PythonFacade version was checked, kept alive so ids stay unique.
+_checked_gateways: dict[int, Any] = {}
+# Per JVM view: the view (kept alive, as above) and the facade's class handle. Resolving
+# ``jvm.txlog.python.PythonFacade`` costs a failed class lookup per package name, each a search
+# of every jar on the classpath (measured: about a third of loading a small table), so it is
+# resolved once per view.
+_facades: dict[int, tuple[Any, Any]] = {}
 
 
 def _find_txlog_exception(jexc: Any) -> Any | None:
@@ -108,8 +110,8 @@ def jvm_facade(spark: SparkSession) -> Any:
     jvm: Any = spark._jvm
     gateway = spark.sparkContext._gateway
     with _checked_lock:
-        known = _checked_gateways.get(id(gateway))
-    if known is not None and known[0] is gateway:
+        known = _facades.get(id(jvm)) if id(gateway) in _checked_gateways else None
+    if known is not None and known[0] is jvm:
         return known[1]
     facade = jvm.txlog.python.PythonFacade
     if not isinstance(facade, JavaClass):
@@ -130,5 +132,6 @@ def jvm_facade(spark: SparkSession) -> Any:
                     python_version=__version__,
                     jar_version=str(jar_version),
                 )
-            _checked_gateways[id(gateway)] = (gateway, facade)
+            _checked_gateways[id(gateway)] = gateway
+        _facades[id(jvm)] = (jvm, facade)
     return facade
