@@ -22,7 +22,10 @@ class DemoTableSuite extends SparkSuite {
   test("the snapshot report shows the summary, the history and a time-travelled version") {
     val report = SnapshotReport.render(spark, demo, Some(2L))
     assert(report.contains("version            9"))
-    assert(report.contains("checkpoint         version 5"))
+    // Whole lines: the summary's margins are stripped (a line began "       |checkpoint" once).
+    val lines = report.linesIterator.toSeq
+    assert(lines.contains("checkpoint         version 5"), report)
+    assert(lines.exists(_.startsWith("protocol           reader 3, writer 7")), report)
     assert(report.contains("== Time travel to version 2"))
     assert(report.contains("OPTIMIZE"))
     assert(report.contains("deletionVectors"))

@@ -54,7 +54,7 @@ object SnapshotReport {
     val features = (p.readerFeatures.getOrElse(Set.empty) ++ p.writerFeatures.getOrElse(Set.empty))
     s"""version            ${s.version} (committed ${new java.sql.Timestamp(s.timestamp)})
        |checkpoint         ${s.checkpointVersion.map(v => s"version $v").getOrElse("none")}
-       |protocol           reader ${p.minReaderVersion}, writer ${p.minWriterVersion}""" +
+       |protocol           reader ${p.minReaderVersion}, writer ${p.minWriterVersion}""".stripMargin +
       (if (features.isEmpty) "" else s"; features ${features.toSeq.sorted.mkString(", ")}") +
       s"""
        |table id           ${m.id}
