@@ -25,7 +25,7 @@ jar_of = $(call jar_dir,$(1))/txlog-spark_$(1)-$(VERSION).jar
 JAR := $(call jar_of,$(DEFAULT_LINE))
 
 .PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat \
-  test-cluster demo bench bench-smoke
+  test-cluster demo cds bench bench-smoke
 
 # Creates .venv when absent; (re)installs the pinned tools and the txlog package (editable)
 # when python/pyproject.toml or this Makefile changes. pyarrow is what delta-rs hands its
@@ -137,6 +137,11 @@ test-cluster: jar venv
 # and a time-travelled version.
 demo: jar venv
 	$(VENV_PY) examples/demo.py
+
+# An opt-in class data sharing archive for the Spark driver's JVM (README, "Cold start").
+CDS_ARCHIVE := target/cds/txlog-spark_$(DEFAULT_LINE).jsa
+cds: jar venv
+	$(VENV_PY) examples/cds_archive.py $(CDS_ARCHIVE)
 
 # Benchmarks against delta-spark and delta-rs (bench/README.md); results in bench/RESULTS.md.
 BENCH_DEPS := matplotlib numpy pyarrow
