@@ -50,8 +50,8 @@ private[txlog] object StagedFiles {
     * row, so a dictionary for them only costs time before the writer gives up on it; the few
     * repeated values (partition values, nulls) keep theirs. No reader filters on the JSON stats'
     * minimum and maximum, and no reader of the log uses parquet's size statistics (per-value byte
-    * counts, parquet 1.15 and later; together about a tenth of W3's write, profiled), so neither
-    * is kept. The paths keep their statistics: their null counts prove the action counts
+    * counts, parquet 1.15 and later; together about a tenth of W3's write, profiled), so neither is
+    * kept. The paths keep their statistics: their null counts prove the action counts
     * ([[ParquetFooters]]).
     */
   private val ParquetOptions: Map[String, String] =
