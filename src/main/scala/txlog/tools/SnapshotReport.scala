@@ -52,8 +52,9 @@ object SnapshotReport {
     val p = s.protocol
     val m = s.metadata
     val features = (p.readerFeatures.getOrElse(Set.empty) ++ p.writerFeatures.getOrElse(Set.empty))
+    val checkpoint = s.checkpointVersion.map(v => s"version $v").getOrElse("none")
     s"""version            ${s.version} (committed ${new java.sql.Timestamp(s.timestamp)})
-       |checkpoint         ${s.checkpointVersion.map(v => s"version $v").getOrElse("none")}
+       |checkpoint         $checkpoint
        |protocol           reader ${p.minReaderVersion}, writer ${p.minWriterVersion}""".stripMargin +
       (if (features.isEmpty) "" else s"; features ${features.toSeq.sorted.mkString(", ")}") +
       s"""
