@@ -6,6 +6,7 @@ import os
 import platform
 import subprocess
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 from engines.delta_spark import DELTA_SPARK_PACKAGE
 
@@ -43,3 +44,12 @@ def describe() -> dict:
         "java": _java(),
         "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
     }
+
+
+def describe_checkout(checkout: Path) -> str:
+    """The baseline checkout's commit, as `git log` shows it in one line."""
+    line = subprocess.run(
+        ["git", "-C", str(checkout), "log", "-1", "--format=%h %ad %s", "--date=short"],
+        capture_output=True, text=True, check=False,
+    ).stdout.strip()  # fmt: skip
+    return f"{checkout.resolve()} at {line[:120] or 'an unknown commit'}"

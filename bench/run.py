@@ -14,7 +14,6 @@ import json
 import os
 import signal
 import statistics
-import subprocess
 import sys
 import time
 from datetime import UTC, datetime
@@ -27,6 +26,7 @@ import golden_tables
 import jobs
 import machine
 import report
+import resume
 import worker
 from engines import txlog_py, txlog_scala
 from processes import job_result, launch, read_result, stop, wait
@@ -295,6 +295,11 @@ def main() -> None:
         "then `make jar` in it), timed as engine txlog-baseline: before and after in one run",
     )  # fmt: skip
     parser.add_argument("--only", nargs="+", metavar="JOB", help="job ids, e.g. W1 W4-5M")
+    parser.add_argument(
+        "--resume", action="store_true",
+        help="continue the run saved in bench/out/results.json (same options): keep the engines "
+        "it completed and time the others",
+    )  # fmt: skip
     parser.add_argument("--driver-memory", default="4g", help="Spark driver heap (peers)")
     parser.add_argument("--txlog-w4-driver-memory", default="2g")
     parser.add_argument(
@@ -332,13 +337,22 @@ def main() -> None:
         "settings": {k: getattr(args, k) for k in ("warm", "warmup", "cold", "shared_session",
                                                    "driver_memory", "txlog_w4_driver_memory",
                                                    "w9_seconds")},
-        "baseline": describe_checkout(args.baseline) if BASELINE in args.engines else None,
+        "baseline": machine.describe_checkout(args.baseline) if BASELINE in args.engines else None,
         "tables": {str(t.path.relative_to(BENCH)): t.manifest for t in tables},
         "jobs": {j.id: {"task": j.task, "files": j.files, "description": j.description,
                         "table": str(j.table.path.relative_to(BENCH))} for j in selected},
         "verification": {},
         "figures": {},
     }  # fmt: skip
+    done: list[str] = []  # engines carried over from an interrupted run (--resume)
+    if args.resume:
+        try:
+            prior = resume.load(OUT / "results.json", results)
+        except resume.CannotResume as e:
+            parser.error(str(e))
+        done = [e for e in resume.complete_engines(prior, list(results["jobs"])) if e in args.engines]
+        resume.carry_over(prior, results, done)
+        log(f"resuming the run of {results['date']}: keeping {', '.join(done) or 'no engine'}")
     runner = Runner(args)
 
     unprepared = {}  # W7 tables txlog could not checkpoint: their jobs are not timed
@@ -351,12 +365,12 @@ def main() -> None:
                 unprepared[str(t.path.relative_to(BENCH))] = verdict
     tables = [t for t in tables if str(t.path.relative_to(BENCH)) not in unprepared]
 
-    for engine in [e for e in PEERS if e in args.engines]:
+    for engine in [e for e in PEERS if e in args.engines and e not in results["verification"]]:
         log(f"verifying that {engine} loads the generated tables (W15 is compared afterwards)")
         results["verification"][engine] = runner.verify(engine, tables)
         log(f"  {results['verification'][engine]}")
 
-    for engine in args.engines:
+    for engine in [e for e in args.engines if e not in done]:
         verdicts = results["verification"].get(engine, {})
         figures = results["figures"][engine] = {}
         runnable = []
@@ -375,23 +389,14 @@ def main() -> None:
             for j in selected
             if j.task.startswith("golden")
         }
-        save(results, started)  # after each engine, so a long run keeps what it measured
+        save(results, started, engine)  # after each engine, so a long run keeps what it measured
     where = "bench/out/RESULTS-smoke.md" if args.smoke else "bench/RESULTS.md"
     log(f"done in {results['total_s']} s: bench/out/results.json, {where}")
 
 
-def describe_checkout(checkout: Path) -> str:
-    """The baseline checkout's commit, as `git log` shows it in one line."""
-    line = subprocess.run(
-        ["git", "-C", str(checkout), "log", "-1", "--format=%h %ad %s", "--date=short"],
-        capture_output=True, text=True, check=False,
-    ).stdout.strip()  # fmt: skip
-    return f"{checkout.resolve()} at {line[:120] or 'an unknown commit'}"
-
-
-def save(results: dict, started: float) -> None:
+def save(results: dict, started: float, engine: str) -> None:
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    results["total_s"] = round(time.perf_counter() - started, 1)
+    results["total_s"] = round(resume.finish_part(results, time.perf_counter() - started, engine), 1)
     (OUT / "results.json").write_text(json.dumps(results, indent=1))
     if results["mode"] == "smoke":  # smoke figures never replace the full run's report
         report.write(results, OUT / "RESULTS-smoke.md", OUT / "time_vs_files-smoke.png")
