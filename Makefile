@@ -87,9 +87,12 @@ venv-%: .venv-%/.txlog-installed ;
 	.venv-$*/bin/python -m pip install -e python
 	touch $@
 
-# The venv first: some Scala suites use delta-rs (deltalake, in the venv) as an oracle.
+# The venv first: some Scala suites use delta-rs (deltalake, in the venv) as an oracle. The
+# suites run in TEST_FORKS JVMs side by side (project/TestGroups.scala; `make test-scala
+# TEST_FORKS=1` runs them in one).
+TEST_FORKS ?= 2
 test-scala: venv
-	$(SBT) test </dev/null
+	$(SBT) -Dtxlog.testForks=$(TEST_FORKS) test </dev/null
 
 test-python: venv
 	$(VENV_PY) -m pytest tests -q
