@@ -350,7 +350,8 @@ def main() -> None:
             prior = resume.load(OUT / "results.json", results)
         except resume.CannotResume as e:
             parser.error(str(e))
-        done = [e for e in resume.complete_engines(prior, list(results["jobs"])) if e in args.engines]
+        finished = resume.complete_engines(prior, list(results["jobs"]))
+        done = [e for e in finished if e in args.engines]
         resume.carry_over(prior, results, done)
         log(f"resuming the run of {results['date']}: keeping {', '.join(done) or 'no engine'}")
     runner = Runner(args)
@@ -396,7 +397,8 @@ def main() -> None:
 
 def save(results: dict, started: float, engine: str) -> None:
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    results["total_s"] = round(resume.finish_part(results, time.perf_counter() - started, engine), 1)
+    seconds = resume.finish_part(results, time.perf_counter() - started, engine)
+    results["total_s"] = round(seconds, 1)
     (OUT / "results.json").write_text(json.dumps(results, indent=1))
     if results["mode"] == "smoke":  # smoke figures never replace the full run's report
         report.write(results, OUT / "RESULTS-smoke.md", OUT / "time_vs_files-smoke.png")
