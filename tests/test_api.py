@@ -87,6 +87,27 @@ def test_checkpoint_and_transactions(spark: SparkSession, fixtures: Path) -> Non
     assert snap.set_transactions == {"txnId": 0}
 
 
+def test_wide_table_described_in_parts(spark: SparkSession, tmp_path: Path) -> None:
+    """A description longer than one py4j answer (8 KiB) comes in parts and reads back whole,
+    non-ASCII names included: the same schema, id and configuration delta-rs reads."""
+    import pyarrow as pa
+    from deltalake import DeltaTable, write_deltalake
+
+    from txlog._gateway import call
+
+    names = [f"column_{i:03d}_é€" for i in range(300)]
+    data = pa.table({n: pa.array([i], pa.int64()) for i, n in enumerate(names)})
+    write_deltalake(str(tmp_path / "wide"), data, configuration={"delta.appendOnly": "true"})
+    oracle = DeltaTable(str(tmp_path / "wide")).metadata()
+
+    snap = DeltaLog.for_table(spark, tmp_path / "wide").snapshot()
+    assert not isinstance(call(snap._facade.describe, snap._jsnapshot), str)  # in parts
+    md = snap.metadata
+    assert md.schema.fieldNames() == names
+    assert md.id == oracle.id and md.configuration == oracle.configuration
+    assert snap.version == 0 and snap.num_files == 1
+
+
 def test_metadata_without_schema_string(spark: SparkSession, fixtures: Path) -> None:
     md = log_of(spark, fixtures, "golden/deltalog-commit-info").snapshot().metadata
     assert md.schema_string is None

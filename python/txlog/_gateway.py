@@ -23,7 +23,7 @@ from .errors import (
     error_for,
 )
 
-__all__ = ["call", "jvm_facade", "java_session", "TXLOG_EXCEPTION"]
+__all__ = ["call", "call_text", "jvm_facade", "java_session", "TXLOG_EXCEPTION"]
 
 T = TypeVar("T")
 
@@ -41,6 +41,25 @@ _checked_gateways: dict[int, Any] = {}
 # of every jar on the classpath (measured: about a third of loading a small table), so it is
 # resolved once per view.
 _facades: dict[int, tuple[Any, Any]] = {}
+
+
+class _Facade:
+    """``PythonFacade``'s class with each static method looked up once: py4j resolves
+    ``facade.name`` on a class by asking the JVM (a round trip per access, about a tenth of
+    loading a small table), while the member it returns can be called any number of times."""
+
+    __slots__ = ("_jclass", "_members")
+
+    def __init__(self, jclass: Any) -> None:
+        self._jclass = jclass
+        self._members: dict[str, Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        member = self._members.get(name)
+        if member is None:
+            member = getattr(self._jclass, name)
+            self._members[name] = member  # a race only looks the member up twice
+        return member
 
 
 def _find_txlog_exception(jexc: Any) -> Any | None:
@@ -84,6 +103,16 @@ def call(method: Callable[..., T], *args: Any) -> T:
     raise err from None
 
 
+def call_text(method: Callable[..., Any], *args: Any) -> str:
+    """Like :func:`call`, for a facade method that returns text: a ``str``, or, when the text
+    is too long for one py4j answer, its parts (``txlog.python.PythonText.Parts``), read one
+    call each. One answer past py4j's 8 KiB buffer waits about 40 ms for a delayed ACK."""
+    text = call(method, *args)
+    if text is None or isinstance(text, str):
+        return text
+    return "".join(call(text.part, i) for i in range(call(text.count)))
+
+
 def java_session(spark: SparkSession) -> Any:
     """The JVM SparkSession behind a classic PySpark session (TypeError for anything else,
     including Spark Connect sessions, which have no JVM to call)."""
@@ -113,8 +142,8 @@ def jvm_facade(spark: SparkSession) -> Any:
         known = _facades.get(id(jvm)) if id(gateway) in _checked_gateways else None
     if known is not None and known[0] is jvm:
         return known[1]
-    facade = jvm.txlog.python.PythonFacade
-    if not isinstance(facade, JavaClass):
+    jclass = jvm.txlog.python.PythonFacade
+    if not isinstance(jclass, JavaClass):
         raise SparkNotConfiguredError(
             f"The class {_FACADE} is not on the Spark driver's classpath: the SparkSession was "
             "not configured with txlog.configure_spark. Build the session with "
@@ -123,7 +152,7 @@ def jvm_facade(spark: SparkSession) -> Any:
         )
     with _checked_lock:
         if id(gateway) not in _checked_gateways:
-            jar_version = call(facade.version)
+            jar_version = call(jclass.version)
             if jar_version != __version__:
                 raise JarVersionMismatchError(
                     f"The txlog jar loaded in the Spark JVM has version {jar_version}, but the "
@@ -133,5 +162,6 @@ def jvm_facade(spark: SparkSession) -> Any:
                     jar_version=str(jar_version),
                 )
             _checked_gateways[id(gateway)] = gateway
+        facade = _Facade(jclass)
         _facades[id(jvm)] = (jvm, facade)
     return facade

@@ -20,7 +20,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
-from ._gateway import call, java_session, jvm_facade
+from ._gateway import call, call_text, java_session, jvm_facade
 from .snapshot import Snapshot
 from .repair import RepairResult
 from .restore import RestoreResult, restore_flags
@@ -166,8 +166,9 @@ class DeltaLog:
             options["version"] = _version_text(version)
         if timestamp is not None:
             options["timestamp"] = _timestamp_text(timestamp)
-        # py4j (auto_convert, as PySpark sets it up) passes the dict as a java.util.Map.
-        return self._wrap(call(self._facade.snapshot, self._jlog, options))
+        # py4j (auto_convert, as PySpark sets it up) passes the dict as a java.util.Map; no
+        # options go as null, which saves building an empty map in the JVM.
+        return self._wrap(call(self._facade.snapshot, self._jlog, options or None))
 
     def update(self) -> Snapshot:
         """The latest snapshot, reading only the commits added since the last snapshot this
@@ -221,7 +222,7 @@ class DeltaLog:
             if not isinstance(sidecars, bool):
                 raise TypeError(f"sidecars must be a bool, got {type(sidecars).__name__}")
             options["sidecars"] = "true" if sidecars else "false"
-        doc = json.loads(call(self._facade.checkpoint, self._jlog, options))
+        doc = json.loads(call_text(self._facade.checkpoint, self._jlog, options))
         return CheckpointResult(
             version=int(doc["version"]),
             kind=str(doc["kind"]),
@@ -410,7 +411,7 @@ class DeltaLog:
         >>> d = log.describe()
         >>> d["numFiles"], d["health"]["commitsSinceCheckpoint"]
         """
-        return dict(json.loads(call(self._facade.describeTable, self._jlog)))
+        return dict(json.loads(call_text(self._facade.describeTable, self._jlog)))
 
     def validate(self) -> DataFrame:
         """Audits the whole history as Spark jobs; returns the findings (version, file, rule,

@@ -17,7 +17,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
-from ._gateway import call
+from ._gateway import call, call_text
 
 __all__ = ["Snapshot", "Protocol", "Metadata"]
 
@@ -89,14 +89,14 @@ class Snapshot:
     def _describe(self) -> dict[str, Any]:
         with self._lock:
             if self._described is None:
-                self._described = json.loads(call(self._facade.describe, self._jsnapshot))
+                self._described = json.loads(call_text(self._facade.describe, self._jsnapshot))
             return self._described
 
     def _file_counts(self) -> dict[str, int]:
         with self._lock:
             if self._counts is None:
-                jmap = call(self._facade.fileCounts, self._jsnapshot)
-                self._counts = {k: int(call(jmap.get, k)) for k in
+                counts = json.loads(call(self._facade.fileCounts, self._jsnapshot))
+                self._counts = {k: int(counts[k]) for k in
                                 ("numFiles", "sizeInBytes", "numTombstones")}
             return self._counts
 

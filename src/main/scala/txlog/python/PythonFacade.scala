@@ -62,12 +62,12 @@ object PythonFacade {
   /** Example: `PythonFacade.tombstones(snap)`. */
   def tombstones(snapshot: Snapshot): DataFrame = snapshot.tombstones
 
-  /** Example: `PythonFacade.fileCounts(snap)` is `{"numFiles": "3", ...}`. */
-  def fileCounts(snapshot: Snapshot): JMap[String, String] = Map(
-    "numFiles" -> snapshot.numFiles.toString,
-    "sizeInBytes" -> snapshot.sizeInBytes.toString,
-    "numTombstones" -> snapshot.numTombstones.toString
-  ).asJava
+  /** The snapshot's counts as JSON, in one answer. Example: `PythonFacade.fileCounts(snap)` is
+    * `{"numFiles":3,"sizeInBytes":1024,"numTombstones":0}`.
+    */
+  def fileCounts(snapshot: Snapshot): String =
+    s"""{"numFiles":${snapshot.numFiles},"sizeInBytes":${snapshot.sizeInBytes},""" +
+      s""""numTombstones":${snapshot.numTombstones}}"""
 
   /** Example: `PythonFacade.cache(snap)`. */
   def cache(snapshot: Snapshot): Snapshot = snapshot.cache()
@@ -77,9 +77,10 @@ object PythonFacade {
 
   /** Everything about a snapshot that lives on the driver, as one JSON document: version,
     * timestamp, checkpointVersion, protocol, metadata, tableProperties, setTransactions and
-    * domainMetadata. Example: `json.loads(PythonFacade.describe(snap))`.
+    * domainMetadata; long text comes in parts (see [[PythonText]]). Example:
+    * `json.loads(call_text(PythonFacade.describe, snap))`.
     */
-  def describe(snapshot: Snapshot): String = {
+  def describe(snapshot: Snapshot): AnyRef = {
     val p = snapshot.protocol
     val m = snapshot.metadata
     val doc: Map[String, Any] = Map(
@@ -107,18 +108,18 @@ object PythonFacade {
       "setTransactions" -> snapshot.setTransactions.asJava,
       "domainMetadata" -> snapshot.domainMetadata.asJava
     )
-    mapper.writeValueAsString(doc.asJava)
+    text(doc.asJava)
   }
 
   /** Writes a checkpoint. Options: `version`, `kind` and the kind's own options (`parts`, `format`,
-    * `sidecars`); returns what was written as JSON. Example: `PythonFacade.checkpoint(log, {"kind":
-    * "multipart", "parts": "3"})`.
+    * `sidecars`); returns what was written as JSON (in parts when long, see [[PythonText]]).
+    * Example: `call_text(PythonFacade.checkpoint, log, {"kind": "multipart", "parts": "3"})`.
     */
-  def checkpoint(log: DeltaLog, options: JMap[String, String]): String = {
+  def checkpoint(log: DeltaLog, options: JMap[String, String]): AnyRef = {
     val o = Option(options).map(_.asScala.toMap).getOrElse(Map.empty)
     val version = o.get("version").map(wholeNumber("version", _))
     val r = log.checkpoint(version, o.get("kind"), o -- Seq("version", "kind"))
-    mapper.writeValueAsString(
+    text(
       Map[String, Any](
         "version" -> r.version,
         "kind" -> r.kind,
@@ -276,13 +277,14 @@ object PythonFacade {
   // ---- Maintenance: describe, validate and the command line ----
 
   /** `DeltaLog.describe()` as one JSON document (DESCRIBE DETAIL's fields and `health`), the same
-    * the command line prints. Example: `json.loads(PythonFacade.describeTable(log))`.
+    * the command line prints (in parts when long, see [[PythonText]]). Example:
+    * `json.loads(call_text(PythonFacade.describeTable, log))`.
     */
-  def describeTable(log: DeltaLog): String = {
+  def describeTable(log: DeltaLog): AnyRef = {
     val d = log.describe()
     val fields = new java.util.LinkedHashMap[String, Any]()
     txlog.cli.Commands.describeFields(d).foreach { case (k, v) => fields.put(k, v) }
-    mapper.writeValueAsString(fields)
+    text(fields)
   }
 
   /** `DeltaLog.validate()`: the findings (version, file, rule, severity, detail). Example:
@@ -418,6 +420,9 @@ object PythonFacade {
       ).asJava
     )
   }
+
+  /** `value` as JSON, in parts when it is too long for one py4j answer ([[PythonText]]). */
+  private def text(value: AnyRef): AnyRef = PythonText.of(mapper.writeValueAsString(value))
 
   private def asScala(m: JMap[String, String]): Map[String, String] =
     Option(m).map(_.asScala.toMap).getOrElse(Map.empty)
