@@ -22,7 +22,7 @@ private[txlog] object ParquetConcat {
   def apply(table: TablePath, parts: Seq[Path], target: Path): Path = {
     require(parts.nonEmpty, "nothing to concatenate")
     val conf = table.readConf
-    val first = DriverParquet.open(conf, parts.head)
+    val first = DriverParquet.open(table, parts.head)
     val meta =
       try first.getFooter.getFileMetaData
       finally first.close()
@@ -39,7 +39,7 @@ private[txlog] object ParquetConcat {
     )
     writer.start()
     parts.foreach { p =>
-      val reader = DriverParquet.open(conf, p)
+      val reader = DriverParquet.open(table, p)
       try reader.appendTo(writer)
       finally reader.close()
     }

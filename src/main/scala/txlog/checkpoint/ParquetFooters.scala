@@ -47,7 +47,7 @@ private[txlog] object ParquetFooters {
 
   /** Rows, and non-null values per leaf (0 for a leaf the file lacks); None when unprovable. */
   private def fileCounts(table: TablePath, file: Path): Option[(Long, Seq[Long])] = {
-    val reader = DriverParquet.open(table.readConf, file)
+    val reader = DriverParquet.open(table, file)
     try {
       val blocks = reader.getFooter.getBlocks.asScala.toSeq
       val rows = blocks.map(_.getRowCount).sum

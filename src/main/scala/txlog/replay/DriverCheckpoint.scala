@@ -101,13 +101,13 @@ private[txlog] final class DriverCheckpoint private (
                 throw new DriverParquet.Unsupported(s"line ${line.getLong(1) + 1} of $file")
               })
             }
-          case None => DriverParquet.foreach(table.readConf, file, schema)(f) // a sidecar
+          case None => DriverParquet.foreach(table, file, schema)(f) // a sidecar
         }
       }
     } else
       files.foreach { file =>
         reading = file
-        DriverParquet.foreach(table.readConf, file, schema)(f)
+        DriverParquet.foreach(table, file, schema)(f)
       }
 
   /** `body`, or None when reading a file failed for a reason of the file's (then Spark reads the

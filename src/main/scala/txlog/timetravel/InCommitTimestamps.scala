@@ -37,7 +37,7 @@ private[txlog] object InCommitTimestamps {
     val first =
       try {
         val in = new BufferedReader(
-          new InputStreamReader(path.getFileSystem(table.readConf).open(path), UTF_8)
+          new InputStreamReader(table.fs.open(path), UTF_8)
         )
         try Option(in.readLine()).getOrElse("")
         finally in.close()

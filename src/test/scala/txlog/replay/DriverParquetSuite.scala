@@ -10,6 +10,7 @@ import org.apache.spark.sql.types.StructType
 
 import txlog.{Fixtures, SparkSuite}
 import txlog.actions.ActionSchemas
+import txlog.log.TablePath
 
 /** The driver's parquet reader ([[DriverParquet]]) must give, for every checkpoint and sidecar file
   * among the fixtures (written by delta-spark and other writers over the years), exactly the rows
@@ -70,7 +71,8 @@ class DriverParquetSuite extends SparkSuite {
         .map(plain)
         .toSeq
       val ours = Seq.newBuilder[Any]
-      DriverParquet.foreach(conf, file.toString, schema) { r =>
+      val table = TablePath.qualified(file.getParent.toString, conf)
+      DriverParquet.foreach(table, file.toString, schema) { r =>
         if (!allNull(r)) ours += plain(r)
       }
       withClue(s"$file, $what: ") {
@@ -85,9 +87,8 @@ class DriverParquetSuite extends SparkSuite {
     spark.range(3).selectExpr("named_struct('path', id) as add").write.parquet(file)
     val part = Files.list(Path.of(file)).iterator().asScala.find(_.toString.endsWith(".parquet"))
     val err = intercept[DriverParquet.Unsupported] {
-      DriverParquet.foreach(new Configuration(), part.get.toString, ActionSchemas.leanFileActions)(
-        _ => ()
-      )
+      val table = TablePath.qualified(dir.toString, new Configuration())
+      DriverParquet.foreach(table, part.get.toString, ActionSchemas.leanFileActions)(_ => ())
     }
     assert(err.getMessage.contains("path"))
   }
