@@ -94,8 +94,9 @@ TEST_FORKS ?= 2
 test-scala: venv
 	$(SBT) -Dtxlog.testForks=$(TEST_FORKS) test </dev/null
 
+# The 25 slowest tests are listed at the end, to keep the suite's time in view.
 test-python: venv
-	$(VENV_PY) -m pytest tests -q
+	$(VENV_PY) -m pytest tests -q --durations=25
 
 test: jar test-scala test-python test-compat
 
