@@ -150,10 +150,11 @@ cds: jar venv
 # Benchmarks against delta-spark and delta-rs (bench/README.md); results in bench/RESULTS.md.
 BENCH_DEPS := matplotlib numpy pyarrow
 
-bench: jar venv
+# `cds` first: engine txlog-cds times txlog with the archive (bench/README.md).
+bench: jar venv cds
 	$(VENV_PY) -m pip install -q $(BENCH_DEPS)
 	$(VENV_PY) bench/run.py
 
-bench-smoke: jar venv
+bench-smoke: jar venv cds
 	$(VENV_PY) -m pip install -q $(BENCH_DEPS)
 	$(VENV_PY) bench/run.py --smoke

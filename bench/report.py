@@ -12,10 +12,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import report_sections  # noqa: E402
 import targets  # noqa: E402
 
-ENGINE_ORDER = ["txlog", "txlog-scala", "txlog-baseline", "delta-rs", "delta-spark", "spark-floor"]
+ENGINE_ORDER = ["txlog", "txlog-scala", "txlog-cds", "txlog-baseline", "delta-rs", "delta-spark",
+                "spark-floor"]
 BASELINE = "txlog-baseline"  # txlog from another checkout (run.py --baseline)
+CDS = "txlog-cds"  # txlog with the class data sharing archive of `make cds`
 PEERS = ["delta-rs", "delta-spark"]
-TXLOG_RUNNERS = ["txlog", "txlog-scala"]  # the Python API through PySpark; BenchMain via sbt
+# The Python API through PySpark; BenchMain via sbt; the Python API with `make cds`'s archive.
+TXLOG_RUNNERS = ["txlog", "txlog-scala", "txlog-cds"]
 
 
 def _num(x: float | None, digits: int = 2) -> str:
@@ -60,6 +63,26 @@ def _before_after(results: dict) -> list[str]:
           _num(figures[BASELINE].get(j, {}).get("cold_s")),
           _ratio(figures, j, "txlog", BASELINE, "cold_s")]
          for j in results["jobs"]],
+    )  # fmt: skip
+
+
+def _cds_effect(results: dict) -> list[str]:
+    """txlog with `make cds`'s archive (txlog-cds) against txlog without it, cold first."""
+    figures = results["figures"]
+    if CDS not in figures or "txlog" not in figures:
+        return []
+    lines = ["## Class data sharing: txlog-cds ÷ txlog (below 1: the archive helps)", ""]
+    lines += ["`txlog-cds` starts the driver JVM with `-XX:SharedArchiveFile=` the archive "
+              "`make cds` wrote (README, \"Cold start\"); cold runs show its effect.", ""]
+    jobs = [j for j in results["jobs"] if figures[CDS].get(j, {}).get("status") == "ok"]
+    return lines + _table(
+        ["job", "txlog-cds cold (s)", "txlog cold (s)", "cold ratio", "txlog-cds warm (s)",
+         "txlog warm (s)", "warm ratio"],
+        [[j, _num(figures[CDS][j].get("cold_s")), _num(figures["txlog"].get(j, {}).get("cold_s")),
+          _ratio(figures, j, CDS, "txlog", "cold_s"), _num(figures[CDS][j].get("warm_s")),
+          _num(figures["txlog"].get(j, {}).get("warm_s")),
+          _ratio(figures, j, CDS, "txlog", "warm_s")]
+         for j in jobs],
     )  # fmt: skip
 
 
@@ -238,6 +261,7 @@ def markdown(results: dict, plot_name: str) -> str:
     lines += report_sections.golden(results, engines)
     lines += report_sections.stats_effect(results, engines)
     lines += _before_after(results)
+    lines += _cds_effect(results)
     lines += _checkpoint_effect(results, engines)
     lines += _commit_latency(results, engines)
     lines += _contention(results, engines)

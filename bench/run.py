@@ -36,7 +36,8 @@ OUT = BENCH / "out"
 WORKER = BENCH / "worker.py"
 PEERS = ["delta-rs", "delta-spark"]
 FLOOR = "spark-floor"  # a bare Spark scan of what W1/W4 read (engines/spark_floor.py)
-ENGINES = ["txlog", "txlog-scala", *PEERS, FLOOR]
+CDS = "txlog-cds"  # txlog with the class data sharing archive of `make cds`
+ENGINES = ["txlog", "txlog-scala", CDS, *PEERS, FLOOR]
 BASELINE = "txlog-baseline"  # txlog from another checkout (--baseline), timed in the same run
 
 
@@ -129,6 +130,11 @@ class Runner:
             j.id: {"status": "unavailable", "reason": "the floor is measured for W1 and W4 only"}
             for j in selected
             if engine == FLOOR and not jobs.floor_job(j)
+        })  # fmt: skip
+        figures.update({
+            j.id: {"status": "unavailable", "reason": "W8 and W9 are timed without the archive"}
+            for j in selected
+            if engine == CDS and j.task in own
         })  # fmt: skip
         selected = [j for j in selected if j.id not in figures]
         figures.update(self.measure_series(engine, [j for j in selected if j.task not in own]))

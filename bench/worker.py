@@ -39,6 +39,7 @@ ENGINES = {
     "delta-spark": ("engines.delta_spark", "DeltaSpark"),
     "txlog": ("engines.txlog_py", "Txlog"),
     "txlog-baseline": ("engines.txlog_py", "TxlogBaseline"),
+    "txlog-cds": ("engines.txlog_py", "TxlogCds"),
     "spark-floor": ("engines.spark_floor", "SparkFloor"),
 }
 SCRATCH = gen_logs.OUT.parent / "scratch"

@@ -15,6 +15,9 @@ from engines.spark import SparkEngine, builder
 REPO_PYTHON = Path(__file__).resolve().parents[2] / "python"
 #: Environment variable naming another txlog checkout (its jar built) for `txlog-baseline`.
 BASELINE_ENV = "TXLOG_BENCH_BASELINE"
+#: Environment variable naming the class data sharing archive `txlog-cds` starts its driver
+#: with; by default the one `make cds` writes for the running pyspark's Spark line.
+CDS_ENV = "TXLOG_BENCH_CDS"
 #: The columns of the one-row DataFrame a commit adds (the shape of Snapshot.all_files).
 ADD_SCHEMA = (
     "path string, size long, partitionValues map<string,string>, modificationTime long, "
@@ -125,3 +128,23 @@ class TxlogBaseline(Txlog):
         # comes after the path entries).
         sys.path.insert(0, str(Path(checkout) / "python"))
         os.environ.pop("TXLOG_JAR", None)
+
+
+class TxlogCds(Txlog):
+    """txlog with the opt-in class data sharing archive of `make cds` (README, "Cold start"):
+    the driver JVM maps Spark's and txlog's archived classes instead of loading them, which a
+    cold run (the first operation in a fresh process) measures."""
+
+    name = "txlog-cds"
+
+    def session(self, driver_memory: str):
+        import pyspark
+
+        line = ".".join(pyspark.__version__.split(".")[:2])
+        default = REPO_PYTHON.parent / "target" / "cds" / f"txlog-spark_{line}_2.13.jsa"
+        archive = Path(os.environ.get(CDS_ENV, default))
+        if not archive.is_file():
+            raise Unavailable(f"txlog-cds: no archive at {archive} (make cds writes it)")
+        return super().session(driver_memory).config(
+            "spark.driver.extraJavaOptions", f"-XX:SharedArchiveFile={archive}"
+        )
