@@ -55,7 +55,10 @@ lazy val root = (project in file("."))
     Test / unmanagedJars ++= pysparkJars(baseDirectory.value).map(Attributed.blank),
     // Spark classes are `provided` at compile time but needed to run tests and the demo.
     Test / fork := true,
-    Test / parallelExecution := false,
+    // Lets the forked groups of `Test / testGrouping` run side by side: with false, sbt runs
+    // them one after another. Within a forked JVM suites still run one at a time
+    // (`testForkedParallel` stays false).
+    Test / parallelExecution := true,
     Test / baseDirectory := (ThisBuild / baseDirectory).value,
     Test / javaOptions ++= Seq("-Xmx4g", "-XX:+UseG1GC") ++ JvmFlags.sparkOpens,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"),
