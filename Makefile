@@ -25,7 +25,7 @@ jar_of = $(call jar_dir,$(1))/txlog-spark_$(1)-$(VERSION).jar
 JAR := $(call jar_of,$(DEFAULT_LINE))
 
 .PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat \
-  test-jvm test-python-tagged \
+  test-lane-2 \
   test-cluster demo cds bench bench-smoke
 
 # Creates .venv when absent; (re)installs the pinned tools and the txlog package (editable)
@@ -99,19 +99,19 @@ test-scala: venv
 test-python: venv
 	$(VENV_PY) -m pytest tests -q --durations=25
 
-# `make test`: the Scala suites, then the Spark 3.5 run of test-compat, side by side with the
-# Python suite (whose lines are prefixed with [pytest]). Much of both suites' time is spent
-# waiting on small Spark jobs, so on a 2-core machine they finish sooner together than one
-# after the other. Either failing fails `make test`, once both have ended.
+# `make test`: two lanes side by side, the Scala suites in one, the Python suite and then the
+# Spark 3.5 run of test-compat in the other (their lines prefixed with [pytest] and
+# [spark-3.5]). Much of every suite's time is spent waiting on small Spark jobs, so on a 2-core
+# machine they finish sooner together than one after the other. Either lane failing fails
+# `make test`, once both have ended.
 test: jar venv
-	$(MAKE) --no-print-directory -j2 test-jvm test-python-tagged
+	$(MAKE) --no-print-directory -j2 test-scala test-lane-2
 
-test-jvm: test-scala
-	$(MAKE) --no-print-directory test-compat
-
-test-python-tagged: venv
+test-lane-2: venv
 	bash -o pipefail -c '$(VENV_PY) -m pytest tests -q --durations=25 2>&1 \
 	  | sed -u "s/^/[pytest] /"'
+	bash -o pipefail -c '$(SBT) $(call sbt_line,3.5_2.12) "testOnly $(COMPAT_SCALA)" </dev/null \
+	  2>&1 | sed -u "s/^/[spark-3.5] /"'
 
 # Every other Spark line: its jar, then its agreement suites against its own oracle (delta-spark
 # of that line; Spark 4.3 has none, so there every suite that compiles without delta-spark
