@@ -96,8 +96,9 @@ test-scala: venv
 	$(SBT) -Dtxlog.testForks=$(TEST_FORKS) test </dev/null
 
 # The 25 slowest tests are listed at the end, to keep the suite's time in view.
+PYTEST_RUN = $(VENV_PY) -m pytest tests -q --durations=25
 test-python: venv
-	$(VENV_PY) -m pytest tests -q --durations=25
+	$(PYTEST_RUN)
 
 # `make test`: two lanes side by side, the Scala suites in one, the Python suite and then the
 # Spark 3.5 run of test-compat in the other (their lines prefixed with [pytest] and
@@ -108,10 +109,8 @@ test: jar venv
 	$(MAKE) --no-print-directory -j2 test-scala test-lane-2
 
 test-lane-2: venv
-	bash -o pipefail -c '$(VENV_PY) -m pytest tests -q --durations=25 2>&1 \
-	  | sed -u "s/^/[pytest] /"'
-	bash -o pipefail -c '$(SBT) $(call sbt_line,3.5_2.12) "testOnly $(COMPAT_SCALA)" </dev/null \
-	  2>&1 | sed -u "s/^/[spark-3.5] /"'
+	bash -o pipefail -c '$(PYTEST_RUN) 2>&1 | sed -u "s/^/[pytest] /"'
+	bash -o pipefail -c '$(COMPAT_RUN) 2>&1 | sed -u "s/^/[spark-3.5] /"'
 
 # Every other Spark line: its jar, then its agreement suites against its own oracle (delta-spark
 # of that line; Spark 4.3 has none, so there every suite that compiles without delta-spark
@@ -132,8 +131,9 @@ MATRIX_LINES := $(filter-out $(DEFAULT_LINE),$(LINES))
 # with delta-spark 3.3.
 COMPAT_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTravelAgreementSuite
 
+COMPAT_RUN = $(SBT) $(call sbt_line,3.5_2.12) "testOnly $(COMPAT_SCALA)" </dev/null
 test-compat:
-	$(SBT) $(call sbt_line,3.5_2.12) "testOnly $(COMPAT_SCALA)" </dev/null
+	$(COMPAT_RUN)
 
 test-matrix: $(addprefix test-line-,$(MATRIX_LINES))
 
