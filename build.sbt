@@ -62,6 +62,10 @@ lazy val root = (project in file("."))
     Test / baseDirectory := (ThisBuild / baseDirectory).value,
     Test / javaOptions ++= Seq("-Xmx4g", "-XX:+UseG1GC") ++ JvmFlags.sparkOpens,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"),
+    // Test-scope tools (`make oracle-record`: txlog.oracle.RecordOracles) run forked like tests.
+    Test / run / fork := true,
+    Test / run / baseDirectory := (ThisBuild / baseDirectory).value,
+    Test / run / javaOptions ++= Seq("-Xmx4g", "-XX:+UseG1GC") ++ JvmFlags.sparkOpens,
     // Suites in TestGroups.forks JVMs (-Dtxlog.testForks, default 1) running side by side.
     Test / testGrouping := {
       val tests = (Test / definedTests).value

@@ -4,9 +4,10 @@ import scala.util.{Failure, Success, Try}
 
 /** Every fixture table must yield the same snapshot through txlog as through delta-spark (version,
   * protocol, metadata, live files, tombstones), or both must refuse it for the same reason
-  * ([[Refusal]]).
+  * ([[Refusal]]). delta-spark's answers are the recorded ones ([[txlog.oracle.Recording]]), a
+  * sample of them re-run live.
   */
-class FixtureAgreementSuite extends SparkSuite {
+class FixtureAgreementSuite extends SparkSuite with txlog.oracle.LiveSample {
   private var agree, bothRefuse = 0
 
   /** Small checkpoints are read on the driver (DriverCheckpoint); here, a failure to read an intact
@@ -22,7 +23,7 @@ class FixtureAgreementSuite extends SparkSuite {
   Fixtures.tables.foreach { name =>
     test(s"latest snapshot agrees with delta-spark: $name") {
       val ours = Try(Oracle.txlog(spark, Fixtures.path(name), None))
-      (ours, Oracle.fixtureReference(spark, name)) match {
+      (ours, Oracle.fixtureReference(name)) match {
         case (Success(ours), Success(ref)) =>
           assert(ours.version === ref.version)
           assert(ours.protocol === ref.protocol)
@@ -50,6 +51,8 @@ class FixtureAgreementSuite extends SparkSuite {
     }
   }
 
+  if (Fixtures.available) sampleLive(Fixtures.tables.map(_ -> None), 3)
+
   override def afterAll(): Unit = {
     try {
       if (Fixtures.available) {
@@ -63,8 +66,7 @@ class FixtureAgreementSuite extends SparkSuite {
 }
 
 /** The same agreement with every commit read and reconciled by tasks (a window function and an
-  * anti-join), as for tails too large for the driver. The setting is txlog's only: delta-spark's
-  * snapshots are those FixtureAgreementSuite read, when it ran in the same JVM.
+  * anti-join), as for tails too large for the driver. The setting is txlog's only.
   */
 class DistributedReplayAgreementSuite extends FixtureAgreementSuite {
   override def extraConf: Map[String, String] =

@@ -55,24 +55,19 @@ object Oracle {
     versions.map(v => log.map(l => refView(spark, l, RefVersions.snapshotAt(l, v))))
   }
 
-  private val fixtureViews =
-    scala.collection.mutable.Map.empty[(String, Option[Long]), Try[SnapshotView]]
-
-  /** delta-spark's snapshot of the shared fixture `name` (or its error), read once per JVM: the
-    * fixtures are read-only (tests change copies), and delta-spark's reading of them does not
-    * depend on the txlog settings suites vary. For suites without delta-spark settings of their
-    * own.
+  /** delta-spark's snapshot of the shared fixture `name` (or its refusal) as recorded by `make
+    * oracle-record` ([[txlog.oracle.Recording]]): the fixtures are read-only (tests change
+    * copies), and delta-spark's reading of them does not depend on the txlog settings suites vary.
     */
-  def fixtureReference(
+  def fixtureReference(name: String, version: Option[Long] = None): Try[SnapshotView] =
+    _root_.txlog.oracle.Recording.current.answer(name, version)
+
+  /** delta-spark's snapshot of the shared fixture `name` (or its error), read now. */
+  def liveFixtureReference(
       spark: SparkSession,
       name: String,
       version: Option[Long] = None
-  ): Try[SnapshotView] = fixtureViews.synchronized {
-    fixtureViews.getOrElseUpdate(
-      (name, version),
-      Try(reference(spark, Fixtures.path(name), version))
-    )
-  }
+  ): Try[SnapshotView] = Try(reference(spark, Fixtures.path(name), version))
 
   private def refView(spark: SparkSession, log: RefLog, s: RefSnapshot): SnapshotView = {
     val p = s.protocol

@@ -74,7 +74,12 @@ object Refusal {
   private def chain(t: Throwable): Seq[Throwable] =
     Iterator.iterate(t)(_.getCause).takeWhile(_ != null).take(20).toSeq
 
-  def ofDeltaSpark(t: Throwable): Category = {
+  def ofDeltaSpark(t: Throwable): Category = t match {
+    case r: txlog.oracle.RecordedRefusal => r.category
+    case _                               => ofDeltaSparkError(t)
+  }
+
+  private def ofDeltaSparkError(t: Throwable): Category = {
     val classes = chain(t).collect {
       case s: SparkThrowable if SparkErrors.condition(s) != null => SparkErrors.condition(s)
     }

@@ -2,45 +2,44 @@ package txlog
 
 import java.sql.Timestamp
 
-import scala.util.{Failure, Success}
+import scala.util.{Failure, Success, Try}
 
 /** Time travel resolves as delta-spark resolves it on the multi-version fixtures: every version
-  * gives the same snapshot, and timestamps before, at, between and after commits pick the same
-  * version (or both refuse).
+  * gives the same snapshot (delta-spark's as recorded, [[txlog.oracle.Recording]], a sample re-run
+  * live), and timestamps before, at, between and after commits pick the same version (or both
+  * refuse), asked of delta-spark now: they depend on the commit files' modification times, which
+  * differ in every copy of the fixtures.
   */
-class TimeTravelAgreementSuite extends SparkSuite {
-  private val multiVersion = Fixtures.tables.filter(t =>
-    Seq(
-      "time-travel-",
-      "snapshot-",
-      "spark/history",
-      "golden/checkpoint",
-      "basic-with-inserts-deletes-checkpoint",
-      "multi-part-checkpoint",
-      "v2-checkpoint",
-      "kernel-pagination",
-      "only-checkpoint-files",
-      "corrupted-last-checkpoint"
-    )
-      .exists(t.contains)
-  )
+class TimeTravelAgreementSuite extends SparkSuite with txlog.oracle.LiveSample {
+  private val multiVersion = txlog.oracle.RecordOracles.timeTravelTables(Fixtures.tables)
 
   if (!Fixtures.available) test("time travel agreement")(cancel(Fixtures.skipMessage))
 
   multiVersion.foreach { name =>
     test(s"every version agrees with delta-spark: $name") {
-      val latest = DeltaLog.forTable(spark, Fixtures.path(name)).snapshot().version
-      val listing = txlog.log.LogListing.list(DeltaLog.forTable(spark, Fixtures.path(name)).table)
-      Oracle.bothAt(spark, Fixtures.path(name), listing.earliestVersion.get to latest).foreach {
-        case (v, Success(ours), Success(ref)) => assert(ours === ref, s"version $v")
-        case (v, Failure(ours), Failure(ref)) => Refusal.assertSame(ours, ref, s"version $v")
-        case (v, ours, ref)                   => fail(s"version $v: txlog $ours, delta-spark $ref")
+      val log = DeltaLog.forTable(spark, Fixtures.path(name))
+      val latest = log.snapshot().version
+      val listing = txlog.log.LogListing.list(log.table)
+      (listing.earliestVersion.get to latest).foreach { v =>
+        val ours = Try(Oracle.txlog(spark, Fixtures.path(name), Some(v)))
+        (ours, Oracle.fixtureReference(name, Some(v))) match {
+          case (Success(ours), Success(ref)) => assert(ours === ref, s"version $v")
+          case (Failure(ours), Failure(ref)) => Refusal.assertSame(ours, ref, s"version $v")
+          case (ours, ref) => fail(s"version $v: txlog $ours, delta-spark $ref")
+        }
       }
     }
 
     test(s"timestamps resolve as in delta-spark: $name") {
       assertTimestampsAgree(Fixtures.path(name))
     }
+  }
+
+  if (Fixtures.available) {
+    sampleLive(
+      multiVersion.flatMap(t => txlog.oracle.Recording.current.versionsOf(t).map(v => t -> Some(v))),
+      6
+    )
   }
 
   test("out-of-order commit file times are made monotonic as delta-spark does") {
