@@ -13,20 +13,12 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 import pytest
-from chispa import assert_df_equality
-from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql.types import LongType, StringType, StructField, StructType, TimestampType
+from pyspark.sql import SparkSession
+from pyspark.sql.types import TimestampType
 
+from oracle_recording import DeltaRsAnswer
 from txlog import DeltaLog, Snapshot
 from txlog.errors import TxlogError
-
-FILES_SCHEMA = StructType([
-    StructField("path", StringType(), False),
-    StructField("size", LongType(), False),
-    # Canonical partition values as sorted JSON text (chispa cannot sort map columns).
-    StructField("partition_values", StringType(), False),
-])
-
 
 def normalize_path(raw: str, table_root: Path) -> str:
     """A file path as the log's URI-encoded path decoded, relative to the table when inside."""
@@ -68,11 +60,16 @@ def canonical(value: Any, spark_local_timestamp: bool = False) -> str | None:
     return str(value)
 
 
+def features(f: Any) -> frozenset[str] | None:
+    return None if f is None else frozenset(f)
+
+
 def pv_text(values: dict[str, str | None]) -> str:
     return json.dumps(values, sort_keys=True)
 
 
-def txlog_files(spark: SparkSession, snap: Snapshot, root: Path) -> DataFrame:
+def txlog_file_rows(snap: Snapshot, root: Path) -> list[tuple[str, int, str]]:
+    """txlog's live files as (normalized path, size, partition values as JSON text)."""
     df = snap.all_files()
     pv_type = df.schema["partitionValues_parsed"].dataType
     ltz = {f.name for f in pv_type.fields if isinstance(f.dataType, TimestampType)}
@@ -81,10 +78,11 @@ def txlog_files(spark: SparkSession, snap: Snapshot, root: Path) -> DataFrame:
         pv = r.partitionValues_parsed.asDict() if r.partitionValues_parsed is not None else {}
         rows.append((normalize_path(r.path, root), int(r.size),
                      pv_text({k: canonical(v, k in ltz) for k, v in pv.items()})))
-    return spark.createDataFrame(rows, FILES_SCHEMA)
+    return rows
 
 
-def delta_rs_files(spark: SparkSession, dt: Any, root: Path) -> DataFrame:
+def delta_rs_file_rows(dt: Any, root: Path) -> list[tuple[str, int, str]]:
+    """delta-rs's live files of ``dt``, as :func:`txlog_file_rows` gives txlog's."""
     import pyarrow as pa
 
     table = pa.table(dt.get_add_actions(flatten=True))
@@ -94,11 +92,7 @@ def delta_rs_files(spark: SparkSession, dt: Any, root: Path) -> DataFrame:
     for r in table.select(["path", "size_bytes", *pcols]).to_pylist():
         rows.append((normalize_path(r["path"], root), int(r["size_bytes"]),
                      pv_text({c[len(prefix):]: canonical(r[c]) for c in pcols})))
-    return spark.createDataFrame(rows, FILES_SCHEMA)
-
-
-def features(f: Any) -> frozenset[str] | None:
-    return None if f is None else frozenset(f)
+    return rows
 
 
 #: Reader features that put variant columns in a schema.
@@ -106,42 +100,75 @@ VARIANT_FEATURES = frozenset({"variantType", "variantType-preview", "variantShre
 
 
 def refused_on_this_spark(dt: Any) -> bool:
-    """Whether txlog must refuse the delta-rs table ``dt`` on the running Spark: Spark 3.5 has no
-    variant type, so there a table with variant columns cannot be represented."""
+    """Whether txlog must refuse the delta-rs table ``dt`` (a DeltaTable, or a DeltaRsAnswer) on
+    the running Spark: Spark 3.5 has no variant type, so there a table with variant columns cannot
+    be represented."""
     import pyspark
 
+    if isinstance(dt, DeltaRsAnswer):
+        reader = dt.reader_features
+    else:
+        reader = dt.protocol().reader_features
     return int(pyspark.__version__.split(".")[0]) < 4 and bool(
-        VARIANT_FEATURES & set(dt.protocol().reader_features or []))
+        VARIANT_FEATURES & set(reader or []))
+
+
+# Why delta-rs refused a table, by error type, or by message where delta-rs raises a plain
+# DeltaError (as literals; txlog's categories are in test_delta_rs_agreement).
+DELTA_RS_MESSAGES = [
+    ("Expected contiguous commit files", "missing-log"),
+    ("No table metadata found", "corrupt"),
+    ("No protocol found", "corrupt"),
+    ("unmasked nulls", "corrupt"),
+    ("Invalid protocol action", "unsupported"),
+    ("Unsupported", "unsupported"),
+    ("catalog-managed", "unsupported"),
+]
+
+
+def delta_rs_category(e: BaseException) -> str:
+    from deltalake.exceptions import TableNotFoundError
+
+    if isinstance(e, TableNotFoundError):
+        return "not-a-table"
+    text = str(e)
+    for needle, category in DELTA_RS_MESSAGES:
+        if needle in text:
+            return category
+    return f"unmapped: {type(e).__name__}: {text.splitlines()[0][:160] if text else ''}"
 
 
 def compare_version(spark: SparkSession, log: DeltaLog, root: Path, dt: Any,
                     version: int | None) -> None:
+    """txlog's snapshot at ``version`` (the latest when None) against delta-rs's answer ``dt``:
+    a loaded ``deltalake.DeltaTable`` or a recorded :class:`DeltaRsAnswer`."""
+    rs = dt if isinstance(dt, DeltaRsAnswer) else DeltaRsAnswer.of(dt, root)
     where = "latest" if version is None else f"version {version}"
     try:
         snap = log.snapshot(version=version)
     except TxlogError as e:
-        if refused_on_this_spark(dt):
+        if refused_on_this_spark(rs):
             assert e.error_class == "UNSUPPORTED_READER_FEATURES", e
             return
         pytest.fail(f"txlog refuses {where} that delta-rs loads: {type(e).__name__}: {e}")
-    assert not refused_on_this_spark(dt), f"{where}: read a table this Spark cannot represent"
-    assert snap.version == dt.version(), where
+    assert not refused_on_this_spark(rs), f"{where}: read a table this Spark cannot represent"
+    assert snap.version == rs.version, where
 
-    p, rp = snap.protocol, dt.protocol()
+    p = snap.protocol
     assert (p.min_reader_version, p.min_writer_version) == (
-        rp.min_reader_version, rp.min_writer_version), where
-    if p.reader_features or rp.reader_features:
-        assert p.reader_features == features(rp.reader_features), where
-    if p.writer_features or rp.writer_features:
-        assert p.writer_features == features(rp.writer_features), where
+        rs.min_reader_version, rs.min_writer_version), where
+    if p.reader_features or rs.reader_features:
+        assert p.reader_features == features(rs.reader_features), where
+    if p.writer_features or rs.writer_features:
+        assert p.writer_features == features(rs.writer_features), where
 
-    md, rmd = snap.metadata, dt.metadata()
-    assert md.id == rmd.id, where
-    assert list(md.partition_columns) == list(rmd.partition_columns), where
+    md = snap.metadata
+    assert md.id == rs.metadata_id, where
+    assert tuple(md.partition_columns) == rs.partition_columns, where
 
-    expected = delta_rs_files(spark, dt, root)
-    actual = txlog_files(spark, snap, root)
-    assert_df_equality(actual, expected, ignore_row_order=True)
+    # As multisets: the same files, each as often (a duplicate is a disagreement).
+    expected = sorted(rs.files)
+    assert sorted(txlog_file_rows(snap, root)) == expected, where
     if version is None:
-        sizes = [r.size for r in expected.collect()]
+        sizes = [size for _, size, _ in expected]
         assert (snap.num_files, snap.size_in_bytes) == (len(sizes), sum(sizes)), where

@@ -2,6 +2,10 @@
 version, protocol, metadata id and partition columns, and the live files (path, size, typed
 partition values), at the latest version and at a few older ones.
 
+delta-rs's answers are the recorded ones (``tests/oracle_recording.py``, made by ``make
+oracle-record``); a sample of tables is asked of delta-rs again each run, and must answer as
+recorded.
+
 Where delta-rs refuses a table, txlog must refuse it too for the same reason (the same
 category: not a table, missing log files, corrupt, unsupported protocol), or, where txlog reads
 it (a delta-rs limitation, e.g. a null schemaString it cannot parse), the test is skipped with
@@ -11,13 +15,16 @@ be refused by both, for the same reason.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 from pyspark.sql import SparkSession
 
+import oracle_recording
 from delta_rs_oracle import compare_version
+from oracle_recording import DeltaRsAnswer, RecordingError, older_versions
 from txlog import DeltaLog
 from txlog.errors import TxlogError
 from txlog_testing import FIXTURES_MISSING, FIXTURES_ROOT, fixture_tables
@@ -32,14 +39,11 @@ MEANT_TO_FAIL = {
     "golden/deltalog-state-reconstruction-from-checkpoint-missing-protocol",
 }
 
-# Older versions compared besides the latest, at most this many per table.
-MAX_OLDER_VERSIONS = 2
-
 # Known txlog bugs, reported to the lead: table -> reason. Marked xfail(strict=True).
 KNOWN_TXLOG_BUGS: dict[str, str] = {}
 
-# Why a reader refused a table. txlog's error classes and delta-rs's errors (by type, or by
-# message where delta-rs raises a plain DeltaError) are each mapped here, as literals.
+# Why txlog refused a table, in delta-rs's categories (delta_rs_oracle.delta_rs_category), as
+# literals.
 TXLOG_CATEGORIES = {
     "DELTA_TABLE_NOT_FOUND": "not-a-table",
     "LOG_VERSION_GAP": "missing-log", "MISSING_LOG_FILES": "missing-log",
@@ -49,27 +53,6 @@ TXLOG_CATEGORIES = {
     "INVALID_PROTOCOL": "unsupported", "UNSUPPORTED_READER_VERSION": "unsupported",
     "UNSUPPORTED_READER_FEATURES": "unsupported",
 }
-DELTA_RS_MESSAGES = [
-    ("Expected contiguous commit files", "missing-log"),
-    ("No table metadata found", "corrupt"),
-    ("No protocol found", "corrupt"),
-    ("unmasked nulls", "corrupt"),
-    ("Invalid protocol action", "unsupported"),
-    ("Unsupported", "unsupported"),
-    ("catalog-managed", "unsupported"),
-]
-
-
-def delta_rs_category(e: BaseException) -> str:
-    from deltalake.exceptions import TableNotFoundError
-
-    if isinstance(e, TableNotFoundError):
-        return "not-a-table"
-    text = str(e)
-    for needle, category in DELTA_RS_MESSAGES:
-        if needle in text:
-            return category
-    return f"unmapped: {type(e).__name__}: {text.splitlines()[0][:160] if text else ''}"
 
 
 def txlog_category(e: TxlogError) -> str:
@@ -89,13 +72,6 @@ def table_params() -> list[Any]:
     return params
 
 
-def older_versions(latest: int) -> list[int]:
-    """Version 0 and one in the middle (before a checkpoint, if any, in most fixtures)."""
-    if latest == 0:
-        return []
-    return sorted({0, latest // 2})[:MAX_OLDER_VERSIONS]
-
-
 @pytest.fixture(scope="module", autouse=True)
 def utc_session(spark: SparkSession) -> Iterator[None]:
     """Timestamp partition values written as `yyyy-MM-dd HH:mm:ss` carry no zone: txlog (like
@@ -107,11 +83,20 @@ def utc_session(spark: SparkSession) -> Iterator[None]:
     spark.conf.set("spark.sql.session.timeZone", before)
 
 
-def check_refusal(spark: SparkSession, table: str, root: Path, refusal: Exception) -> None:
-    """delta-rs refuses the table: txlog must refuse it for the same reason, or read it (a
-    delta-rs limitation: skipped) unless the table is meant to fail."""
-    theirs = delta_rs_category(refusal)
-    reason = str(refusal).splitlines()[0][:160] if str(refusal) else type(refusal).__name__
+@pytest.fixture(scope="module")
+def recording() -> dict[str, Any]:
+    """The recorded delta-rs answers, checked against the fixtures present."""
+    if not FIXTURES_ROOT.is_dir():
+        pytest.skip(FIXTURES_MISSING)
+    try:
+        return oracle_recording.load()
+    except RecordingError as e:
+        pytest.fail(str(e), pytrace=False)
+
+
+def check_refusal(spark: SparkSession, table: str, root: Path, theirs: str, reason: str) -> None:
+    """delta-rs refuses the table (category ``theirs``): txlog must refuse it for the same
+    reason, or read it (a delta-rs limitation: skipped) unless the table is meant to fail."""
     try:
         snap = DeltaLog.for_table(spark, root).snapshot()
     except TxlogError as e:
@@ -125,25 +110,38 @@ def check_refusal(spark: SparkSession, table: str, root: Path, refusal: Exceptio
 
 
 @pytest.mark.parametrize("table", table_params())
-def test_agrees_with_delta_rs(spark: SparkSession, table: str) -> None:
-    from deltalake import DeltaTable
-
+def test_agrees_with_delta_rs(spark: SparkSession, recording: dict[str, Any], table: str) -> None:
     root = FIXTURES_ROOT / table
-    try:
-        dt = DeltaTable(str(root))
-        dt.get_add_actions(flatten=True)
-    except Exception as e:  # noqa: BLE001 - any refusal by delta-rs is compared by category
-        check_refusal(spark, table, root, e)
+    entry = recording["answers"].get(table)
+    assert entry is not None, f"{table}: no recorded delta-rs answer: {oracle_recording.HINT}"
+    if "refusal" in entry:
+        refusal = entry["refusal"]
+        check_refusal(spark, table, root, refusal["category"], refusal["reason"])
         return
     assert table not in MEANT_TO_FAIL, "delta-rs reads a table meant to fail"
 
+    answers = entry["versions"]
     log = DeltaLog.for_table(spark, root)
-    compare_version(spark, log, root, dt, None)
+    latest = DeltaRsAnswer.from_json(answers["latest"], FIXTURES_ROOT)
+    compare_version(spark, log, root, latest, None)
 
-    for v in older_versions(dt.version()):
-        try:
-            old = DeltaTable(str(root), version=v)
-            old.get_add_actions(flatten=True)
-        except Exception:  # noqa: BLE001 - e.g. the log was cleaned up before v
+    for v in older_versions(latest.version):
+        assert str(v) in answers, f"{table}: v{v} not recorded: {oracle_recording.HINT}"
+        if answers[str(v)] is None:  # delta-rs cannot load it, e.g. the log was cleaned up
             continue
-        compare_version(spark, log, root, old, v)
+        compare_version(spark, log, root, DeltaRsAnswer.from_json(answers[str(v)], FIXTURES_ROOT),
+                        v)
+
+
+def test_recording_agrees_with_delta_rs_now(recording: dict[str, Any]) -> None:
+    """A sample of the recorded answers, asked of delta-rs again (seed: TXLOG_ORACLE_SEED, or
+    the day's number)."""
+    drawn = oracle_recording.sample(list(recording["answers"]), 4)
+    for table in drawn:
+        now = json.loads(json.dumps(oracle_recording.ask_delta_rs(table)))
+        recorded = recording["answers"][table]
+        if "refusal" in now and "refusal" in recorded:  # the same reason; texts may differ
+            now, recorded = now["refusal"]["category"], recorded["refusal"]["category"]
+        assert now == recorded, (
+            f"{table}: delta-rs answers otherwise than recorded (seed "
+            f"{oracle_recording.sample_seed()}): {oracle_recording.HINT}")
