@@ -6,37 +6,23 @@ import org.apache.spark.sql.SparkSession
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
-/** One local[2] SparkSession per suite, with delta-spark loaded as the test oracle. */
+/** A suite with a SparkSession of the JVM's one shared context ([[TestSpark]]), with delta-spark
+  * loaded as the test oracle.
+  */
 trait SparkSuite extends AnyFunSuite with BeforeAndAfterAll {
   @transient private var session: SparkSession = _
 
-  /** Extra session settings a suite needs. */
+  /** Extra session settings a suite needs (SQL settings, or `spark.hadoop.*`). */
   def extraConf: Map[String, String] = Map.empty
 
   def spark: SparkSession = {
-    if (session == null) {
-      session = SparkSession
-        .builder()
-        .config(extraConf)
-        .master("local[2]")
-        .appName(getClass.getSimpleName)
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config(
-          "spark.sql.catalog.spark_catalog",
-          "org.apache.spark.sql.delta.catalog.DeltaCatalog"
-        )
-        .config("spark.databricks.delta.snapshotPartitions", "2")
-        .getOrCreate()
-      session.sparkContext.setLogLevel("ERROR")
-    }
+    if (session == null) session = TestSpark.open(extraConf)
     session
   }
 
   override def afterAll(): Unit = {
     try super.afterAll()
-    finally if (session != null) { session.stop(); session = null }
+    finally if (session != null) { TestSpark.close(session); session = null }
   }
 
   /** A new empty temporary directory, removed when the JVM exits. */

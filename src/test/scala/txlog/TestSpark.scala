@@ -1,0 +1,67 @@
+package txlog
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.SparkSession
+
+/** The one SparkContext of a test JVM, and a session of it per suite.
+  *
+  * Suites share the context (starting one costs seconds, and a forked JVM runs dozens of suites);
+  * each suite gets a new session of it ([[SparkSession.newSession]]: SQL settings of its own) with
+  * its extra settings applied, made the active and default session while it runs. Settings named
+  * `spark.hadoop.<key>` go to the context's Hadoop configuration as `<key>` and are taken back
+  * when the suite ends. The settings suit tiny inputs: `local[2]`, 4 shuffle partitions, no UI.
+  */
+object TestSpark {
+
+  /** The settings of the shared context (delta-spark is loaded as the test oracle). */
+  val conf: Map[String, String] = Map(
+    "spark.master" -> "local[2]",
+    "spark.app.name" -> "txlog-tests",
+    "spark.sql.shuffle.partitions" -> "4",
+    "spark.ui.enabled" -> "false",
+    "spark.ui.showConsoleProgress" -> "false",
+    "spark.eventLog.enabled" -> "false",
+    "spark.sql.extensions" -> "io.delta.sql.DeltaSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog" -> "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+    "spark.databricks.delta.snapshotPartitions" -> "2"
+  )
+
+  private lazy val root: SparkSession = {
+    val s = SparkSession.builder().config(conf).getOrCreate()
+    s.sparkContext.setLogLevel("ERROR")
+    s
+  }
+
+  private val hadoopPrefix = "spark.hadoop."
+  private val restore = mutable.Map.empty[SparkSession, Map[String, Option[String]]]
+
+  /** A new session of the shared context with `extra` applied, active and default from now on. */
+  def open(extra: Map[String, String]): SparkSession = synchronized {
+    val s = root.newSession()
+    val (hadoop, sql) = extra.partition(_._1.startsWith(hadoopPrefix))
+    sql.foreach { case (k, v) => s.conf.set(k, v) }
+    val hc = s.sparkContext.hadoopConfiguration
+    restore(s) = hadoop.map { case (k, v) =>
+      val key = k.stripPrefix(hadoopPrefix)
+      val before = Option(hc.get(key))
+      hc.set(key, v)
+      key -> before
+    }
+    SparkSession.setActiveSession(s)
+    SparkSession.setDefaultSession(s)
+    s
+  }
+
+  /** Ends a suite's session: its Hadoop settings taken back, cached data released. */
+  def close(s: SparkSession): Unit = synchronized {
+    val hc = s.sparkContext.hadoopConfiguration
+    restore.remove(s).getOrElse(Map.empty).foreach {
+      case (k, Some(v)) => hc.set(k, v)
+      case (k, None)    => hc.unset(k)
+    }
+    s.catalog.clearCache()
+    SparkSession.clearActiveSession()
+    SparkSession.setDefaultSession(root)
+  }
+}
