@@ -3,28 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from deltalake import DeltaTable
 
-from txlog_testing import REPO_ROOT
-
-
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO_ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "txlog", "--master", "local[2]", *args],
-                          capture_output=True, text=True, env=env, timeout=600)
+from txlog_testing import run_cli
 
 
 def test_describe_json(txlog_jar: str, fixtures: Path, tmp_path: Path) -> None:
     table = tmp_path / "t"
     shutil.copytree(fixtures / "golden" / "data-reader-partition-values", table)
-    done = _run("describe", "--json", "--table", str(table))
+    done = run_cli("describe", "--json", "--table", str(table))
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)  # stdout holds the one document, nothing else
     assert (doc["table"], doc["command"], doc["dry_run"]) == (str(table), "describe", False)
@@ -37,7 +27,7 @@ def test_describe_json(txlog_jar: str, fixtures: Path, tmp_path: Path) -> None:
 
 
 def test_usage_error_exit_code(txlog_jar: str) -> None:
-    done = _run("repair", "--execute", "--dry-run", "--table", "/nowhere")
+    done = run_cli("repair", "--execute", "--dry-run", "--table", "/nowhere")
     assert done.returncode == 2
     assert "give --dry-run or --execute, not both" in done.stderr
     assert done.stdout == ""

@@ -13,9 +13,9 @@ import pytest
 from deltalake import DeltaTable
 from pyspark.sql import SparkSession
 
-from test_cli import _run
 from test_restore import copy_of, files
 from txlog import DeltaLog, RepairResult
+from txlog_testing import run_cli_in_session
 
 
 def lose_a_file(table: Path) -> str:
@@ -54,12 +54,14 @@ def test_repair_argument_check(spark: SparkSession, fixtures: Path, tmp_path: Pa
         log.repair(dry_run="no")  # type: ignore[arg-type]
 
 
-def test_repair_command_line(txlog_jar: str, fixtures: Path, tmp_path: Path) -> None:
+def test_repair_command_line(spark: SparkSession, fixtures: Path, tmp_path: Path) -> None:
+    """`repair` on the command line (in the session's JVM: tests/test_cli.py runs it as a
+    process)."""
     table = copy_of(fixtures, tmp_path, "t")
     lost = lose_a_file(table)
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return _run("repair", "--table", str(table), "--json", *args)
+        return run_cli_in_session(spark, "repair", "--table", str(table), "--json", *args)
 
     dry = run()
     assert dry.returncode == 1, dry.stderr

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -17,7 +15,7 @@ from pyspark.sql import SparkSession
 
 from txlog import DeltaLog, RestoreResult
 from txlog.errors import RestoreMissingFilesError, VersionNotFoundError
-from txlog_testing import REPO_ROOT
+from txlog_testing import run_cli_in_session
 
 TABLE = "golden/basic-with-inserts-deletes-checkpoint"
 
@@ -104,23 +102,18 @@ def test_errors_and_arguments(spark: SparkSession, fixtures: Path, tmp_path: Pat
     assert forced.version is not None and forced.num_restored_files >= 1
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO_ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "txlog", "--master", "local[2]", *args],
-                          capture_output=True, text=True, env=env, timeout=600)
-
-
-def test_cli_json(txlog_jar: str, fixtures: Path, tmp_path: Path) -> None:
+def test_cli_json(spark: SparkSession, fixtures: Path, tmp_path: Path) -> None:
+    """`restore` on the command line (in the session's JVM: tests/test_cli.py runs it as a
+    process)."""
     ours, ref = copy_of(fixtures, tmp_path, "cli"), copy_of(fixtures, tmp_path, "cli-ref")
     latest = DeltaTable(str(ours)).version()
-    dry = _run("restore", "--json", "--table", str(ours), "--version", "1", "--dry-run")
+    dry = run_cli_in_session(spark, "restore", "--json", "--table", str(ours), "--version", "1", "--dry-run")
     assert dry.returncode == 0, dry.stderr
     doc = json.loads(dry.stdout)
     assert (doc["command"], doc["dry_run"], doc["version"]) == ("restore", True, None)
     assert DeltaTable(str(ours)).version() == latest
 
-    done = _run("restore", "--json", "--table", str(ours), "--version", "1")
+    done = run_cli_in_session(spark, "restore", "--json", "--table", str(ours), "--version", "1")
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     restored, removed = rs_restore(ref, 1)
@@ -129,6 +122,6 @@ def test_cli_json(txlog_jar: str, fixtures: Path, tmp_path: Path) -> None:
     assert rows(ours) == rows(ref)
     assert f"[txlog] {ours}: commit" in done.stderr
 
-    usage = _run("restore", "--json", "--table", str(ours))
+    usage = run_cli_in_session(spark, "restore", "--json", "--table", str(ours))
     assert usage.returncode == 2
     assert json.loads(usage.stdout)["error"]["errorClass"] == "INVALID_ARGUMENT"

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,7 +17,7 @@ from txlog import DeltaLog, VacuumResult
 from txlog.errors import (
     InvalidArgumentError, RetentionTooShortError, VacuumLiteNotPossibleError,
 )
-from txlog_testing import REPO_ROOT
+from txlog_testing import run_cli_in_session
 
 TABLE = "golden/basic-with-inserts-deletes-checkpoint"
 
@@ -108,17 +106,12 @@ def test_errors_and_arguments(spark: SparkSession, fixtures: Path, tmp_path: Pat
     assert lite.value.error_class == "VACUUM_LITE_NOT_POSSIBLE"
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO_ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "txlog", "--master", "local[2]", *args],
-                          capture_output=True, text=True, env=env, timeout=600)
-
-
-def test_cli_json(txlog_jar: str, fixtures: Path, tmp_path: Path) -> None:
+def test_cli_json(spark: SparkSession, fixtures: Path, tmp_path: Path) -> None:
+    """`vacuum` on the command line (in the session's JVM: tests/test_cli.py runs it as a
+    process)."""
     table = copy_of(fixtures, tmp_path)
     expected = rs_dry_run(table)
-    dry = _run("vacuum", "--json", "--table", str(table))
+    dry = run_cli_in_session(spark, "vacuum", "--json", "--table", str(table))
     assert dry.returncode == 0, dry.stderr
     doc = json.loads(dry.stdout)
     assert (doc["table"], doc["command"], doc["dry_run"]) == (str(table), "vacuum", True)
@@ -127,11 +120,11 @@ def test_cli_json(txlog_jar: str, fixtures: Path, tmp_path: Path) -> None:
     assert doc["mode"] == "full" and doc["num_deleted_files"] == 0
     assert all((table / f).exists() for f in expected)
 
-    short = _run("vacuum", "--json", "--table", str(table), "--retain-hours", "1")
+    short = run_cli_in_session(spark, "vacuum", "--json", "--table", str(table), "--retain-hours", "1")
     assert short.returncode == 2
     assert json.loads(short.stdout)["error"]["errorClass"] == "VACUUM_RETENTION_TOO_SHORT"
 
-    done = _run("vacuum", "--json", "--table", str(table), "--execute")
+    done = run_cli_in_session(spark, "vacuum", "--json", "--table", str(table), "--execute")
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     assert doc["dry_run"] is False and doc["num_deleted_files"] == len(expected)

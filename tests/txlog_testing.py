@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
+import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DIR = REPO_ROOT.parent / "shared"
@@ -43,3 +48,37 @@ def copy_table(src: Path, dst: Path) -> Path:
 
 def commit_file(table: Path, version: int) -> Path:
     return table / "_delta_log" / f"{version:020d}.json"
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m txlog --master local[2] ARGS`` as a user runs it: a process of its own, with
+    its own JVM (tests/test_cli.py checks the command line that way)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO_ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "txlog", "--master", "local[2]", *args],
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
+_cli_lock = threading.Lock()
+
+
+def run_cli_in_session(spark: Any, *args: str) -> subprocess.CompletedProcess[str]:
+    """The same command line run in the JVM of the tests' session, through the facade call that
+    ``python -m txlog`` makes, its stdout and stderr captured: the command's results, exit codes
+    and progress without starting another Python, JVM and SparkSession (run_cli does that)."""
+    from txlog._gateway import java_session, jvm_facade
+
+    jvm = spark._jvm
+    system = jvm.java.lang.System
+    out, err = jvm.java.io.ByteArrayOutputStream(), jvm.java.io.ByteArrayOutputStream()
+    with _cli_lock:
+        before = system.out, system.err
+        system.setOut(jvm.java.io.PrintStream(out, True, "UTF-8"))
+        system.setErr(jvm.java.io.PrintStream(err, True, "UTF-8"))
+        try:
+            code = int(jvm_facade(spark).cli(java_session(spark), json.dumps(list(args))))
+        finally:
+            system.setOut(before[0])
+            system.setErr(before[1])
+    return subprocess.CompletedProcess(list(args), code, out.toString("UTF-8"),
+                                       err.toString("UTF-8"))

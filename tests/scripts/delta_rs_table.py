@@ -5,6 +5,9 @@
     delta_rs_table.py read DIR    prints what delta-rs reads of the latest version as one JSON
                                   object: version, and files as [path, size, partitionValues]
                                   with paths as absolute URIs
+
+Several commands run in one process, in order (`write DIR read DIR`), so that a caller starts
+Python and loads delta-rs once for them.
 """
 
 from __future__ import annotations
@@ -38,4 +41,8 @@ def read(path: str) -> None:
 
 
 if __name__ == "__main__":
-    {"write": write, "read": read}[sys.argv[1]](sys.argv[2])
+    args = sys.argv[1:]
+    if not args or len(args) % 2:
+        sys.exit("usage: delta_rs_table.py (write|read) DIR [(write|read) DIR ...]")
+    for command, path in zip(args[::2], args[1::2]):
+        {"write": write, "read": read}[command](path)

@@ -20,20 +20,27 @@ class DeltaRsTablesSuite extends SparkSuite {
   private val python = Paths.get(".venv", "bin", "python")
   private val script = Paths.get("tests", "scripts", "delta_rs_table.py")
 
-  private def deltaRs(command: String, table: NPath): String = {
+  /** Runs the script's commands on `table` in one process (one start of Python and delta-rs). */
+  private def deltaRs(commands: Seq[String], table: NPath): String = {
     val out = new StringBuilder
     val err = new StringBuilder
-    val code = Seq(python.toString, script.toString, command, table.toString) ! ProcessLogger(
+    val args = commands.flatMap(c => Seq(c, table.toString))
+    val code = (Seq(python.toString, script.toString) ++ args) ! ProcessLogger(
       l => out.append(l).append('\n'),
       l => err.append(l).append('\n')
     )
-    assert(code === 0, s"delta-rs $command failed: $err")
+    assert(code === 0, s"delta-rs ${commands.mkString(" ")} failed: $err")
     out.toString
   }
 
-  /** delta-rs's latest version and its files as (qualified path, size, partition values). */
-  private def deltaRsView(table: NPath): (Long, Set[(String, Long, Map[String, String])]) = {
-    val doc = new ObjectMapper().readTree(deltaRs("read", table))
+  /** delta-rs's latest version and its files as (qualified path, size, partition values), after
+    * the script's `before` commands.
+    */
+  private def deltaRsView(
+      table: NPath,
+      before: Seq[String] = Nil
+  ): (Long, Set[(String, Long, Map[String, String])]) = {
+    val doc = new ObjectMapper().readTree(deltaRs(before :+ "read", table))
     val conf = spark.sessionState.newHadoopConf()
     val files = doc.get("files").elements().asScala.map { f =>
       val p = new Path(f.get(0).asText)
@@ -46,9 +53,8 @@ class DeltaRsTablesSuite extends SparkSuite {
   test("txlog commits on a table delta-rs wrote; delta-spark and delta-rs read it alike") {
     assume(Files.isExecutable(python), s"$python is absent (make venv creates it)")
     val dir = tempDir("delta-rs").resolve("t")
-    deltaRs("write", dir)
     val path = dir.toString
-    val (v0, rsBefore) = deltaRsView(dir)
+    val (v0, rsBefore) = deltaRsView(dir, before = Seq("write"))
     val before = Oracle.reference(spark, path, None)
     assert(before.version === v0)
     assert(before.live.map(f => (f._1, f._3, f._4)) === rsBefore, "delta-spark reads delta-rs's")
