@@ -25,7 +25,7 @@ jar_of = $(call jar_dir,$(1))/txlog-spark_$(1)-$(VERSION).jar
 JAR := $(call jar_of,$(DEFAULT_LINE))
 
 .PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat \
-  test-lane-2 \
+  test-lane-1 test-lane-2 oracle-record \
   test-cluster demo cds bench bench-smoke
 
 # Creates .venv when absent; (re)installs the pinned tools and the txlog package (editable)
@@ -95,22 +95,40 @@ TEST_FORKS ?= 2
 test-scala: venv
 	$(SBT) -Dtxlog.testForks=$(TEST_FORKS) test </dev/null
 
-# The 25 slowest tests are listed at the end, to keep the suite's time in view.
-PYTEST_RUN = $(VENV_PY) -m pytest tests -q --durations=25
+# The 20 slowest tests are listed at the end, to keep the suite's time in view.
+PYTEST_RUN = $(VENV_PY) -m pytest tests -q --durations=20
 test-python: venv
 	$(PYTEST_RUN)
 
 # `make test`: two lanes side by side, the Scala suites in one, the Python suite and then the
-# Spark 3.5 run of test-compat in the other (their lines prefixed with [pytest] and
-# [spark-3.5]). Much of every suite's time is spent waiting on small Spark jobs, so on a 2-core
-# machine they finish sooner together than one after the other. Either lane failing fails
-# `make test`, once both have ended.
+# Spark 3.5 run of test-compat in the other, each part's lines prefixed with its name ([scala],
+# [pytest], [spark-3.5]) and kept in target/test-logs/. Much of every suite's time is spent
+# waiting on small Spark jobs, so on a 2-core machine they finish sooner together than one after
+# the other. At the end, each part's time and the 20 slowest tests of each runner
+# (build/test_summary.py). Either lane failing fails `make test`, once both have ended.
+TEST_LOGS := target/test-logs
 test: jar venv
-	$(MAKE) --no-print-directory -j2 test-scala test-lane-2
+	rm -rf $(TEST_LOGS)
+	status=0; $(MAKE) --no-print-directory -j2 -k test-lane-1 test-lane-2 || status=$$?; \
+	  $(PYTHON) build/test_summary.py $(TEST_LOGS); exit $$status
+
+test-lane-1: venv
+	build/lane scala '$(SBT) -Dtxlog.testForks=$(TEST_FORKS) test </dev/null'
 
 test-lane-2: venv
-	bash -o pipefail -c '$(PYTEST_RUN) 2>&1 | sed -u "s/^/[pytest] /"'
-	bash -o pipefail -c '$(COMPAT_RUN) 2>&1 | sed -u "s/^/[spark-3.5] /"'
+	status=0; build/lane pytest '$(PYTEST_RUN)' || status=$$?; \
+	  build/lane spark-3.5 '$(COMPAT_RUN)' || status=$$?; exit $$status
+
+# delta-spark's and delta-rs's answers on the read-only fixtures, recorded into
+# src/test/resources/oracle/delta-spark-<version>.jsonl (for each delta-spark `make test` reads:
+# the default line's and Spark 3.5's) and tests/oracle/delta-rs-<version>.json, stamped with the
+# oracle's version and the fixtures' digests. Tests compare with the recording, re-run a sample
+# live, and fail naming what differs when the fixtures or the oracle are not those recorded: then
+# run this again.
+oracle-record: venv
+	$(SBT) "Test/runMain txlog.oracle.RecordOracles $(CURDIR)" </dev/null
+	$(SBT) $(call sbt_line,3.5_2.12) "Test/runMain txlog.oracle.RecordOracles $(CURDIR)" </dev/null
+	$(VENV_PY) tests/record_delta_rs.py
 
 # Every other Spark line: its jar, then its agreement suites against its own oracle (delta-spark
 # of that line; Spark 4.3 has none, so there every suite that compiles without delta-spark
@@ -119,6 +137,7 @@ test-lane-2: venv
 # runs one line.
 MATRIX_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTravelAgreementSuite \
   txlog.timetravel.CommitTimelineSuite txlog.checkpoint.CheckpointRoundTripSuite \
+  txlog.checkpoint.CheckpointRoundTripSuite2 \
   txlog.txn.TransactionSuite txlog.txn.InteropMatrixSuite txlog.txn.DeltaRsTablesSuite \
   txlog.storage.S3ObjectStoreSuite txlog.storage.S3TablesSuite
 MATRIX_PYTHON := tests/test_jar.py tests/test_api.py tests/test_transaction.py \

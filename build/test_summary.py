@@ -1,0 +1,65 @@
+"""The end of `make test`: each part's time and exit status, then the 20 slowest tests of each
+runner (ScalaTest's and pytest's), read from target/test-logs (written by build/lane).
+
+Usage: python build/test_summary.py [target/test-logs]
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+SLOWEST = 20
+# ScalaTest (-oD): "- a test name (1 minute, 2 seconds, 345 milliseconds)"
+SCALATEST = re.compile(r"^\[info\] - (.*) \(((?:\d+ \w+,? ?)+)\)$")
+UNITS = {"minute": 60.0, "minutes": 60.0, "second": 1.0, "seconds": 1.0,
+         "millisecond": 0.001, "milliseconds": 0.001}
+# pytest --durations: "12.34s call     tests/test_x.py::test_y[param]"
+PYTEST = re.compile(r"^(\d+\.\d+)s (call|setup|teardown)\s+(\S.*)$")
+SUITE = re.compile(r"^\[info\] (\w+):$")
+
+
+def seconds(text: str) -> float:
+    return sum(int(n) * UNITS[u] for n, u in re.findall(r"(\d+) (\w+)", text))
+
+
+def clock(s: float) -> str:
+    return f"{int(s) // 60}:{int(s) % 60:02d}"
+
+
+def slowest(log: Path) -> list[tuple[float, str]]:
+    found: list[tuple[float, str]] = []
+    suite = ""
+    for line in log.read_text(errors="replace").splitlines():
+        if m := SUITE.match(line):
+            suite = m.group(1)
+        elif m := SCALATEST.match(line):
+            found.append((seconds(m.group(2)), f"{suite}: {m.group(1)}"))
+        elif m := PYTEST.match(line):
+            found.append((float(m.group(1)), f"{m.group(3)} ({m.group(2)})"))
+    return sorted(found, reverse=True)[:SLOWEST]
+
+
+def main(logs: Path) -> None:
+    times = [line.split() for f in sorted(logs.glob("*.time")) for line in f.read_text().split("\n")
+             if line.strip()]
+    if not times:
+        return
+    print("\n==== make test: time per part ====")
+    for name, start, end, code in sorted(times, key=lambda t: int(t[1])):
+        status = "passed" if code == "0" else f"FAILED (exit {code})"
+        print(f"  {name:<12} {clock(int(end) - int(start)):>6}  {status}")
+    wall = max(int(t[2]) for t in times) - min(int(t[1]) for t in times)
+    print(f"  {'all parts':<12} {clock(wall):>6}  (side by side)")
+    for name, *_ in sorted(times):
+        log = logs / f"{name}.log"
+        rows = slowest(log) if log.is_file() else []
+        if rows:
+            print(f"\n==== {name}: the {len(rows)} slowest tests ====")
+            for s, what in rows:
+                print(f"  {s:8.2f}s  {what}")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "target/test-logs"))
