@@ -108,8 +108,14 @@ lazy val root = (project in file("."))
   // out elsewhere).
   .settings(line.s3.map(s3TestSettings).getOrElse(Nil))
 
-// The forked test groups of `Test / testGrouping` run at the same time (sbt runs one at a time).
-Global / concurrentRestrictions += Tags.limit(Tags.ForkedTestGroup, TestGroups.forks)
+// The forked test groups of `Test / testGrouping` run at the same time. sbt's default restrictions
+// hold `Tags.limit(Tags.ForkedTestGroup, 1)`, and every rule must hold, so adding a higher limit
+// beside it changes nothing: the defaults are replaced (the same rules, with this limit instead).
+Global / concurrentRestrictions := Seq(
+  Tags.limitAll(java.lang.Runtime.getRuntime.availableProcessors.max(TestGroups.forks)),
+  Tags.limit(Tags.ForkedTestGroup, TestGroups.forks),
+  Tags.exclusiveGroup(Tags.Clean)
+)
 
 // The benchmark runner (engine `txlog-scala` of bench/run.py): its own project, so `sbt test`
 // does not compile it. Sources in bench/scala/txlog/bench; run with `bench/runMain`.

@@ -19,8 +19,36 @@ object TestSources {
   private val Defined =
     """(?m)^\s*(?:final\s+|private\s+|case\s+)*(?:object|class|trait)\s+(\w+)""".r
 
+  /** The suites a build compiles, when `-Dtxlog.testSuites=<simple names, comma-separated>` names
+    * them (the Spark 3.5 run of `make test` compiles only its three suites): the files that define
+    * them, and every file defining a name those files use, transitively. Empty: every suite.
+    */
+  private val onlySuites: Set[String] =
+    sys.props.get("txlog.testSuites").toSeq.flatMap(_.split(',')).map(_.trim).filter(_.nonEmpty)
+      .toSet
+
+  /** The files of `sources` a build of only `suites` needs (see [[onlySuites]]). */
+  private def needed(suites: Set[String], sources: Seq[File]): Set[File] = {
+    val text = sources.map(f => f -> new String(Files.readAllBytes(f.toPath), UTF_8)).toMap
+    val defines = sources.map(f => f -> Defined.findAllMatchIn(text(f)).map(_.group(1)).toSet).toMap
+    val words = sources.map(f => f -> "\\w+".r.findAllIn(text(f)).toSet).toMap
+    var in = sources.filter(f => defines(f).exists(suites)).toSet
+    var grew = true
+    while (grew) {
+      val used = in.flatMap(words)
+      val more = sources.filterNot(in).filter(f => defines(f).exists(used))
+      grew = more.nonEmpty
+      in ++= more
+    }
+    in
+  }
+
   /** The files of `sources` that `line` leaves out. */
-  def excluded(line: SparkLine, sources: Seq[File]): Set[File] = {
+  def excluded(line: SparkLine, sources: Seq[File]): Set[File] =
+    byLine(line, sources) ++
+      (if (onlySuites.isEmpty) Set.empty[File] else sources.toSet -- needed(onlySuites, sources))
+
+  private def byLine(line: SparkLine, sources: Seq[File]): Set[File] = {
     val byName = sources.filter { f =>
       line.testExcludes.contains(f.getName) || (line.s3.isEmpty && S3(f.getName))
     }.toSet

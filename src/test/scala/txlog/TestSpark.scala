@@ -30,6 +30,8 @@ object TestSpark {
   private lazy val root: SparkSession = {
     val s = SparkSession.builder().config(conf).getOrCreate()
     s.sparkContext.setLogLevel("ERROR")
+    SparkSession.clearActiveSession()
+    SparkSession.clearDefaultSession()
     s
   }
 
@@ -61,7 +63,9 @@ object TestSpark {
       case (k, None)    => hc.unset(k)
     }
     s.catalog.clearCache()
+    // As when each suite stopped its own Spark: code that looks for a running session (storage
+    // settings, StorageConf) finds none between suites.
     SparkSession.clearActiveSession()
-    SparkSession.setDefaultSession(root)
+    SparkSession.clearDefaultSession()
   }
 }
