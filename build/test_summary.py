@@ -18,6 +18,11 @@ UNITS = {"minute": 60.0, "minutes": 60.0, "second": 1.0, "seconds": 1.0,
 # pytest --durations: "12.34s call     tests/test_x.py::test_y[param]"
 PYTEST = re.compile(r"^(\d+\.\d+)s (call|setup|teardown)\s+(\S.*)$")
 SUITE = re.compile(r"^\[info\] (\w+):$")
+# Closing counts: ScalaTest's "Tests: succeeded 9, failed 0, canceled 1, ignored 0, pending 0"
+# and pytest's "378 passed, 1 failed, 19 skipped in 602.09s".
+SCALATEST_COUNTS = re.compile(r"Tests: succeeded (\d+), failed (\d+), canceled (\d+), "
+                              r"ignored (\d+)")
+PYTEST_COUNTS = re.compile(r"^=*\s*(\d+ \w+(?:, \d+ \w+)*) in [\d.]+s")
 
 
 def seconds(text: str) -> float:
@@ -41,6 +46,25 @@ def slowest(log: Path) -> list[tuple[float, str]]:
     return sorted(found, reverse=True)[:SLOWEST]
 
 
+def counts(log: Path) -> tuple[int, int, int]:
+    """(passed, failed, skipped) as the runner's closing line in ``log`` says."""
+    passed = failed = skipped = 0
+    for line in log.read_text(errors="replace").splitlines():
+        if m := SCALATEST_COUNTS.search(line):
+            passed += int(m.group(1))
+            failed += int(m.group(2))
+            skipped += int(m.group(3)) + int(m.group(4))
+        elif m := PYTEST_COUNTS.match(line):
+            for n, what in re.findall(r"(\d+) (\w+)", m.group(1)):
+                if what == "passed":
+                    passed += int(n)
+                elif what in ("failed", "error", "errors"):
+                    failed += int(n)
+                elif what in ("skipped", "xfailed", "xpassed", "deselected"):
+                    skipped += int(n)
+    return passed, failed, skipped
+
+
 def main(logs: Path) -> None:
     times = [line.split() for f in sorted(logs.glob("*.time")) for line in f.read_text().split("\n")
              if line.strip()]
@@ -52,6 +76,7 @@ def main(logs: Path) -> None:
         print(f"  {name:<12} {clock(int(end) - int(start)):>6}  {status}")
     wall = max(int(t[2]) for t in times) - min(int(t[1]) for t in times)
     print(f"  {'all parts':<12} {clock(wall):>6}  (side by side)")
+    totals = [0, 0, 0]
     for name, *_ in sorted(times):
         log = logs / f"{name}.log"
         rows = slowest(log) if log.is_file() else []
@@ -59,6 +84,9 @@ def main(logs: Path) -> None:
             print(f"\n==== {name}: the {len(rows)} slowest tests ====")
             for s, what in rows:
                 print(f"  {s:8.2f}s  {what}")
+        if log.is_file():
+            totals = [a + b for a, b in zip(totals, counts(log))]
+    print(f"\ntests: {totals[0]} passed, {totals[1]} failed, {totals[2]} skipped")
 
 
 if __name__ == "__main__":

@@ -2,20 +2,20 @@
   *
   * The Spark suites spend part of their time waiting (job scheduling, file system calls, child
   * processes), so two JVMs of local[2] sessions may finish sooner than one even on 2 cores; each
-  * JVM runs its suites one after the other, and no suite depends on another (temporary
-  * directories, free ports). The number of JVMs is `-Dtxlog.testForks=N`: `make test-scala`
-  * passes its TEST_FORKS (2); without the property, one JVM runs every suite.
+  * JVM runs its suites one after the other, and no suite depends on another (temporary directories,
+  * free ports). The number of JVMs is `-Dtxlog.testForks=N`: `make test-scala` passes its
+  * TEST_FORKS (2); without the property, one JVM runs every suite.
   *
-  * Suites are dealt out longest first, each to the group with the least time so far (the times
-  * are rough seconds from a CI run; a suite not listed counts as [[Unlisted]]), so the groups
-  * end at about the same time. A stale table only costs balance, never coverage.
+  * Suites are dealt out longest first, each to the group with the least time so far (the times are
+  * rough seconds from a CI run; a suite not listed counts as [[Unlisted]]), so the groups end at
+  * about the same time. A stale table only costs balance, never coverage.
   */
 object TestGroups {
   val forks: Int = sys.props.get("txlog.testForks").map(_.toInt).getOrElse(1).max(1)
 
-  /** Seconds per suite (simple class name): the sum of its tests' times in a `make test` run of
-    * the default line on 2026-11-25 (two forks beside the Python lane), with delta-spark's answers
-    * on the fixtures read from the recording (src/test/resources/oracle).
+  /** Seconds per suite (simple class name): the sum of its tests' times in a `make test` run of the
+    * default line on 2026-11-25 (two forks beside the Python lane), with delta-spark's answers on
+    * the fixtures read from the recording (src/test/resources/oracle).
     */
   val seconds: Map[String, Double] = Map(
     "CheckpointRoundTripSuite" -> 294,

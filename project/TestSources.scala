@@ -4,16 +4,15 @@ import java.nio.file.Files
 import sbt._
 
 /** Which test sources a Spark line compiles. A line without a delta-spark oracle leaves out every
-  * suite that uses delta-spark, directly or through another test source; a line whose oracle
-  * lacks what a suite compares with leaves that suite out by name; the S3 suites run on the lines
-  * whose hadoop-aws the build knows ([[SparkLine.s3]]).
+  * suite that uses delta-spark, directly or through another test source; a line whose oracle lacks
+  * what a suite compares with leaves that suite out by name; the S3 suites run on the lines whose
+  * hadoop-aws the build knows ([[SparkLine.s3]]).
   */
 object TestSources {
   private val DeltaSpark = Seq("org.apache.spark.sql.delta", "io.delta")
 
-  /** The S3 suites and their server: hadoop-aws and the AWS SDK are test dependencies of the
-    * lines with [[SparkLine.s3]] only (each line's hadoop-aws must match the Hadoop its Spark
-    * bundles).
+  /** The S3 suites and their server: hadoop-aws and the AWS SDK are test dependencies of the lines
+    * with [[SparkLine.s3]] only (each line's hadoop-aws must match the Hadoop its Spark bundles).
     */
   private def S3(name: String): Boolean = name.startsWith("S3") && name.endsWith(".scala")
   private val Defined =
@@ -24,7 +23,12 @@ object TestSources {
     * them, and every file defining a name those files use, transitively. Empty: every suite.
     */
   private val onlySuites: Set[String] =
-    sys.props.get("txlog.testSuites").toSeq.flatMap(_.split(',')).map(_.trim).filter(_.nonEmpty)
+    sys.props
+      .get("txlog.testSuites")
+      .toSeq
+      .flatMap(_.split(','))
+      .map(_.trim)
+      .filter(_.nonEmpty)
       .toSet
 
   /** The files of `sources` a build of only `suites` needs (see [[onlySuites]]). */

@@ -56,8 +56,8 @@ object Oracle {
   }
 
   /** delta-spark's snapshot of the shared fixture `name` (or its refusal) as recorded by `make
-    * oracle-record` ([[txlog.oracle.Recording]]): the fixtures are read-only (tests change
-    * copies), and delta-spark's reading of them does not depend on the txlog settings suites vary.
+    * oracle-record` ([[txlog.oracle.Recording]]): the fixtures are read-only (tests change copies),
+    * and delta-spark's reading of them does not depend on the txlog settings suites vary.
     */
   def fixtureReference(name: String, version: Option[Long] = None): Try[SnapshotView] =
     _root_.txlog.oracle.Recording.current.answer(name, version)

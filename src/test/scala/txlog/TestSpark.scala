@@ -9,8 +9,8 @@ import org.apache.spark.sql.SparkSession
   * Suites share the context (starting one costs seconds, and a forked JVM runs dozens of suites);
   * each suite gets a new session of it ([[SparkSession.newSession]]: SQL settings of its own) with
   * its extra settings applied, made the active and default session while it runs. Settings named
-  * `spark.hadoop.<key>` go to the context's Hadoop configuration as `<key>` and are taken back
-  * when the suite ends. The settings suit tiny inputs: `local[2]`, 4 shuffle partitions, no UI.
+  * `spark.hadoop.<key>` go to the context's Hadoop configuration as `<key>` and are taken back when
+  * the suite ends. The settings suit tiny inputs: `local[2]`, 4 shuffle partitions, no UI.
   */
 object TestSpark {
 

@@ -25,7 +25,7 @@ class TimeTravelAgreementSuite extends SparkSuite with txlog.oracle.LiveSample {
         (ours, Oracle.fixtureReference(name, Some(v))) match {
           case (Success(ours), Success(ref)) => assert(ours === ref, s"version $v")
           case (Failure(ours), Failure(ref)) => Refusal.assertSame(ours, ref, s"version $v")
-          case (ours, ref) => fail(s"version $v: txlog $ours, delta-spark $ref")
+          case (ours, ref)                   => fail(s"version $v: txlog $ours, delta-spark $ref")
         }
       }
     }
@@ -37,7 +37,9 @@ class TimeTravelAgreementSuite extends SparkSuite with txlog.oracle.LiveSample {
 
   if (Fixtures.available) {
     sampleLive(
-      multiVersion.flatMap(t => txlog.oracle.Recording.current.versionsOf(t).map(v => t -> Some(v))),
+      multiVersion.flatMap(t =>
+        txlog.oracle.Recording.current.versionsOf(t).map(v => t -> Some(v))
+      ),
       6
     )
   }

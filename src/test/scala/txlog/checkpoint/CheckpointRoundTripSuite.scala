@@ -10,8 +10,8 @@ import txlog.log.{CheckpointNaming, LogListing, LogSegment}
   * checkpoint. Each kind is written on its own copy of the table.
   *
   * The fixtures are dealt out to [[CheckpointRoundTripSuite]] and [[CheckpointRoundTripSuite2]]
-  * (`part` of 2), so that the forked test JVMs can run the halves side by side.
-  * `TXLOG_FIXTURES` (a regex) narrows the fixtures, for local runs.
+  * (`part` of 2), so that the forked test JVMs can run the halves side by side. `TXLOG_FIXTURES` (a
+  * regex) narrows the fixtures, for local runs.
   */
 abstract class CheckpointRoundTrips(part: Int, parts: Int = 2)
     extends SparkSuite

@@ -6,8 +6,8 @@ import java.security.MessageDigest
 
 import scala.jdk.CollectionConverters._
 
-/** What the fixtures hold, as SHA-256 digests that depend on file names and contents only (never
-  * on modification times, which differ in every copy of the fixtures).
+/** What the fixtures hold, as SHA-256 digests that depend on file names and contents only (never on
+  * modification times, which differ in every copy of the fixtures).
   *
   * A table's digest covers every regular file below its folder (nested tables included), each as
   * `<path relative to the table, '/'-separated>\n<sha-256 of the content, hex>\n`, in path order.

@@ -9,13 +9,13 @@ import com.fasterxml.jackson.databind.JsonNode
 
 import txlog.{Fixtures, Oracle, Refusal, TestSpark}
 
-/** Records delta-spark's answers on the shared fixtures ([[Recording]]): `make oracle-record`
-  * runs it on each Spark line whose oracle `make test` reads (`Test/runMain
-  * txlog.oracle.RecordOracles [project root]`).
+/** Records delta-spark's answers on the shared fixtures ([[Recording]]): `make oracle-record` runs
+  * it on each Spark line whose oracle `make test` reads (`Test/runMain txlog.oracle.RecordOracles
+  * [project root]`).
   *
-  * Answers: the latest snapshot of every fixture table, and the snapshot at every version from
-  * the lowest to the highest version its `_delta_log` names for the tables time travel is checked
-  * on ([[RecordOracles.timeTravelTables]]). A refusal is recorded as its [[Refusal]] category.
+  * Answers: the latest snapshot of every fixture table, and the snapshot at every version from the
+  * lowest to the highest version its `_delta_log` names for the tables time travel is checked on
+  * ([[RecordOracles.timeTravelTables]]). A refusal is recorded as its [[Refusal]] category.
   */
 object RecordOracles {
 

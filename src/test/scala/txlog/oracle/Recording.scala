@@ -13,14 +13,14 @@ import txlog.{Fixtures, SnapshotView}
 
 /** delta-spark's answers on the read-only fixtures, recorded once by `make oracle-record`
   * ([[RecordOracles]]) into `src/test/resources/oracle/delta-spark-<version>.jsonl`: the latest
-  * snapshot of every fixture table and every version of the tables time travel is checked on,
-  * each a [[SnapshotView]] or a [[RecordedRefusal]].
+  * snapshot of every fixture table and every version of the tables time travel is checked on, each
+  * a [[SnapshotView]] or a [[RecordedRefusal]].
   *
   * The first line stamps the recording: the delta-spark and Spark versions that answered and the
   * digest of each fixture table ([[FixtureDigest]]). A recording is used only when its stamp
-  * matches the running delta-spark and the fixtures present; otherwise every test that asks for
-  * it fails, naming what differs. Each suite that reads recorded answers also re-runs a sample of
-  * them live ([[Recording.sample]]).
+  * matches the running delta-spark and the fixtures present; otherwise every test that asks for it
+  * fails, naming what differs. Each suite that reads recorded answers also re-runs a sample of them
+  * live ([[Recording.sample]]).
   */
 final class Recording(
     val header: JsonNode,
@@ -97,8 +97,8 @@ object Recording {
     * `fixturesRoot` are those the recording was made of.
     */
   def verifyStamp(header: JsonNode, fixturesRoot: Path): Unit = {
-    val recorded = header.get("tables").fields().asScala.map(e => e.getKey -> e.getValue.asText)
-      .toMap
+    val recorded =
+      header.get("tables").fields().asScala.map(e => e.getKey -> e.getValue.asText).toMap
     val present = FixtureDigest.ofTables(fixturesRoot, tablesUnder(fixturesRoot))
     if (FixtureDigest.combined(present) != header.get("fixturesDigest").asText) {
       val changed = present.keySet.intersect(recorded.keySet).filter(t => present(t) != recorded(t))
@@ -106,9 +106,9 @@ object Recording {
       val gone = recorded.keySet -- present.keySet
       def list(what: String, ts: Set[String]) =
         if (ts.isEmpty) None else Some(s"$what: ${ts.toSeq.sorted.mkString(", ")}")
-      val diff = Seq(list("changed", changed), list("not recorded", added), list("gone", gone))
-        .flatten
-        .mkString("; ")
+      val diff =
+        Seq(list("changed", changed), list("not recorded", added), list("gone", gone)).flatten
+          .mkString("; ")
       throw new IllegalStateException(
         s"the recorded delta-spark answers do not match the fixtures at $fixturesRoot " +
           s"(${if (diff.isEmpty) "the digest differs" else diff}): $Hint"
@@ -119,7 +119,10 @@ object Recording {
   /** Every folder under `root` holding a `_delta_log`, as [[Fixtures.tables]] finds them. */
   def tablesUnder(root: Path): Seq[String] = {
     val walk = Files.walk(root)
-    try walk.iterator().asScala
+    try
+      walk
+        .iterator()
+        .asScala
         .filter(p => p.getFileName.toString == "_delta_log" && Files.isDirectory(p))
         .map(p => root.relativize(p.getParent).iterator().asScala.mkString("/"))
         .toVector
@@ -132,10 +135,12 @@ object Recording {
   /** The recording for the running oracle and the shared fixtures (read and checked once). */
   def current: Recording = loaded.get
 
-  /** The seed of this run's samples: `TXLOG_ORACLE_SEED`, or the day's number (UTC), so that
-    * reruns on a day re-check the same sample and each day checks another.
+  /** The seed of this run's samples: `TXLOG_ORACLE_SEED`, or the day's number (UTC), so that reruns
+    * on a day re-check the same sample and each day checks another.
     */
-  val seed: Long = sys.env.get("TXLOG_ORACLE_SEED").map(_.toLong)
+  val seed: Long = sys.env
+    .get("TXLOG_ORACLE_SEED")
+    .map(_.toLong)
     .getOrElse(java.time.LocalDate.now(java.time.ZoneOffset.UTC).toEpochDay)
 
   /** `n` of `items`, drawn with [[seed]] (salted, so that suites draw different ones). */

@@ -11,8 +11,8 @@ import txlog.{Refusal, SnapshotView}
 final case class RecordedRefusal(category: Refusal.Category, cause: String)
     extends Exception(s"recorded refusal ($category): $cause")
 
-/** [[SnapshotView]]s and refusals as JSON, with the fixtures' root written as a placeholder so
-  * that a recording made in one place reads true in another.
+/** [[SnapshotView]]s and refusals as JSON, with the fixtures' root written as a placeholder so that
+  * a recording made in one place reads true in another.
   */
 object ViewCodec {
   val RootPlaceholder = "${fixtures}"
@@ -94,7 +94,11 @@ object ViewCodec {
         .asScala
         .map(f => (abs(f.get(0).asText), f.get(1).asText, f.get(2).asLong, readMap(f.get(3))))
         .toSet,
-      o.get("tombstones").elements().asScala.map(t => (abs(t.get(0).asText), t.get(1).asText)).toSet,
+      o.get("tombstones")
+        .elements()
+        .asScala
+        .map(t => (abs(t.get(0).asText), t.get(1).asText))
+        .toSet,
       o.get("txns").fields().asScala.map(e => e.getKey -> e.getValue.asLong).toMap,
       readMap(o.get("domains"))
     )
@@ -117,11 +121,11 @@ object ViewCodec {
   }
 
   def category(name: String): Refusal.Category = name match {
-    case "NotATable"                     => Refusal.NotATable
-    case "MissingLog"                    => Refusal.MissingLog
-    case "Corrupt"                       => Refusal.Corrupt
-    case "Unsupported"                   => Refusal.Unsupported
-    case u if u.startsWith(Unmapped)     => Refusal.Unmapped(u.drop(Unmapped.length))
-    case other                           => throw new IllegalArgumentException(other)
+    case "NotATable"                 => Refusal.NotATable
+    case "MissingLog"                => Refusal.MissingLog
+    case "Corrupt"                   => Refusal.Corrupt
+    case "Unsupported"               => Refusal.Unsupported
+    case u if u.startsWith(Unmapped) => Refusal.Unmapped(u.drop(Unmapped.length))
+    case other                       => throw new IllegalArgumentException(other)
   }
 }

@@ -33,8 +33,8 @@ class DeltaRsTablesSuite extends SparkSuite {
     out.toString
   }
 
-  /** delta-rs's latest version and its files as (qualified path, size, partition values), after
-    * the script's `before` commands.
+  /** delta-rs's latest version and its files as (qualified path, size, partition values), after the
+    * script's `before` commands.
     */
   private def deltaRsView(
       table: NPath,
