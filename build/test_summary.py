@@ -17,7 +17,6 @@ UNITS = {"minute": 60.0, "minutes": 60.0, "second": 1.0, "seconds": 1.0,
          "millisecond": 0.001, "milliseconds": 0.001}
 # pytest --durations: "12.34s call     tests/test_x.py::test_y[param]"
 PYTEST = re.compile(r"^(\d+\.\d+)s (call|setup|teardown)\s+(\S.*)$")
-SUITE = re.compile(r"^\[info\] (\w+):$")
 # Closing counts: ScalaTest's "Tests: succeeded 9, failed 0, canceled 1, ignored 0, pending 0"
 # and pytest's "378 passed, 1 failed, 19 skipped in 602.09s".
 SCALATEST_COUNTS = re.compile(r"Tests: succeeded (\d+), failed (\d+), canceled (\d+), "
@@ -34,13 +33,11 @@ def clock(s: float) -> str:
 
 
 def slowest(log: Path) -> list[tuple[float, str]]:
+    # ScalaTest's lines name no suite, and the forked JVMs' lines interleave: test names only.
     found: list[tuple[float, str]] = []
-    suite = ""
     for line in log.read_text(errors="replace").splitlines():
-        if m := SUITE.match(line):
-            suite = m.group(1)
-        elif m := SCALATEST.match(line):
-            found.append((seconds(m.group(2)), f"{suite}: {m.group(1)}"))
+        if m := SCALATEST.match(line):
+            found.append((seconds(m.group(2)), m.group(1)))
         elif m := PYTEST.match(line):
             found.append((float(m.group(1)), f"{m.group(3)} ({m.group(2)})"))
     return sorted(found, reverse=True)[:SLOWEST]
