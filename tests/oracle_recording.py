@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from txlog_testing import FIXTURES_ROOT, REPO_ROOT
+from txlog_testing import FIXTURES_ROOT, REPO_ROOT, tables_under
 
 RECORDING_DIR = REPO_ROOT / "tests" / "oracle"
 ROOT_PLACEHOLDER = "${fixtures}"
@@ -59,16 +59,6 @@ def table_digest(table_dir: Path) -> str:
                 entries.append((f.relative_to(table_dir).as_posix(), f))
     lines = "".join(f"{rel}\n{_sha256(f.read_bytes())}\n" for rel, f in sorted(entries))
     return _sha256(lines.encode("utf-8"))
-
-
-def tables_under(root: Path) -> list[str]:
-    """Every folder under ``root`` holding a ``_delta_log``, relative, sorted."""
-    found = []
-    for dirpath, dirnames, _ in os.walk(root):
-        if "_delta_log" in dirnames:
-            found.append(Path(dirpath).relative_to(root).as_posix())
-        dirnames[:] = [d for d in dirnames if d != "_delta_log"]
-    return sorted(found)
 
 
 def fixture_digests(root: Path) -> dict[str, str]:

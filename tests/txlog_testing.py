@@ -24,16 +24,19 @@ def fixtures_available() -> bool:
     return FIXTURES_ROOT.is_dir()
 
 
-def fixture_tables() -> list[str]:
-    """Every Delta table under the fixtures root (folders holding a _delta_log), relative."""
-    if not fixtures_available():
-        return []
+def tables_under(root: Path) -> list[str]:
+    """Every folder under ``root`` holding a ``_delta_log``, relative ('/'-separated), sorted."""
     found = []
-    for dirpath, dirnames, _ in os.walk(FIXTURES_ROOT):
+    for dirpath, dirnames, _ in os.walk(root):
         if "_delta_log" in dirnames:
-            found.append(os.path.relpath(dirpath, FIXTURES_ROOT))
+            found.append(Path(dirpath).relative_to(root).as_posix())
         dirnames[:] = [d for d in dirnames if d != "_delta_log"]
     return sorted(found)
+
+
+def fixture_tables() -> list[str]:
+    """Every Delta table under the fixtures root (folders holding a _delta_log), relative."""
+    return tables_under(FIXTURES_ROOT) if fixtures_available() else []
 
 
 def copy_table(src: Path, dst: Path) -> Path:
