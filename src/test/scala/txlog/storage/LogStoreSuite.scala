@@ -10,6 +10,8 @@ import scala.concurrent.{Await, Future}
 import scala.concurrent.ExecutionContext
 import scala.concurrent.duration._
 
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileSystem, Path, RawLocalFileSystem}
 import org.scalatest.funsuite.AnyFunSuite
 
 import txlog.TxlogException
@@ -141,5 +143,41 @@ class LogStoreSuite extends AnyFunSuite {
     assert(c.read("00000000000000000001.json") === "one")
     assert(c.names === Seq("00000000000000000000.json", "00000000000000000001.json"))
     assert(FsEvents.on("rename", "00000000000000000001.json").isEmpty)
+  }
+
+  test("Hadoop's checksum side files of replaced or recreated log files are not left stale") {
+    // What delta-spark writes a local table with: Hadoop's LocalFileSystem, which keeps a
+    // `.<name>.crc` beside each file and verifies it on read.
+    val checked = FileSystem.getLocal(new Configuration)
+    val dir = Files.createTempDirectory("txlog-crc")
+    val raw = new RawLocalFileSystem()
+    raw.initialize(dir.toUri, new Configuration)
+    def file(name: String) = new Path(dir.toUri.toString, name)
+    def writeChecked(name: String, s: String): Unit = {
+      val out = checked.create(file(name), true)
+      try out.write(bytes(s))
+      finally out.close()
+    }
+    def readChecked(name: String): String = {
+      val in = checked.open(file(name))
+      try new String(in.readAllBytes(), UTF_8)
+      finally in.close()
+    }
+    writeChecked("_last_checkpoint", """{"version":1,"size":2}""")
+    assert(Files.exists(dir.resolve("._last_checkpoint.crc")))
+    LogWrites.overwrite(raw, file("_last_checkpoint"), bytes("""{"version":10,"size":20}"""))
+    assert(readChecked("_last_checkpoint") === """{"version":10,"size":20}""")
+
+    // A file deleted without its side file (as txlog deletes), then written again.
+    writeChecked("00000000000000000003.crc", "old checksum file")
+    assert(raw.delete(file("00000000000000000003.crc"), false))
+    assert(Files.exists(dir.resolve(".00000000000000000003.crc.crc")))
+    assert(LogWrites.putIfAbsent(raw, file("00000000000000000003.crc"), bytes("rewritten")))
+    assert(readChecked("00000000000000000003.crc") === "rewritten")
+
+    // A side file of a file that exists is never touched by a put-if-absent that loses.
+    writeChecked("00000000000000000004.json", "{}")
+    assert(!LogWrites.putIfAbsent(raw, file("00000000000000000004.json"), bytes("[]")))
+    assert(readChecked("00000000000000000004.json") === "{}")
   }
 }
