@@ -62,17 +62,31 @@ def counts(log: Path) -> tuple[int, int, int]:
     return passed, failed, skipped
 
 
+def cpu_seconds(f: Path) -> float | None:
+    """User plus system CPU seconds of a part, from GNU time's "%U %S" (None without it)."""
+    try:
+        user, system = f.read_text().split()[-2:]
+        return float(user) + float(system)
+    except (OSError, ValueError):
+        return None
+
+
 def main(logs: Path) -> None:
     times = [line.split() for f in sorted(logs.glob("*.time")) for line in f.read_text().split("\n")
              if line.strip()]
     if not times:
         return
     print("\n==== make test: time per part ====")
+    cpu_total = 0.0
     for name, start, end, code in sorted(times, key=lambda t: int(t[1])):
         status = "passed" if code == "0" else f"FAILED (exit {code})"
-        print(f"  {name:<12} {clock(int(end) - int(start)):>6}  {status}")
+        cpu = cpu_seconds(logs / f"{name}.cpu")
+        cpu_total += cpu or 0.0
+        used = f"  CPU {clock(round(cpu)):>6}" if cpu is not None else ""
+        print(f"  {name:<12} {clock(int(end) - int(start)):>6}{used}  {status}")
     wall = max(int(t[2]) for t in times) - min(int(t[1]) for t in times)
-    print(f"  {'all parts':<12} {clock(wall):>6}  (side by side)")
+    used = f"  CPU {clock(round(cpu_total)):>6}" if cpu_total else ""
+    print(f"  {'all parts':<12} {clock(wall):>6}{used}  (side by side)")
     totals = [0, 0, 0]
     for name, *_ in sorted(times):
         log = logs / f"{name}.log"

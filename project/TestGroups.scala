@@ -13,37 +13,35 @@
 object TestGroups {
   val forks: Int = sys.props.get("txlog.testForks").map(_.toInt).getOrElse(1).max(1)
 
-  /** Seconds per suite (simple class name): the sum of its tests' times in a `make test` run of the
-    * default line on 2026-11-25 (two forks beside the Python lane), with delta-spark's answers on
-    * the fixtures read from the recording (src/test/resources/oracle).
+  /** Seconds per suite (simple class name): its time in the JUnit report of a `make test` run of the
+    * default line on 2026-11-26 (two forks beside the Python lane, `target/test-reports`).
     */
   val seconds: Map[String, Double] = Map(
-    "CheckpointRoundTripSuite" -> 294,
-    "RestoreFixturesSuite" -> 212,
-    "CheckpointRoundTripSuite2" -> 164,
-    "ProcessWritersSuite" -> 110,
-    "RestoreAgreementSuite" -> 110,
-    "RepairSuite" -> 98,
-    "ValidateSuite" -> 85,
-    "DistributedLogCompactionSuite" -> 76,
-    "DistributedReplayAgreementSuite" -> 68,
-    "VacuumFixturesSuite" -> 55,
-    "InteropMatrixSuite" -> 54,
-    "VacuumAgreementSuite" -> 48,
-    "CheckpointWriterSuite" -> 29,
-    "TimeTravelAgreementSuite" -> 28,
-    "S3TablesSuite" -> 27,
-    "ListingFromHintSuite" -> 25,
-    "ConflictCheckerSuite" -> 23,
-    "VersionChecksumSuite" -> 23,
-    "S3ObjectStoreSuite" -> 23,
-    "LogCompactionSuite" -> 23,
-    "VacuumSafetySuite" -> 19,
-    "DriverBudgetSuite" -> 18,
-    "RacingWritersSuite" -> 16,
-    "CliSuite" -> 15,
-    "CommitTimelineSuite" -> 15,
-    "MetadataCleanupSuite" -> 14
+    "CheckpointRoundTripSuite" -> 372,
+    "CheckpointRoundTripSuite2" -> 371,
+    "RestoreFixturesSuite" -> 330,
+    "RestoreAgreementSuite" -> 235,
+    "ProcessWritersSuite" -> 219,
+    "ValidateSuite" -> 192,
+    "RepairSuite" -> 139,
+    "DistributedLogCompactionSuite" -> 128,
+    "VacuumFixturesSuite" -> 126,
+    "InteropMatrixSuite" -> 114,
+    "DistributedReplayAgreementSuite" -> 76,
+    "VacuumAgreementSuite" -> 75,
+    "CheckpointWriterSuite" -> 39,
+    "TimeTravelAgreementSuite" -> 39,
+    "S3TablesSuite" -> 35,
+    "S3ObjectStoreSuite" -> 34,
+    "LogCompactionSuite" -> 32,
+    "ConflictCheckerSuite" -> 28,
+    "ListingFromHintSuite" -> 27,
+    "VacuumSafetySuite" -> 26,
+    "VersionChecksumSuite" -> 24,
+    "RacingWritersSuite" -> 18,
+    "DriverBudgetSuite" -> 17,
+    "MetadataCleanupSuite" -> 16,
+    "CommitTimelineSuite" -> 13
   )
   val Unlisted = 5.0
 
