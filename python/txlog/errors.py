@@ -111,7 +111,8 @@ class LogWriteError(TxlogError, OSError):
     """A log file could not be written or failed verification; nothing partial was
     published (``LOG_WRITE_FAILED``, ``CHECKPOINT_VERIFICATION_FAILED``), or the storage
     cannot publish log files safely (``STORAGE_NOT_ATOMIC``: no atomic put-if-absent; see the
-    README's Storage section for ``spark.txlog.storage.*``)."""
+    README's Storage section for ``spark.txlog.storage.*``), or a commit's outcome could not be
+    read back (``COMMIT_OUTCOME_UNKNOWN``: ``version`` may or may not be this transaction's)."""
 
 
 class LogFileExistsError(LogWriteError, FileExistsError):
@@ -296,6 +297,7 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "LOG_READ_FAILED": LogReadError,
     "CHECKPOINT_VERIFICATION_FAILED": LogWriteError,
     "STORAGE_NOT_ATOMIC": LogWriteError,
+    "COMMIT_OUTCOME_UNKNOWN": LogWriteError,
     "INVALID_ARGUMENT": InvalidArgumentError,
     "CHECKSUM_NOT_FOUND": ChecksumNotFoundError,
     # ---- Writer rules

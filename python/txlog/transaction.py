@@ -158,7 +158,10 @@ class Transaction:
 
     def remove_files(self, df: DataFrame) -> Transaction:
         """Stages remove actions (``path`` and ``dataChange`` required; ``deletionTimestamp``
-        defaults to the commit time). Example: ``txn.remove_files(txn.read_files("..."))``."""
+        defaults to the commit time). Each must name a file live in the snapshot read: without
+        a ``deletionVector`` it takes the live file's; a path that is not live, or another
+        deletion vector, fails the commit (``INVALID_COMMIT_ACTIONS``) before anything is
+        written. Example: ``txn.remove_files(txn.read_files("..."))``."""
         call(self._jtxn.removeFiles, _df("df", df))
         return self
 

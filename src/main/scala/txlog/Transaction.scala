@@ -98,7 +98,10 @@ final class Transaction private[txlog] (
   /** Stages remove actions: a DataFrame shaped like `Snapshot.tombstones` or `allFiles` (`path` and
     * `dataChange` required); `deletionTimestamp` is the commit time where absent, and
     * `extendedFileMetadata`, `partitionValues`, `size`, `stats`, `deletionVector` are kept when
-    * given.
+    * given. Each remove must name a file live in the snapshot read, by path: without a
+    * `deletionVector` it takes the live file's (so the file is removed whatever its deletion
+    * vector); a path that is not live, or a deletion vector that is not the live one, fails the
+    * commit with INVALID_COMMIT_ACTIONS before anything is written.
     *
     * {{{
     * txn.removeFiles(txn.readFiles(cond).withColumn("dataChange", lit(true)))
@@ -137,7 +140,8 @@ final class Transaction private[txlog] (
   private[txlog] def restoring(): Transaction = stage(_.copy(restoring = true))
 
   /** Stages a txn action: application `appId` committed its `version`. The commit is skipped
-    * (committed = false) when the table already holds `appId` at `version` or later.
+    * (committed = false) when the table already holds every staged app id at its staged version or
+    * later; when it holds some but not all, the commit fails with INVALID_COMMIT_ACTIONS.
     *
     * {{{
     * txn.setAppTransaction("stream-1", 42L)

@@ -160,6 +160,26 @@ private[txlog] object TxlogErrors {
       e
     )
 
+  /** The store answered a commit's write with an error and the outcome could not be read back:
+    * whether `version` is this writer's commit is unknown, so it is neither reported committed nor
+    * tried again at a later version (which could commit it twice).
+    */
+  def commitOutcomeUnknown(
+      file: String,
+      version: Long,
+      txnId: String,
+      e: Throwable
+  ): TxlogException = new TxlogException(
+    "COMMIT_OUTCOME_UNKNOWN",
+    s"Cannot tell whether commit $version ($file) is this transaction's.",
+    s"The file exists, but reading its commitInfo back failed: $e",
+    s"Read version $version's commitInfo: a txnId of $txnId means this transaction committed; " +
+      "otherwise commit it again.",
+    e,
+    Some(file),
+    Some(version)
+  )
+
   def storageNotAtomic(dir: String, scheme: String): TxlogException = new TxlogException(
     "STORAGE_NOT_ATOMIC",
     s"Cannot publish log files under $dir: $scheme: storage offers no atomic put-if-absent.",

@@ -5,7 +5,7 @@ import java.io.InputStream
 import scala.util.control.NonFatal
 
 import org.apache.commons.io.IOUtils
-import org.apache.hadoop.fs.{FileSystem, Path}
+import org.apache.hadoop.fs.{FSDataOutputStream, FileSystem, Path}
 
 import txlog.TxlogErrors
 
@@ -48,9 +48,7 @@ private[txlog] final class ObjectLogStore(val fs: FileSystem, singleWriter: Bool
 
   def overwrite(target: Path, bytes: Array[Byte]): Unit =
     try {
-      val out = fs.create(target, true)
-      try out.write(bytes)
-      finally out.close()
+      writeWhole(fs.create(target, true), _.write(bytes))
     } catch {
       case NonFatal(e) => throw TxlogErrors.writeFailed(target.toString, e.toString, e)
     }
@@ -78,8 +76,7 @@ private[txlog] final class ObjectLogStore(val fs: FileSystem, singleWriter: Bool
     try {
       val out = fs.createFile(target).overwrite(false).must(ConditionalOption, true).build()
       // The object appears (or the store refuses it) when the stream is closed.
-      try write(out)
-      finally out.close()
+      writeWhole(out, write)
       true
     } catch {
       // A refused conditional PUT surfaces as various exceptions (S3A: RemoteFileChanged for a
@@ -92,13 +89,26 @@ private[txlog] final class ObjectLogStore(val fs: FileSystem, singleWriter: Bool
     }
 
   private def plainCreate(target: Path, write: java.io.OutputStream => Unit): Unit =
-    try {
-      val out = fs.create(target, false)
-      try write(out)
-      finally out.close()
-    } catch {
+    try writeWhole(fs.create(target, false), write)
+    catch {
       case NonFatal(e) => throw TxlogErrors.writeFailed(target.toString, e.toString, e)
     }
+
+  /** Writes through `out`, then closes it, which makes the object appear. When writing fails, the
+    * stream is aborted and never closed: closing would publish the bytes written so far, a
+    * truncated commit or checkpoint under its final name. A stream that cannot abort is left
+    * unclosed (the upload is never completed).
+    */
+  private def writeWhole(out: FSDataOutputStream, write: java.io.OutputStream => Unit): Unit = {
+    try write(out)
+    catch {
+      case NonFatal(e) =>
+        try out.abort()
+        catch { case NonFatal(_) => () }
+        throw e
+    }
+    out.close()
+  }
 }
 
 private[txlog] object ObjectLogStore {

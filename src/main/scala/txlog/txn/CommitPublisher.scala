@@ -19,10 +19,32 @@ import txlog.storage.{LogStores, StagedBytes}
 private[txlog] object CommitPublisher {
   private val BufferBytes = 1 << 16
 
-  /** Whether this writer's commit became `version` (false: another writer's is there). */
-  def publish(table: TablePath, version: Long, header: Seq[String], body: CommitBody): Boolean = {
-    val fs = table.fs
+  /** Whether this writer's commit became `version` (false: another writer's is there).
+    *
+    * When the store says the file exists, the outcome may still be this writer's: a PUT that landed
+    * while the client saw an error (and whose retry was refused as the object existed) looks like a
+    * lost race. The file's commitInfo is read back, and a `txnId` equal to this commit's (`txnId`,
+    * a random UUID per commit) means it is this commit: committed once, not again at the next
+    * version.
+    */
+  def publish(
+      table: TablePath,
+      version: Long,
+      header: Seq[String],
+      body: CommitBody,
+      txnId: String
+  ): Boolean = {
     val target = new Path(table.logDir, FileNames.commitName(version))
+    write(table, target, header, body) || OwnCommit.isOwn(table, target, version, txnId)
+  }
+
+  private def write(
+      table: TablePath,
+      target: Path,
+      header: Seq[String],
+      body: CommitBody
+  ): Boolean = {
+    val fs = table.fs
     val store = LogStores.forPath(fs, target)
     body.lines match {
       case Some(lines) =>

@@ -56,8 +56,19 @@ private[txlog] object Committer {
     // `removeMd` names the removes' columns: the committed metadata, but for a restore the one
     // read, under which the removed files were written (the restored one may be partitioned
     // otherwise).
+    // Each remove matched to the live file of its path in the snapshot read (its deletion vector
+    // taken from there): what the transaction removes is what it read.
+    val removes = readSnapshot match {
+      case Some(s) => staged.removes.map(LiveRemoves.matched(_, s.allFiles, table.root, s.version))
+      case None if staged.removes.nonEmpty =>
+        throw TxlogErrors.invalidCommitActions(
+          table.root,
+          "remove staged by a transaction that creates the table: no file is live yet"
+        )
+      case None => Nil
+    }
     def fixedLines(md: Metadata, removeMd: Metadata): Seq[DataFrame] =
-      staged.removes.map(FileActionLines.removes(_, req.commitTime, removeMd)) ++
+      removes.map(FileActionLines.removes(_, req.commitTime, removeMd)) ++
         staged.cdc.map(FileActionLines.cdcs(_, md))
     val summary = staged.summary(read)
     // Asked (by a job) only of append-only tables.
@@ -75,7 +86,7 @@ private[txlog] object Committer {
           throw TxlogErrors.commitRetriesExhausted(table.root, maxAttempts, version)
         }
         base.foreach { s =>
-          if (alreadyCommitted(s, staged.txns)) {
+          if (alreadyCommitted(table, s, staged.txns)) {
             return CommitResult(s.version, committed = false, attempt, None, None, Seq.empty)
           }
         }
@@ -91,7 +102,9 @@ private[txlog] object Committer {
           )
         val protocol = p.orElse(current.map(_._1)).get
         val metadata = m.orElse(current.map(_._2)).get
-        WriterRules.checkAppendOnly(table.root, metadata, dataChangingRemoves)
+        // On the table as read (as delta-spark checks it): a commit that turns appendOnly off
+        // cannot remove data in the same breath; one that turns it on still may.
+        WriterRules.checkAppendOnly(table.root, current.fold(metadata)(_._2), dataChangingRemoves)
         WriterRules.checkDomains(table.root, protocol, staged.domains.keySet)
         val (assigned, rowDomain) = adds match {
           case Some(a) => RowTracking.assign(a, protocol, metadata, highWaterMark(base), version)
@@ -115,7 +128,7 @@ private[txlog] object Committer {
         val domains = staged.domains ++ rowDomain.map(d => d.domain -> d)
         val header =
           headerLines(version, req, read, staged, p, written, metadata, ict, now, domains)
-        if (CommitPublisher.publish(table, version, header, body.get)) {
+        if (CommitPublisher.publish(table, version, header, body.get, req.txnId)) {
           val checksum = CommitChecksum.Input(
             req.txnId,
             protocol,
@@ -144,7 +157,7 @@ private[txlog] object Committer {
         }
         val latest = latestAfter(log, version)
         // A winner that recorded our app id at or past our version did our work: commit nothing.
-        if (alreadyCommitted(latest, staged.txns)) {
+        if (alreadyCommitted(table, latest, staged.txns)) {
           return CommitResult(latest.version, committed = false, attempt, None, None, Seq.empty)
         }
         val winners = winningCommits(log, table, version, latest.version)
@@ -168,9 +181,24 @@ private[txlog] object Committer {
     staged.cdc.foreach(FileActionLines.checkColumns(table.root, "cdc", _))
   }
 
-  /** Whether `s` already holds one of the staged app ids at or past its staged version. */
-  private def alreadyCommitted(s: Snapshot, txns: Map[String, Long]): Boolean =
-    txns.exists { case (app, v) => s.setTransactions.get(app).exists(_ >= v) }
+  /** Whether `s` already holds every staged app id at or past its staged version (the commit's work
+    * is done). Some but not all is neither done nor new: INVALID_COMMIT_ACTIONS, as skipping would
+    * lose the others' work and committing would repeat the done ones'.
+    */
+  private def alreadyCommitted(table: TablePath, s: Snapshot, txns: Map[String, Long]): Boolean = {
+    val done = txns.filter { case (app, v) => s.setTransactions.get(app).exists(_ >= v) }
+    if (done.isEmpty) false
+    else if (done.size == txns.size) true
+    else {
+      def names(ids: Iterable[String]) = ids.toSeq.sorted.mkString(", ")
+      throw TxlogErrors.invalidCommitActions(
+        table.root,
+        s"application ids ${names(done.keys)} are at or past their staged versions in version " +
+          s"${s.version} but ${names(txns.keySet -- done.keySet)} are not: the commit is " +
+          "partly done; stage each application's transaction in a commit of its own"
+      )
+    }
+  }
 
   private def highWaterMark(base: Option[Snapshot]): Option[Long] =
     base

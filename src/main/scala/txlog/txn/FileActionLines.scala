@@ -105,10 +105,14 @@ private[txlog] object FileActionLines {
       else lit(null).cast(StringType)
     val a = col("a")
     val hasDv = schema.fieldNames.contains("deletionVector")
-    df.select(struct(fields: _*).as("raw"))
+    // What LiveRemoves found wrong with a remove, first.
+    val matchProblem =
+      if (df.columns.contains(LiveRemoves.Problem)) col(LiveRemoves.Problem)
+      else lit(null).cast(StringType)
+    df.select(struct(fields: _*).as("raw"), matchProblem.as("matchProblem"))
       .select(
         raw.withField("partitionValues", partitionValues).as("a"),
-        coalesce(partitionProblem, statsProblem).as("namesProblem")
+        coalesce(col("matchProblem"), partitionProblem, statsProblem).as("namesProblem")
       )
       .select(
         lit(kind).as("kind"),

@@ -82,21 +82,34 @@ private[txn] final class WinnerCheck(
     if (found.nonEmpty) throw TxlogErrors.concurrentDeleteRead(table.root, v, level, found)
   }
 
+  /** Both removed a file: compared by path, as delta-spark does, so that a remove spelled with
+    * another deletion vector (or none) still counts.
+    */
   private def checkDeleteDelete(): Unit = {
     if (winner.numRemoves.contains(0L) || staged.removes.isEmpty) return
-    val found = removedOf(staged.removes, winner.removes, s"check the removes against commit $v")
+    val found = removedOf(
+      staged.removes,
+      winner.removes,
+      s"check the removes against commit $v",
+      Seq("_k_path")
+    )
     if (found.nonEmpty) throw TxlogErrors.concurrentDeleteDelete(table.root, v, level, found)
   }
 
   /** The paths (as `ours` spells them) of the files of `ours` that `removes` removes, keyed by
-    * (path, deletion vector) as replay keys files. The winner's removes are broadcast when the
-    * winner was read on the driver (it is then at most a few MiB of JSON).
+    * `keys` (by default (path, deletion vector), as replay keys files). The winner's removes are
+    * broadcast when the winner was read on the driver (it is then at most a few MiB of JSON).
     */
-  private def removedOf(ours: Seq[DataFrame], removes: DataFrame, job: String): Seq[String] = {
-    val theirs = WinnerCheck.keyed(removes, table.root).select("_k_path", "_k_dv").distinct()
+  private def removedOf(
+      ours: Seq[DataFrame],
+      removes: DataFrame,
+      job: String,
+      keys: Seq[String] = Seq("_k_path", "_k_dv")
+  ): Seq[String] = {
+    val theirs = WinnerCheck.keyed(removes, table.root).select(keys.map(col): _*).distinct()
     val small = if (winner.numRemoves.isDefined) broadcast(theirs) else theirs
     val mine = ours.map(WinnerCheck.keyed(_, table.root)).reduce(_ unionByName _)
-    first(job, mine.join(small, Seq("_k_path", "_k_dv"), "left_semi"))
+    first(job, mine.join(small, keys, "left_semi"))
   }
 
   /** Up to [[Shown]] values of `path` of `df`, by a named job. */

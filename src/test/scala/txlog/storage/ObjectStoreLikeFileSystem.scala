@@ -70,8 +70,23 @@ class ObjectStoreLikeFileSystem extends RawLocalFileSystem {
     val target = Paths.get(f.toUri.getPath)
     if (!overwrite && Files.exists(target)) throw new FileAlreadyExistsException(s"$f exists")
     Files.createDirectories(target.getParent)
-    val buffer = new ByteArrayOutputStream() {
-      override def close(): Unit = {
+    val fault = FsEvents.faultFor(f.getName)
+    val buffer = new ByteArrayOutputStream() with Abortable {
+      @volatile private var aborted = false
+      override def write(b: Array[Byte], off: Int, len: Int): Unit =
+        if (fault.contains("midWrite")) {
+          super.write(b, off, len / 2)
+          throw new IOException(s"connection reset halfway through the upload of $f")
+        } else super.write(b, off, len)
+      // An aborted upload never completes: closing it publishes nothing.
+      override def abort(): Abortable.AbortableResult = {
+        aborted = true
+        new Abortable.AbortableResult {
+          def alreadyClosed(): Boolean = false
+          def anyCleanupException(): IOException = null
+        }
+      }
+      override def close(): Unit = if (!aborted) {
         FsEvents.record("put", f)
         val tmp = target.resolveSibling(s".put-${UUID.randomUUID()}")
         Files.write(tmp, toByteArray)
@@ -82,6 +97,9 @@ class ObjectStoreLikeFileSystem extends RawLocalFileSystem {
               throw new IOException(s"412 Precondition Failed: $f exists")
           } finally Files.delete(tmp)
         } else Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE)
+        if (fault.contains("ackLost")) {
+          throw new IOException(s"connection reset after the upload of $f was stored")
+        }
       }
     }
     new FSDataOutputStream(buffer, statistics)

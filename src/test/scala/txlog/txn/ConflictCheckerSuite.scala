@@ -13,6 +13,7 @@ import org.apache.spark.sql.delta.{
 import org.apache.spark.sql.delta.actions.{
   Action,
   AddFile,
+  DeletionVectorDescriptor,
   DomainMetadata,
   Protocol => RefProtocol,
   SetTransaction
@@ -319,6 +320,34 @@ class ConflictCheckerSuite extends SparkSuite {
     agree(delta, "ConcurrentDeleteDeleteException", out)
   }
 
+  test("a file removed by both, once with a deletion vector and once without") {
+    val dir = newTable("WriteSerializable")
+    val dv = DeletionVectorDescriptor.onDiskWithRelativePath(
+      java.util.UUID.fromString("11111111-2222-3333-4444-555555555555"),
+      sizeInBytes = 34,
+      cardinality = 1L
+    )
+    val (v, delta) = race(dir) { _ =>
+      Seq(add("part=a/a0.parquet", "a").remove.copy(deletionVector = dv))
+    } { w => notBlind(w); Seq(add("part=a/a0.parquet", "a").remove) }
+    val session = spark
+    import session.implicits._
+    val ours = Seq(("part=a/a0.parquet", dv.storageType, dv.pathOrInlineDv))
+      .toDF("path", "storageType", "pathOrInlineDv")
+      .selectExpr(
+        "path",
+        "named_struct('storageType', storageType, 'pathOrInlineDv', pathOrInlineDv, " +
+          "'offset', CAST(NULL AS INT)) AS deletionVector"
+      )
+    val out = txlogOutcome(
+      dir,
+      IsolationLevel.WriteSerializable,
+      readSet(v, Nil, Nil),
+      staged(removes = Seq(ours))
+    )
+    agree(delta, "ConcurrentDeleteDeleteException", out)
+  }
+
   test("a metadata change by the winner") {
     val dir = newTable("WriteSerializable")
     val (v, delta) = race(dir) { t =>
@@ -380,11 +409,11 @@ class ConflictCheckerSuite extends SparkSuite {
     agree(delta, "ConcurrentTransactionException", out)
   }
 
-  test("removes are keyed by (path, deletion vector), paths compared as the URIs they are") {
-    // The spec's primary key of a file is (path, deletionVector.uniqueId), and a path is a URI
-    // relative to the table root or absolute: the same file spelled absolutely is the same key;
-    // the same path with another deletion vector is another logical file. delta-spark compares
-    // raw path strings here, so these expectations come from the spec.
+  test("removes by both are compared by path, as the URIs they are, whatever their DVs") {
+    // delta-spark compares the removes' paths (deletion vectors aside: a remove spelled with
+    // another DV, or none, still removes that file in a rewrite); it compares raw path strings,
+    // where a path is a URI relative to the table root or absolute (the spec), so the same file
+    // spelled absolutely is the same file here.
     val dir = newTable("WriteSerializable")
     val table = TablePath.qualified(dir, spark.sessionState.newHadoopConf())
     val absolute = s"${table.root}/part=a/a0.parquet"
@@ -413,7 +442,7 @@ class ConflictCheckerSuite extends SparkSuite {
       outcome(paths("part=a/a0.parquet").selectExpr("'part%3Da/a0.parquet' AS path")) ==
         "CONCURRENT_DELETE_DELETE"
     )
-    assert(outcome(withDv) == "none")
+    assert(outcome(withDv) == "CONCURRENT_DELETE_DELETE")
     assert(outcome(paths("part=b/b0.parquet")) == "none")
   }
 }

@@ -81,6 +81,8 @@ class PhysicalNamesSuite extends SparkSuite {
     assert(wrong.errorClass === "INVALID_COMMIT_ACTIONS")
     assert(wrong.getMessage.contains("other") && wrong.getMessage.contains("g"), wrong.getMessage)
     assert(snapshotDir(dir) === before)
+    // A live file (partition values by logical name), then its remove without them.
+    log.startTransaction().addFiles(add("x", Map("part" -> "a"), null)).commit()
     val nullKeys =
       removes(spark, Seq("x")).withColumn("partitionValues", lit(null).cast("map<string,string>"))
     assert(log.startTransaction().removeFiles(nullKeys).commit().committed, "optional on removes")

@@ -142,6 +142,28 @@ class TransactionSuite extends SparkSuite {
     assert(ref.update().version === 5L)
   }
 
+  test("several app ids: skipped only when all are done; some done is refused, nothing written") {
+    val dir = tempDir().resolve("t")
+    val log = DeltaLog.createTable(spark, dir.toString, schema, Seq("part"), Map.empty)
+    log.startTransaction().setAppTransaction("a", 3L).setAppTransaction("b", 1L).commit()
+    val before = snapshotDir(dir)
+    def commit(a: Long, b: Long) =
+      log
+        .startTransaction()
+        .setAppTransaction("a", a)
+        .setAppTransaction("b", b)
+        .addFiles(adds(spark, Seq(s"f-$a-$b")))
+        .commit()
+    assert(!commit(3L, 1L).committed)
+    val e = intercept[TxlogException](commit(3L, 2L))
+    assert(e.errorClass === "INVALID_COMMIT_ACTIONS")
+    assert(e.getMessage.contains("a are at or past") && e.getMessage.contains("but b are not"))
+    assert(snapshotDir(dir) === before)
+    val r = commit(4L, 2L)
+    assert(r.committed && r.version === 2L)
+    assert(Oracle.reference(spark, dir.toString, None).txns === Map("a" -> 4L, "b" -> 2L))
+  }
+
   test("idempotent transactions: a txn at or past the staged version commits nothing") {
     val dir = tempDir().resolve("t")
     val log = DeltaLog.createTable(spark, dir.toString, schema, Seq("part"), Map.empty)
@@ -215,6 +237,51 @@ class TransactionSuite extends SparkSuite {
     val rewrite = removes(spark, Seq("f2")).withColumn("dataChange", lit(false))
     val r = log.startTransaction().removeFiles(rewrite).addFiles(adds(spark, Seq("f3"))).commit()
     assert(r.committed)
+  }
+
+  test("appendOnly is checked on the table as read, as delta-spark checks it") {
+    // Turning appendOnly off and removing data in one commit; turning it on and removing.
+    Seq("true" -> "false", "false" -> "true").foreach { case (was, becomes) =>
+      val dirs = Seq("ours", "ref").map(n => tempDir(n).resolve("t"))
+      dirs.foreach { d =>
+        val log = DeltaLog.createTable(
+          spark,
+          d.toString,
+          schema,
+          Seq("part"),
+          Map("delta.appendOnly" -> was)
+        )
+        log.startTransaction().addFiles(adds(spark, Seq("f1"))).commit()
+      }
+      val refOutcome = scala.util.Try {
+        val t = org.apache.spark.sql.delta.DeltaLog
+          .forTable(spark, dirs(1).toString)
+          .startTransaction()
+        t.updateMetadata(
+          t.metadata.copy(configuration =
+            t.metadata.configuration + ("delta.appendOnly" -> becomes)
+          )
+        )
+        t.commit(
+          t.filterFiles().map(_.remove),
+          org.apache.spark.sql.delta.DeltaOperations.ManualUpdate
+        )
+      }
+      val log = DeltaLog.forTable(spark, dirs(0).toString)
+      val t = log.startTransaction()
+      val md = t.readSnapshot.get.metadata
+      val ours = scala.util.Try(
+        t.updateMetadata(
+          md.copy(configuration = md.configuration + ("delta.appendOnly" -> becomes))
+        ).removeFiles(t.readFiles().select("path", "dataChange"))
+          .commit()
+      )
+      assert(ours.isSuccess === refOutcome.isSuccess, s"$was -> $becomes: $ours vs $refOutcome")
+      ours.failed.foreach {
+        case e: TxlogException => assert(e.errorClass === "APPEND_ONLY_VIOLATION")
+        case e                 => fail(e)
+      }
+    }
   }
 
   test("actions that break the spec, unsupported features and downgrades leave the log unchanged") {

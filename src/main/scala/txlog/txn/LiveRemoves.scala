@@ -1,0 +1,77 @@
+package txlog.txn
+
+import org.apache.spark.sql.{Column, DataFrame}
+import org.apache.spark.sql.functions._
+import org.apache.spark.sql.types.StructType
+
+import txlog.actions.ActionSchemas
+import txlog.replay.FileKeys
+
+/** Staged removes matched, by path, to the live files of the snapshot the transaction read.
+  *
+  * Log replay keys a file by (path, deletion vector), so a remove that leaves out the deletion
+  * vector of a file that has one removes nothing, and the file stays live beside whatever rewrote
+  * it: duplicate rows. delta-spark's writers take a remove from the live `AddFile` itself. Here a
+  * remove without a deletion vector takes the live file's; a remove whose path is not live, is live
+  * more than once, or whose deletion vector is not the live one, gets a [[Problem]] (refused with
+  * INVALID_COMMIT_ACTIONS before anything is written).
+  *
+  * One join with the live files whose paths are removed: nothing is brought to the driver.
+  */
+private[txn] object LiveRemoves {
+
+  /** The column naming why a remove cannot be committed (null when it can). */
+  val Problem = "_liveProblem"
+
+  private val Key = "_rk_path"
+  private val Count = "_live_n"
+  private val LiveDv = "_live_dv"
+  private val dvType = ActionSchemas.remove("deletionVector").dataType
+
+  /** `removes` (any columns, `path` among them) shaped as remove actions, each with the deletion
+    * vector of its live file in `live` (a snapshot's `allFiles`) where it names none, and
+    * [[Problem]]. `version` is the live files' version, for the problems' text.
+    */
+  def matched(removes: DataFrame, live: DataFrame, root: String, version: Long): DataFrame = {
+    val staged = FileActionLines
+      .shaped(removes, ActionSchemas.remove)
+      .withColumn(Key, FileKeys.pathKey(col("path"), root))
+    val touched = FileActionLines
+      .shaped(live, new StructType().add("path", "string").add("deletionVector", dvType))
+      .withColumn(Key, FileKeys.pathKey(col("path"), root))
+      .join(staged.select(Key).distinct(), Seq(Key), "left_semi")
+      .groupBy(Key)
+      .agg(count(lit(1)).as(Count), first(col("deletionVector")).as(LiveDv))
+    val joined = staged.join(touched, Seq(Key), "left_outer")
+    val given = col("deletionVector")
+    val problem = when(
+      col(Count).isNull,
+      concat(lit(s"remove of a file that is not live in version $version: "), col("path"))
+    ).when(
+      col(Count) > 1,
+      concat(
+        lit(s"remove of a path live more than once in version $version: "),
+        col("path")
+      )
+    ).when(
+      given.isNotNull && !dvKey(given).eqNullSafe(dvKey(col(LiveDv))),
+      concat(
+        lit("remove names a deletion vector the live file does not have in version "),
+        lit(s"$version: "),
+        col("path"),
+        lit(" "),
+        dvKey(given),
+        lit(" (live: "),
+        coalesce(dvKey(col(LiveDv)), lit("none")),
+        lit(")")
+      )
+    )
+    val columns = ActionSchemas.remove.fieldNames.toSeq.map {
+      case "deletionVector" => coalesce(given, col(LiveDv)).as("deletionVector")
+      case n                => col(n)
+    }
+    joined.select(columns :+ problem.as(Problem): _*)
+  }
+
+  private def dvKey(dv: Column): Column = FileKeys.dvId(dv)
+}
