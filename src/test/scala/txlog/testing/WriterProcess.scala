@@ -26,6 +26,10 @@ object WriterProcess {
       .appName(s"writer-$id")
       .config("spark.ui.enabled", "false")
       .config("spark.sql.shuffle.partitions", "1")
+      // A short-lived JVM committing a few rows at a time: compiling generated code would cost
+      // more than it saves (as in TestSpark).
+      .config("spark.sql.codegen.wholeStage", "false")
+      .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
       .config("spark.hadoop.fs.file.impl", classOf[PausingLocalFileSystem].getName)
       .config("spark.hadoop.fs.file.impl.disable.cache", "true")
       .getOrCreate()
