@@ -99,3 +99,34 @@ def test_concurrent_append_is_a_typed_conflict(spark: SparkSession, tmp_path: Pa
     with pytest.raises(errors.ConcurrentAppendError) as e:
         slow.commit()
     assert e.value.winning_version == 1
+
+
+def test_dv_file_removed_as_staged_without_its_dv(spark: SparkSession, fixtures: Path,
+                                                 tmp_path: Path) -> None:
+    """The issue's reproduction: a file with a deletion vector removed through the documented
+    pattern, its DV left out of the staged columns. delta-rs then sees the file gone, and a
+    remove of a path that is not live is refused with nothing written."""
+    from txlog_testing import copy_table
+
+    table = copy_table(fixtures / "golden/dv-partitioned-with-checkpoint", tmp_path / "t")
+    before = pa.table(deltalake.DeltaTable(str(table)).get_add_actions(flatten=True))
+    log = DeltaLog.for_table(spark, str(table))
+    txn = log.start_transaction()
+    victim = txn.read_files().where("deletionVector is not null").limit(1)
+    victim = victim.select("path", "size", "partitionValues", "dataChange").collect()[0]
+    staged = spark.createDataFrame([victim], "path string, size long, "
+                                   "partitionValues map<string,string>, dataChange boolean")
+    version = txn.remove_files(staged).commit("DELETE")
+
+    rs = deltalake.DeltaTable(str(table))
+    after = pa.table(rs.get_add_actions(flatten=True))
+    assert rs.version() == version
+    assert after.num_rows == before.num_rows - 1
+    name = victim["path"].rsplit("/", 1)[-1]
+    assert name in [p.rsplit("/", 1)[-1] for p in before.column("path").to_pylist()]
+    assert name not in [p.rsplit("/", 1)[-1] for p in after.column("path").to_pylist()]
+
+    txn = log.start_transaction()
+    with pytest.raises(errors.InvalidCommitError, match="not live"):
+        txn.remove_files(staged).commit("DELETE")
+    assert deltalake.DeltaTable(str(table)).version() == version

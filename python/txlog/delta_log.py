@@ -298,7 +298,9 @@ class DeltaLog:
         ``retention`` is a duration such as ``"30 days"`` or ``"interval 2 days"`` (default:
         the table's ``delta.logRetentionDuration``, 30 days unless set). Returns one row per
         candidate file (path, kind, version, sizeInBytes, modificationTime, deleted,
-        reason), or a single row of kind ``"none"`` whose reason says why nothing may go.
+        reason), with a row of kind ``"none"`` saying why when no log file may go. Temporary
+        files and staging directories of txlog writers that died, over a day old, go whatever
+        the retention (kind ``"leftover"``).
 
         >>> log.cleanup("7 days").show()                 # dry run: what would be deleted
         >>> log.cleanup("7 days", dry_run=False)         # delete it

@@ -299,14 +299,16 @@ final class DeltaLog private (
   /** Metadata cleanup ("Metadata Cleanup"): deletes the commits, checkpoints and checksums older
     * than the newest checkpoint that is at or below the newest commit older than midnight UTC of
     * (now - `retention`), log compactions starting at or below that checkpoint, and unreferenced
-    * sidecars older than a day; every version from that commit on stays readable. `retention` is a
-    * duration such as "30 days" (default: the table's delta.logRetentionDuration, 30 days unless
-    * set). With `dryRun` (the default) nothing is deleted.
+    * sidecars older than a day; every version from that commit on stays readable. Whatever the
+    * retention, temporary files and staging directories of txlog writers that died, older than a
+    * day, go too. `retention` is a duration such as "30 days" (default: the table's
+    * delta.logRetentionDuration, 30 days unless set). With `dryRun` (the default) nothing is
+    * deleted.
     *
     * Returns one row per candidate file, oldest first: path, kind (commit, checkpoint, checksum,
-    * compaction, sidecar), version (a compaction's start version; -1 for sidecars), sizeInBytes,
-    * modificationTime, deleted and reason. When nothing may be deleted (no commit is old enough, or
-    * no checkpoint covers the cutoff) it is a single row of kind "none" whose reason says why.
+    * compaction, sidecar, leftover), version (a compaction's start version; -1 for sidecars and
+    * leftovers), sizeInBytes, modificationTime, deleted and reason. When no log file may be deleted
+    * (no commit is old enough, or no checkpoint covers the cutoff) a row of kind "none" says why.
     *
     * {{{
     * log.cleanup(Some("7 days")).show()                // what would be deleted

@@ -3,7 +3,7 @@ package txlog.cleanup
 import org.apache.spark.sql.types._
 
 /** One file metadata cleanup would delete. `version` is the file's version; for a log compaction
-  * its start version (the one the spec's rule compares), for a sidecar -1.
+  * its start version (the one the spec's rule compares), for a sidecar or a leftover -1.
   */
 private[txlog] final case class CleanupCandidate(
     path: String,
@@ -19,6 +19,9 @@ private[txlog] object CleanupCandidate {
   val Checksum = "checksum"
   val Compaction = "compaction"
   val Sidecar = "sidecar"
+
+  /** A temporary file or staging directory a writer left behind when it died. */
+  val Leftover = "leftover"
 
   /** The kind of the one row explaining why nothing can be deleted. */
   val Nothing = "none"

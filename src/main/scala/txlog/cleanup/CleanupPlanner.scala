@@ -21,7 +21,10 @@ import txlog.timetravel.CommitTimeline
   *      and checksums below cutOffCheckpoint, and log compactions starting at or below it, are
   *      candidates; 4. and 5. sidecars no kept checkpoint references, last modified before one day
   *      before midnight UTC of now, are candidates.
-  * Without a cutoffCommit or a cutOffCheckpoint nothing is a candidate.
+  * Without a cutoffCommit or a cutOffCheckpoint none of those is a candidate. Whatever the cutoffs,
+  * the temporary files and staging directories txlog's writers leave in `_delta_log` when they die
+  * (`.<name>.<uuid>.tmp`, `.txlog-staging-<uuid>`), last modified before the sidecars' threshold,
+  * are candidates too: readers never list them, and nothing else removes them.
   */
 private[txlog] object CleanupPlanner {
   val DayMillis: Long = 24L * 3600 * 1000
@@ -38,13 +41,14 @@ private[txlog] object CleanupPlanner {
     val cutoffCommit = CommitTimeline(listing).latestAtOrBefore(cutOffTimestamp, 0L, Long.MaxValue)
     val cutOffCheckpoint =
       cutoffCommit.flatMap(c => listing.checkpoints.filter(_.version <= c).lastOption)
+    val leftovers = leftoverCandidates(listing.table, now)
     (cutoffCommit, cutOffCheckpoint) match {
       case (None, _) =>
         CleanupPlan(
           cutOffTimestamp,
           None,
           None,
-          Nil,
+          leftovers,
           Some(
             s"no commit is at or before the cutoff " +
               s"${java.time.Instant.ofEpochMilli(cutOffTimestamp)}: " +
@@ -56,7 +60,7 @@ private[txlog] object CleanupPlanner {
           cutOffTimestamp,
           Some(c),
           None,
-          Nil,
+          leftovers,
           Some(
             s"no complete checkpoint is at or below the cutoff commit $c, so every older " +
               "file is still needed to reconstruct it"
@@ -71,7 +75,7 @@ private[txlog] object CleanupPlanner {
           cutOffTimestamp,
           Some(c),
           Some(cp.version),
-          expired.sortBy(e => (e.version, order(e.kind), e.path)) ++ sidecars,
+          expired.sortBy(e => (e.version, order(e.kind), e.path)) ++ sidecars ++ leftovers,
           None
         )
     }
@@ -107,6 +111,33 @@ private[txlog] object CleanupPlanner {
       case _ => None
     }
   }
+
+  /** txlog's temporary files (`.<name>.<uuid>.tmp`, [[txlog.storage.StagedBytes]]) and checkpoint
+    * staging directories (`.txlog-staging-<uuid>`) in `_delta_log`, last modified before one day
+    * before midnight UTC of `now`: a live writer's are younger.
+    */
+  private def leftoverCandidates(table: TablePath, now: Long): Seq[CleanupCandidate] = {
+    val threshold = midnightUtc(now) - DayMillis
+    table.fs
+      .listStatus(table.logDir)
+      .toSeq
+      .filter(s =>
+        Leftover.pattern.matcher(s.getPath.getName).matches() && s.getModificationTime < threshold
+      )
+      .sortBy(s => (s.getModificationTime, s.getPath.getName))
+      .map(s =>
+        CleanupCandidate(
+          s.getPath.toString,
+          CleanupCandidate.Leftover,
+          -1L,
+          if (s.isFile) s.getLen else 0L,
+          s.getModificationTime
+        )
+      )
+  }
+
+  private val Uuid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+  private val Leftover = s"""\\.(.+\\.$Uuid\\.tmp|txlog-staging-$Uuid)""".r
 
   /** Sidecars in `_delta_log/_sidecars` that none of `kept` references and that were last modified
     * before one day before midnight UTC of `now` (so in-progress checkpoints keep theirs). Sidecars

@@ -31,45 +31,41 @@ private[txlog] object MetadataCleanup {
       retention.fold(TableProperties.logRetentionMillis(configuration))(retentionMillisOf)
     val plan = CleanupPlanner.plan(spark, listing, retentionMillis, now)
     val fs = listing.table.fs
-    val rows = plan.blockedBecause match {
-      case Some(why) =>
-        Seq(
-          Row(
-            null,
-            CleanupCandidate.Nothing,
-            plan.cutoffCommit.map(Long.box).orNull,
-            null,
-            null,
-            false,
-            why
-          )
-        )
-      case None =>
-        val reason = s"older than checkpoint ${plan.cutOffCheckpoint.get}, which covers the " +
+    // When the log files are blocked, one row says why; leftovers of dead writers go regardless.
+    val blocked = plan.blockedBecause.toSeq.map { why =>
+      Row(
+        null,
+        CleanupCandidate.Nothing,
+        plan.cutoffCommit.map(Long.box).orNull,
+        null,
+        null,
+        false,
+        why
+      )
+    }
+    def reason(kind: String): String = kind match {
+      case CleanupCandidate.Sidecar => "not referenced by a kept checkpoint"
+      case CleanupCandidate.Leftover =>
+        "a temporary file or staging directory of a writer that did not finish, last " +
+          "modified over a day before midnight UTC"
+      case _ =>
+        s"older than checkpoint ${plan.cutOffCheckpoint.get}, which covers the " +
           s"cutoff commit ${plan.cutoffCommit.get}"
-        plan.candidates.map { c =>
-          // Oldest first: a failure part-way leaves the log without holes before kept files.
-          val deleted = !dryRun && delete(fs, new Path(c.path))
-          Row(
-            c.path,
-            c.kind,
-            c.version,
-            c.sizeInBytes,
-            c.modificationTime,
-            deleted,
-            if (c.kind == CleanupCandidate.Sidecar) "not referenced by a kept checkpoint"
-            else reason
-          )
-        }
+    }
+    val rows = blocked ++ plan.candidates.map { c =>
+      // Oldest first: a failure part-way leaves the log without holes before kept files.
+      val deleted = !dryRun && delete(fs, new Path(c.path), c.kind == CleanupCandidate.Leftover)
+      Row(c.path, c.kind, c.version, c.sizeInBytes, c.modificationTime, deleted, reason(c.kind))
     }
     spark.createDataFrame(rows.asJava, CleanupCandidate.schema)
   }
 
-  /** Deletes one file; on local disks also Hadoop's `.name.crc` side file (not a Delta file, but
-    * left behind it would be clutter, as txlog reads local files without checksums).
+  /** Deletes one file (a leftover staging directory with what it holds); on local disks also
+    * Hadoop's `.name.crc` side file (not a Delta file, but left behind it would be clutter, as
+    * txlog reads local files without checksums).
     */
-  private def delete(fs: FileSystem, file: Path): Boolean = {
-    val deleted = fs.delete(file, false)
+  private def delete(fs: FileSystem, file: Path, recursive: Boolean): Boolean = {
+    val deleted = fs.delete(file, recursive)
     if (deleted && fs.getUri.getScheme == "file") {
       val side = new Path(file.getParent, s".${file.getName}.crc")
       if (fs.exists(side)) fs.delete(side, false)

@@ -92,20 +92,32 @@ private[txlog] object TableFeatures {
     * reader version 3 with readerFeatures for reader-writer features other than column mapping, 2
     * for column mapping alone).
     */
-  def protocolFor(features: Set[String], minReader: Int, minWriter: Int): Protocol = {
+  def protocolFor(asked: Set[String], minReader: Int, minWriter: Int): Protocol = {
+    val features = withNeeded(asked)
     val legacy = Protocol(minReader.min(2).max(1), minWriter.min(6).max(1), None, None)
     if (minWriter < 7 && minReader < 3 && (features -- supported(legacy)).isEmpty) legacy
     else tableFeatures(supported(legacy) ++ features, minReader)
   }
 
   /** A protocol supporting what `p` supports plus `features`, never lower than `p`. */
-  def withFeatures(p: Protocol, features: Set[String]): Protocol =
+  def withFeatures(p: Protocol, asked: Set[String]): Protocol = {
+    val features = withNeeded(asked)
     if ((features -- supported(p)).isEmpty) p
     else {
       val out = tableFeatures(supported(p) ++ features, p.minReaderVersion)
       val readers = out.readerFeatures.map(_ ++ p.readerFeatures.getOrElse(Set.empty))
       out.copy(readerFeatures = readers)
     }
+  }
+
+  /** Features another needs supported beside it: row tracking keeps its high water mark in a domain
+    * (spec, "Row Tracking": writers need domainMetadata).
+    */
+  private val Needs: Map[String, Set[String]] = Map("rowTracking" -> Set("domainMetadata"))
+
+  /** `features` with the features they need. */
+  def withNeeded(features: Set[String]): Set[String] =
+    features ++ features.flatMap(Needs.getOrElse(_, Set.empty))
 
   private def tableFeatures(all: Set[String], minReader: Int): Protocol = {
     val readers = all.intersect(ReaderWriterFeatures)

@@ -103,7 +103,18 @@ private[txlog] object WriterRules {
     // A restore's metadata is an older version's: it is checked on its own, not against the
     // current metadata (delta-spark restores the old schema, dropped columns and all).
     val against = if (restoring) None else current.map(_._2)
-    val completedMd = metadata.map(m => checkedMetadata(table, against, m, version))
+    // `delta.feature.<name> = supported` asks for a protocol upgrade, as in delta-spark's ALTER
+    // TABLE SET TBLPROPERTIES: the feature goes to the protocol, the key is not stored.
+    val explicit = metadata.fold(Set.empty[String])(m => TableFeatures.explicit(m.configuration))
+    val unknown = explicit -- TableFeatures.CommitWriterFeatures
+    if (unknown.nonEmpty) {
+      throw TxlogErrors.unsupportedWriterFeatures(table, unknown.toSeq.sorted, "commit")
+    }
+    val completedMd = metadata
+      .map(m =>
+        m.copy(configuration = m.configuration.filterNot(_._1.startsWith("delta.feature.")))
+      )
+      .map(m => checkedMetadata(table, against, m, version))
     // Protocol: the staged one (never lower than the current), raised to what the metadata needs.
     val base = (protocol, current.map(_._1)) match {
       case (Some(p), Some(cur)) => checkNotDowngrade(table, cur, p); p
@@ -115,8 +126,10 @@ private[txlog] object WriterRules {
     val md = completedMd.orElse(current.map(_._2)).getOrElse {
       throw TxlogErrors.invalidMetadata(table, "a new table needs a metaData action")
     }
-    val raised =
-      TableFeatures.withFeatures(base, TableFeatures.required(md.schema, md.configuration))
+    val raised = TableFeatures.withFeatures(
+      base,
+      TableFeatures.required(md.schema, md.configuration) ++ explicit
+    )
     ReaderGate.check(table, version, raised)
     if (raised.minWriterVersion > 7) {
       throw TxlogErrors.unsupportedWriterVersion(table, raised.minWriterVersion, "commit")

@@ -207,4 +207,35 @@ class MetadataCleanupSuite extends SparkSuite {
     val e = intercept[TxlogException](DeltaLog.forTable(spark, t.toString).cleanup(Some("soon")))
     assert(e.errorClass === "INVALID_ARGUMENT" && e.getMessage.contains("retention"))
   }
+
+  test("leftovers of dead writers (temporary files, staging directories) older than a day go") {
+    // Nothing of the log is old enough here, so the log files are blocked: leftovers still go.
+    val t = makeTable(2, 100)
+    val log = logDir(t)
+    val uuid = "0f0e0d0c-0b0a-4908-8706-050403020100"
+    val oldTmp = log.resolve(s".00000000000000000002.json.$uuid.tmp")
+    val oldStaging = log.resolve(s".txlog-staging-$uuid")
+    val foreign = log.resolve(".some-other-tool.tmp")
+    Files.writeString(oldTmp, "{}")
+    Files.createDirectories(oldStaging.resolve("parts"))
+    Files.writeString(oldStaging.resolve("parts").resolve("part-0.parquet"), "x")
+    Files.writeString(foreign, "x")
+    val uuidNew = "1f1e1d1c-1b1a-4918-9716-151413121110"
+    val fresh = log.resolve(s"._last_checkpoint.$uuidNew.tmp")
+    Files.writeString(fresh, "x")
+    val old = today - 3 * Day
+    Seq(oldTmp, oldStaging, foreign).foreach(p => assert(p.toFile.setLastModified(old)))
+
+    val dry = DeltaLog.forTable(spark, t.toString).cleanup(Some("1 day")).collect().toSeq
+    assert(dry.map(_.getAs[String]("kind")).toSet === Set("none", "leftover"))
+    val leftovers = dry.filter(_.getAs[String]("kind") == "leftover")
+    assert(paths(leftovers).toSet === Set(oldTmp, oldStaging).map(_.getFileName.toString))
+    assert(Files.exists(oldTmp) && Files.exists(oldStaging))
+
+    val done = DeltaLog.forTable(spark, t.toString).cleanup(Some("1 day"), dryRun = false)
+    assert(done.where("kind = 'leftover' AND deleted").count() === 2)
+    assert(!Files.exists(oldTmp) && !Files.exists(oldStaging))
+    assert(Files.exists(fresh) && Files.exists(foreign), "a live writer's file, another tool's")
+    assert(Files.exists(log.resolve("00000000000000000001.json")))
+  }
 }

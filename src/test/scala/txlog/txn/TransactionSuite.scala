@@ -284,6 +284,53 @@ class TransactionSuite extends SparkSuite {
     }
   }
 
+  test("delta.feature.rowTracking = supported brings domainMetadata, as in delta-spark") {
+    val dirs = Seq("ours", "ref").map(n => tempDir(n).resolve("t"))
+    val props = Map("delta.feature.rowTracking" -> "supported")
+    DeltaLog.createTable(spark, dirs(0).toString, schema, Seq("part"), props)
+    spark.sql(
+      s"CREATE TABLE delta.`${dirs(1)}` (id LONG, part STRING) USING delta PARTITIONED BY " +
+        "(part) TBLPROPERTIES ('delta.feature.rowTracking' = 'supported')"
+    )
+    val Seq(ours, ref) = dirs.map(d => Oracle.reference(spark, d.toString, None))
+    assert(ours.protocol === ref.protocol)
+    assert(ours.protocol._4.contains("domainMetadata"))
+  }
+
+  test(
+    "delta.feature.X = supported in a metadata change upgrades the protocol, as in delta-spark"
+  ) {
+    val dirs = Seq("ours", "ref").map(n => tempDir(n).resolve("t"))
+    dirs.foreach(d => DeltaLog.createTable(spark, d.toString, schema, Seq("part"), Map.empty))
+    spark.sql(
+      s"ALTER TABLE delta.`${dirs(1)}` SET TBLPROPERTIES " +
+        "('delta.feature.domainMetadata' = 'supported', 'k' = 'v')"
+    )
+    val log = DeltaLog.forTable(spark, dirs(0).toString)
+    val md = log.snapshot().metadata
+    log
+      .startTransaction()
+      .updateMetadata(
+        md.copy(configuration =
+          md.configuration ++ Map("delta.feature.domainMetadata" -> "supported", "k" -> "v")
+        )
+      )
+      .commit("SET TBLPROPERTIES")
+    val Seq(ours, ref) = dirs.map(d => Oracle.reference(spark, d.toString, None))
+    assert(ours.protocol === ref.protocol)
+    assert(ours.metadata._4 === ref.metadata._4)
+    assert(ours.protocol._4.contains("domainMetadata"))
+    // A feature txlog cannot honour is refused, as at creation.
+    val t = log.startTransaction()
+    val md2 = t.readSnapshot.get.metadata
+    val e = intercept[TxlogException](
+      t.updateMetadata(
+        md2.copy(configuration = md2.configuration + ("delta.feature.clustering" -> "supported"))
+      ).commit()
+    )
+    assert(e.errorClass === "UNSUPPORTED_WRITER_FEATURES")
+  }
+
   test("actions that break the spec, unsupported features and downgrades leave the log unchanged") {
     val dir = tempDir().resolve("t")
     val log = DeltaLog.createTable(spark, dir.toString, schema, Seq("part"), Map.empty)
