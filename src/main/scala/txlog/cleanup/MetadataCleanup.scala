@@ -67,7 +67,7 @@ private[txlog] object MetadataCleanup {
   private def delete(fs: FileSystem, file: Path, recursive: Boolean): Boolean = {
     val deleted = fs.delete(file, recursive)
     if (deleted && fs.getUri.getScheme == "file") {
-      val side = new Path(file.getParent, s".${file.getName}.crc")
+      val side = txlog.storage.LocalLogStore.checksumFile(file)
       if (fs.exists(side)) fs.delete(side, false)
     }
     deleted
