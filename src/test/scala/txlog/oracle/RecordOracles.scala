@@ -15,7 +15,8 @@ import txlog.{Fixtures, Oracle, Refusal, TestSpark}
   *
   * Answers: the latest snapshot of every fixture table, and the snapshot at every version from the
   * lowest to the highest version its `_delta_log` names for the tables time travel is checked on
-  * ([[RecordOracles.timeTravelTables]]). A refusal is recorded as its [[Refusal]] category.
+  * ([[RecordOracles.timeTravelTables]]), and its RESTORE of a few fixtures ([[RecordedRestore]]). A
+  * refusal is recorded as its [[Refusal]] category.
   */
 object RecordOracles {
 
@@ -67,11 +68,20 @@ object RecordOracles {
       }
       ViewCodec.mapper.writeValueAsString(o)
     }
-    val latest = tables.map(t => entry(t, None, Oracle.liveFixtureReference(spark, t)))
+    val latestAnswers = tables.map(t => t -> Oracle.liveFixtureReference(spark, t)).toMap
+    val latest = tables.map(t => entry(t, None, latestAnswers(t)))
     val versions = timeTravelTables(tables).flatMap { t =>
       val vs = loggedVersions(Fixtures.root.resolve(t))
       vs.zip(Oracle.references(spark, Fixtures.path(t), vs)).map { case (v, a) =>
         entry(t, Some(v), a)
+      }
+    }
+    val restores = RecordedRestore.tables.flatMap { t =>
+      val targets = latestAnswers(t).map(v => RecordedRestore.targets(v.version)).getOrElse(Nil)
+      targets.map { v =>
+        ViewCodec.mapper.writeValueAsString(
+          RecordedRestore.entry(t, v, RecordedRestore.live(spark, t, v))
+        )
       }
     }
     val digests = FixtureDigest.ofTables(Fixtures.root, tables)
@@ -87,9 +97,11 @@ object RecordOracles {
     digests.toSeq.sortBy(_._1).foreach { case (k, d) => t.put(k, d) }
     val out = Recording.sourceFile(base)
     Files.createDirectories(out.getParent)
-    val text = (ViewCodec.mapper.writeValueAsString(header) +: (latest ++ versions)).mkString("\n")
+    val text = (ViewCodec.mapper.writeValueAsString(header) +: (latest ++ versions ++ restores))
+      .mkString("\n")
     Files.write(out, (text + "\n").getBytes(UTF_8))
-    System.err.println(s"recorded ${latest.size + versions.size} delta-spark answers in $out")
+    val n = latest.size + versions.size + restores.size
+    System.err.println(s"recorded $n delta-spark answers in $out")
     TestSpark.close(spark)
   }
 }

@@ -14,7 +14,8 @@ import txlog.{Fixtures, SnapshotView}
 /** delta-spark's answers on the read-only fixtures, recorded once by `make oracle-record`
   * ([[RecordOracles]]) into `src/test/resources/oracle/delta-spark-<version>.jsonl`: the latest
   * snapshot of every fixture table and every version of the tables time travel is checked on, each
-  * a [[SnapshotView]] or a [[RecordedRefusal]].
+  * a [[SnapshotView]] or a [[RecordedRefusal]], and delta-spark's RESTORE of a few of them
+  * ([[RecordedRestore]]).
   *
   * The first line stamps the recording: the delta-spark and Spark versions that answered and the
   * digest of each fixture table ([[FixtureDigest]]). A recording is used only when its stamp
@@ -25,6 +26,7 @@ import txlog.{Fixtures, SnapshotView}
 final class Recording(
     val header: JsonNode,
     answers: Map[(String, Option[Long]), JsonNode],
+    restores: Map[(String, Long), JsonNode],
     root: String
 ) {
 
@@ -43,6 +45,20 @@ final class Recording(
 
   def versionsOf(table: String): Seq[Long] =
     answers.keys.collect { case (`table`, Some(v)) => v }.toSeq.sorted
+
+  /** The versions delta-spark's restores of `table` were recorded for, lowest first. */
+  def restoreTargets(table: String): Seq[Long] =
+    restores.keys.collect { case (`table`, v) => v }.toSeq.sorted
+
+  /** delta-spark's recorded RESTORE of a copy of `table` to `version` (or its refusal). */
+  def restore(table: String, version: Long): Try[RecordedRestore] =
+    restores.get((table, version)) match {
+      case None =>
+        throw new NoSuchElementException(
+          s"no recorded delta-spark restore of $table to v$version: ${Recording.Hint}"
+        )
+      case Some(a) => RecordedRestore.decode(a)
+    }
 }
 
 object Recording {
@@ -85,12 +101,15 @@ object Recording {
       )
     }
     verifyStamp(header, fixturesRoot)
-    val answers = text.tail.map { l =>
-      val a = ViewCodec.mapper.readTree(l)
+    val (restoreLines, snapshotLines) =
+      text.tail.map(l => ViewCodec.mapper.readTree(l)).partition(_.has("restoreTo"))
+    val answers = snapshotLines.map { a =>
       val v = a.get("version")
       (a.get("table").asText, if (v.isNull) None else Some(v.asLong)) -> a
     }.toMap
-    new Recording(header, answers, qualifiedRoot(fixturesRoot))
+    val restores =
+      restoreLines.map(a => (a.get("table").asText, a.get("restoreTo").asLong) -> a).toMap
+    new Recording(header, answers, restores, qualifiedRoot(fixturesRoot))
   }
 
   /** Fails, naming each table that changed, appeared or vanished, unless the fixtures under

@@ -1,41 +1,54 @@
 package txlog.restore
 
-import scala.util.{Failure, Success, Try}
+import scala.util.{Failure, Success}
 
-import txlog.{DeltaLog, Fixtures, SparkSuite}
+import txlog.{DeltaLog, Fixtures, Refusal, SparkSuite, TxlogException}
+import txlog.oracle.{RecordedRestore, Recording}
 
 /** RESTORE on copies of a handful of shared fixtures (written by delta-spark and Delta Kernel): to
-  * version 0 and to the version before the latest, txlog and delta-spark agree (see
-  * [[RestoreTestKit.agree]]), or both refuse.
+  * version 0 and to the version before the latest, txlog's restore agrees with delta-spark's (see
+  * [[RestoreTestKit.agreeWith]]), or both refuse for the same reason.
+  *
+  * The fixtures are read-only, so delta-spark's own restore of each is recorded by `make
+  * oracle-record` ([[RecordedRestore]]); what txlog's restore wrote is read back by delta-spark
+  * now, and one drawn restore is asked of delta-spark live and compared with its recording.
   */
 class RestoreFixturesSuite extends SparkSuite with RestoreTestKit {
 
-  private val tables = Seq(
-    "golden/basic-with-inserts-deletes-checkpoint",
-    "golden/basic-with-inserts-overwrite-restore",
-    "golden/data-reader-escaped-chars",
-    "golden/dv-partitioned-with-checkpoint",
-    "golden/time-travel-partition-changes-b",
-    "kernel/basic-dv-with-checkpoint",
-    "spark/table-with-dv-small"
-  )
-
-  tables.foreach { name =>
+  RecordedRestore.tables.foreach { name =>
     test(s"$name: to version 0 and to the version before the latest") {
       assume(Fixtures.available, Fixtures.skipMessage)
-      val t = Fixtures.copy(name, tempDir())
-      val latest = DeltaLog.forTable(spark, t.toString).snapshot().version
-      Seq(0L, (latest - 1).max(0L)).distinct.filter(_ < latest).foreach { v =>
-        Try(agree(t, Left(v), rowsOf = v)) match {
-          case Success(r) =>
+      val fixture = Fixtures.root.resolve(name)
+      val latest = DeltaLog.forTable(spark, fixture.toString).snapshot().version
+      val targets = Recording.current.restoreTargets(name)
+      assert(targets === RecordedRestore.targets(latest), "the recorded restore targets")
+      targets.foreach { v =>
+        Recording.current.restore(name, v) match {
+          case Success(expected) =>
+            val r = agreeWith(fixture, Left(v), rowsOf = v, expected)
             info(s"v$v: ${r.numRestoredFiles} restored, ${r.numRemovedFiles} removed")
-          case Failure(e: org.scalatest.exceptions.TestFailedException) => throw e
-          case Failure(e) =>
-            val ours = ourRestore(copyTable(t, "restore-fx"), Left(v))
-            val ref = refRestore(copyTable(t, "restore-fx-ref"), Left(v))
-            assert(ours.isFailure && ref.isFailure, s"v$v: txlog $ours, delta-spark $ref ($e)")
-            info(s"v$v: both refuse")
+          case Failure(ref) =>
+            ourRestore(copyTable(fixture, "restore-fx"), Left(v)) match {
+              case Failure(ours: TxlogException) =>
+                Refusal.assertSame(ours, ref, s"$name v$v")
+                info(s"v$v: both refuse")
+              case ours => fail(s"v$v: delta-spark refuses ($ref), txlog gives $ours")
+            }
         }
+      }
+    }
+  }
+
+  test("the recorded delta-spark restore agrees with delta-spark's restore now (1 drawn)") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val all = RecordedRestore.tables.flatMap(t => Recording.current.restoreTargets(t).map(t -> _))
+    Recording.sample(all, 1, suiteName).foreach { case (name, v) =>
+      info(s"seed ${Recording.seed} (TXLOG_ORACLE_SEED): $name v$v")
+      (Recording.current.restore(name, v), RecordedRestore.live(spark, name, v)) match {
+        case (Success(recorded), Success(now)) => assert(recorded === now, s"$name v$v")
+        case (Failure(recorded), Failure(now)) =>
+          assert(Refusal.ofDeltaSpark(recorded) === Refusal.ofDeltaSpark(now), s"$name v$v")
+        case (recorded, now) => fail(s"$name v$v: recorded $recorded, delta-spark now $now")
       }
     }
   }

@@ -4,15 +4,12 @@ import java.nio.file.Path
 
 import scala.util.Try
 
-import io.delta.tables.DeltaTable
-import org.apache.commons.io.FileUtils
-import org.apache.spark.sql.Row
-import org.apache.spark.sql.delta.{DeltaLog => RefLog}
-
 import txlog.{DeltaLog, Oracle, RestoreResult, SnapshotView, SparkSuite}
+import txlog.oracle.RecordedRestore
 
 /** delta-spark as the oracle for RESTORE: its restore of one copy of a table against txlog's of
-  * another, compared through delta-spark's own reading of both (snapshot, rows, history).
+  * another, compared through delta-spark's own reading of both (snapshot, rows, history); the
+  * suite's session's side of [[RestoreOracle]].
   *
   * [[refView]] reads with a new delta-spark DeltaLog; [[rows]], [[lastCommit]] and
   * [[commitTimestamp]] use the one delta-spark has for the path, which lists the log at every query
@@ -22,33 +19,14 @@ import txlog.{DeltaLog, Oracle, RestoreResult, SnapshotView, SparkSuite}
 trait RestoreTestKit { self: SparkSuite =>
 
   /** A copy of `t` (file times kept) in a new temporary directory. */
-  def copyTable(t: Path, prefix: String): Path = {
-    val dest = tempDir(prefix).resolve(t.getFileName.toString)
-    FileUtils.copyDirectory(t.toFile, dest.toFile, true)
-    dest
-  }
+  def copyTable(t: Path, prefix: String): Path = RestoreOracle.copy(t, prefix)
 
   /** The metrics of delta-spark's RESTORE output, in its column order. */
-  val MetricNames: Seq[String] = Seq(
-    "tableSizeAfterRestore",
-    "numOfFilesAfterRestore",
-    "numRemovedFiles",
-    "numRestoredFiles",
-    "removedFilesSize",
-    "restoredFilesSize"
-  )
+  val MetricNames: Seq[String] = RestoreOracle.MetricNames
 
-  /** delta-spark's RESTORE of `t` to a version (Left) or timestamp (Right): the metrics it returns
-    * (none when it had nothing to do).
-    */
-  def refRestore(t: Path, to: Either[Long, String]): Try[Map[String, String]] = Try {
-    RefLog.clearCache()
-    val dt = DeltaTable.forPath(spark, t.toString)
-    val out = to.fold(v => dt.restoreToVersion(v), ts => dt.restoreToTimestamp(ts)).collect()
-    out.headOption.fold(Map.empty[String, String]) { row =>
-      MetricNames.zipWithIndex.map { case (n, i) => n -> String.valueOf(row.get(i)) }.toMap
-    }
-  }
+  /** delta-spark's RESTORE of `t` ([[RestoreOracle.restore]]). */
+  def refRestore(t: Path, to: Either[Long, String]): Try[Map[String, String]] =
+    RestoreOracle.restore(spark, t, to)
 
   /** txlog's result's metrics as text. */
   def metricsOf(r: RestoreResult): Map[String, String] =
@@ -64,51 +42,23 @@ trait RestoreTestKit { self: SparkSuite =>
       )
     }
 
-  /** The latest commit as delta-spark's history shows it: operation, parameters (null ones left
-    * out) and metrics.
-    */
-  def lastCommit(t: Path): (String, Map[String, String], Map[String, String]) = {
-    val r: Row = DeltaTable
-      .forPath(spark, t.toString)
-      .history(1)
-      .select("operation", "operationParameters", "operationMetrics")
-      .head()
-    val params = r.getMap[String, String](1).toMap.filter(_._2 != null)
-    (r.getString(0), params, r.getMap[String, String](2).toMap)
-  }
+  /** The latest commit as delta-spark's history shows it ([[RestoreOracle.lastCommit]]). */
+  def lastCommit(t: Path): (String, Map[String, String], Map[String, String]) =
+    RestoreOracle.lastCommit(spark, t)
 
   /** delta-spark's view of the latest snapshot of `t`, paths made relative to `t`. */
-  def refView(t: Path): SnapshotView = relative(t, Oracle.reference(spark, t.toString, None))
+  def refView(t: Path): SnapshotView = RestoreOracle.view(spark, t)
 
   /** txlog's view of the latest snapshot of `t`, paths made relative to `t`. */
-  def ourView(t: Path): SnapshotView = relative(t, Oracle.txlog(spark, t.toString, None))
-
-  private def relative(t: Path, v: SnapshotView): SnapshotView = {
-    val root = t.toUri.getPath.stripSuffix("/") + "/"
-    def rel(p: String) = {
-      val path = new org.apache.hadoop.fs.Path(p).toUri.getPath
-      if (path.startsWith(root)) path.substring(root.length) else path
-    }
-    v.copy(
-      live = v.live.map { case (p, dv, s, pv) => (rel(p), dv, s, pv) },
-      tombstones = v.tombstones.map { case (p, dv) => (rel(p), dv) }
-    )
-  }
+  def ourView(t: Path): SnapshotView =
+    RestoreOracle.relative(t, Oracle.txlog(spark, t.toString, None))
 
   /** The rows of version `v` (latest when None) as delta-spark reads them, sorted as text. */
-  def rows(t: Path, v: Option[Long] = None): Seq[String] = {
-    val r = spark.read.format("delta")
-    v.fold(r)(x => r.option("versionAsOf", x))
-      .load(t.toString)
-      .collect()
-      .map(_.toString)
-      .sorted
-      .toSeq
-  }
+  def rows(t: Path, v: Option[Long] = None): Seq[String] = RestoreOracle.rows(spark, t, v)
 
   /** The timestamp of version `v` of `t` as delta-spark's history gives it, as text. */
   def commitTimestamp(t: Path, v: Long): String = {
-    DeltaTable
+    io.delta.tables.DeltaTable
       .forPath(spark, t.toString)
       .history()
       .where(s"version = $v")
@@ -124,18 +74,38 @@ trait RestoreTestKit { self: SparkSuite =>
     * (also txlog's result's). Returns txlog's result.
     */
   def agree(t: Path, to: Either[Long, String], rowsOf: Long): RestoreResult = {
-    val ours = copyTable(t, "restore-ours")
     val ref = copyTable(t, "restore-ref")
     val expectedRows = rows(t, Some(rowsOf))
-    val refMetrics0 = refRestore(ref, to).get
+    val refMetrics = refRestore(ref, to).get
+    val expected = RecordedRestore(
+      refMetrics,
+      expectedRows,
+      rows(ref),
+      refView(ref),
+      lastCommit(ref)
+    )
+    agreeWith(t, to, rowsOf, expected)
+  }
+
+  /** Restores a copy of `t` to `to` with txlog and checks it against delta-spark's restore of
+    * another copy, `expected` (asked now by [[agree]], or recorded): the snapshot delta-spark reads
+    * after txlog's restore, the rows, the commit's operation, parameters and metrics, and txlog's
+    * result. Returns txlog's result.
+    */
+  def agreeWith(
+      t: Path,
+      to: Either[Long, String],
+      rowsOf: Long,
+      expected: RecordedRestore
+  ): RestoreResult = {
+    val ours = copyTable(t, "restore-ours")
     val r = ourRestore(ours, to).get
-    assert(metricsOf(r) === refMetrics0)
-    // Each copy's questions together, asked of one DeltaLog.
-    val rv = refView(ref)
-    assert(rows(ref) === expectedRows)
-    val (refOp, refParams, refMetrics) = lastCommit(ref)
+    assert(metricsOf(r) === expected.metrics)
+    assert(expected.restoredRows === expected.rows)
+    val rv = expected.view
+    // The copy's questions together, asked of one DeltaLog.
     val ov = refView(ours)
-    assert(rows(ours) === expectedRows)
+    assert(rows(ours) === expected.rows)
     val (op, params, metrics) = lastCommit(ours)
     assert(ov.live === rv.live)
     assert(ov.metadata === rv.metadata)
@@ -144,6 +114,7 @@ trait RestoreTestKit { self: SparkSuite =>
     assert(ov.domains === rv.domains)
     assert(ov.version === rv.version)
     assert(ourView(ours).copy(tombstones = Set.empty) === ov.copy(tombstones = Set.empty))
+    val (refOp, refParams, refMetrics) = expected.commit
     assert(op === "RESTORE")
     assert(op === refOp)
     assert(params === refParams)
