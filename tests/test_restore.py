@@ -124,4 +124,4 @@ def test_cli_json(spark: SparkSession, fixtures: Path, tmp_path: Path) -> None:
 
     usage = run_cli_in_session(spark, "restore", "--json", "--table", str(ours))
     assert usage.returncode == 2
-    assert json.loads(usage.stdout)["error"]["errorClass"] == "INVALID_ARGUMENT"
+    assert json.loads(usage.stdout)["error"]["error_class"] == "INVALID_ARGUMENT"

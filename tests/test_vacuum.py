@@ -16,6 +16,7 @@ from pyspark.sql import SparkSession
 from txlog import DeltaLog, VacuumResult
 from txlog.errors import (
     InvalidArgumentError, RetentionTooShortError, VacuumLiteNotPossibleError,
+    VacuumUnrelatedPathsError,
 )
 from txlog_testing import run_cli_in_session
 
@@ -100,10 +101,33 @@ def test_errors_and_arguments(spark: SparkSession, fixtures: Path, tmp_path: Pat
         log.vacuum(dry_run="no")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="lite"):
         log.vacuum(lite=1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="allow_unrelated_paths"):
+        log.vacuum(allow_unrelated_paths="yes")  # type: ignore[arg-type]
     (table / "_delta_log" / "00000000000000000000.json").unlink()
     with pytest.raises(VacuumLiteNotPossibleError) as lite:
         log.vacuum(lite=True)
     assert lite.value.error_class == "VACUUM_LITE_NOT_POSSIBLE"
+
+
+def test_unrelated_path_stops_vacuum(spark: SparkSession, fixtures: Path,
+                                     tmp_path: Path) -> None:
+    """A log naming a file on another store than the root's (written here by hand, as another
+    writer could): nothing is deleted unless allowed; delta-rs's dry run is what goes then."""
+    table = copy_of(fixtures, tmp_path)
+    expected = rs_dry_run(table)
+    log = DeltaLog.for_table(spark, table)
+    version = log.snapshot().version + 1
+    add = {"add": {"path": "s3a://bucket/elsewhere/x.parquet", "partitionValues": {},
+                   "size": 1, "modificationTime": 0, "dataChange": True}}
+    (table / "_delta_log" / f"{version:020d}.json").write_text(json.dumps(add) + "\n")
+    with pytest.raises(VacuumUnrelatedPathsError) as info:
+        log.vacuum(retention_hours=168, dry_run=False)
+    assert info.value.error_class == "VACUUM_UNRELATED_PATHS"
+    assert "s3a://bucket/elsewhere/x.parquet" in info.value.message
+    assert all((table / f).exists() for f in expected)
+    r = log.vacuum(retention_hours=168, dry_run=False, allow_unrelated_paths=True)
+    assert r.num_deleted_files == len(expected) and r.num_skipped_paths == 1
+    r.unpersist()
 
 
 def test_cli_json(spark: SparkSession, fixtures: Path, tmp_path: Path) -> None:
@@ -121,8 +145,8 @@ def test_cli_json(spark: SparkSession, fixtures: Path, tmp_path: Path) -> None:
     assert all((table / f).exists() for f in expected)
 
     short = run_cli_in_session(spark, "vacuum", "--json", "--table", str(table), "--retain-hours", "1")
-    assert short.returncode == 2
-    assert json.loads(short.stdout)["error"]["errorClass"] == "VACUUM_RETENTION_TOO_SHORT"
+    assert short.returncode == 3
+    assert json.loads(short.stdout)["error"]["error_class"] == "VACUUM_RETENTION_TOO_SHORT"
 
     done = run_cli_in_session(spark, "vacuum", "--json", "--table", str(table), "--execute")
     assert done.returncode == 0, done.stderr

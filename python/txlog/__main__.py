@@ -3,8 +3,8 @@
 It starts a local SparkSession with :func:`txlog.configure_spark` (``--master``, default
 ``local[*]``) and runs the same JVM command line as
 ``spark-submit --class txlog.cli.Main txlog.jar``: results on stdout (``--json``: one JSON
-document per table), progress on stderr, the same exit codes (0 done, 1 findings, 2 usage or
-unreadable table, 3 refused).
+document per table, each with ``exit_code`` and ``retryable``), progress on stderr, the same exit
+codes (0 done, 1 findings, 2 usage, 3 refused, 4 retryable failure, 5 other failure).
 
 >>> python -m txlog describe --table /data/events --json
 """

@@ -325,6 +325,7 @@ class DeltaLog:
         dry_run: bool = True,
         lite: bool = False,
         force: bool = False,
+        allow_unrelated_paths: bool = False,
     ) -> VacuumResult:
         """Deletes the data files (and empty directories) no version within the retention
         needs; a dry run (the default) deletes nothing and says what would go.
@@ -335,14 +336,18 @@ class DeltaLog:
         the remove actions of commits older than the cutoff instead of listing the table
         (:class:`~txlog.errors.VacuumLiteNotPossibleError` when those commits were cleaned
         up). Hidden files, ``_delta_log`` and anything outside the table root are never
-        touched. Unless a dry run, ``VACUUM START`` and ``VACUUM END`` commits record it.
+        touched. A path in the log on another store than the root's (another scheme or
+        authority, which may be a live file under another name) raises
+        :class:`~txlog.errors.VacuumUnrelatedPathsError` before anything is deleted, unless
+        ``allow_unrelated_paths``. Unless a dry run, ``VACUUM START`` and ``VACUUM END``
+        commits record it.
 
         >>> log.vacuum().files.show()                      # dry run, 7 days
         >>> r = log.vacuum(retention_hours=24, dry_run=False, force=True)
         >>> r.num_deleted_files, r.size_in_bytes
         >>> r.unpersist()
         """
-        options = vacuum_options(retention_hours, dry_run, lite, force)
+        options = vacuum_options(retention_hours, dry_run, lite, force, allow_unrelated_paths)
         jresult = call(self._facade.vacuum, self._jlog, options)
         return VacuumResult._of(jresult, self._spark, self._facade)
 
@@ -382,22 +387,30 @@ class DeltaLog:
 
     # ---- REPAIR ----
 
-    def repair(self, dry_run: bool = True) -> RepairResult:
+    def repair(self, dry_run: bool = True, force: bool = False,
+               remove_files_with_missing_dv: bool = False) -> RepairResult:
         """Fixes what :meth:`validate` finds and can be fixed without rewriting a commit: a
         checkpoint that cannot be read or disagrees with its commits is moved aside (to
         ``_txlog_set_aside/<time>/`` under the table root) and written again from the commits;
         a ``.crc`` that disagrees with its replay likewise; ``_last_checkpoint`` is rebuilt;
-        files whose data or deletion vector file is missing are removed by one ``FSCK``
-        commit. Version gaps and other faults it cannot fix are reported as ``not-repairable``.
-        A dry run (the default) only lists the actions.
+        files whose data file is missing are removed by one ``FSCK`` commit, those whose
+        deletion vector file is missing only with ``remove_files_with_missing_dv`` (their
+        surviving rows go too). More than 10% of the live files raises
+        :class:`~txlog.errors.RepairTooManyLostFilesError` unless ``force``. Version gaps and
+        other faults it cannot fix are reported as ``not-repairable``. A dry run (the default)
+        only lists the actions.
 
         >>> log.repair().actions.show(truncate=False)
         >>> r = log.repair(dry_run=False)
         >>> r.num_files_removed, r.commit_version
         """
-        if not isinstance(dry_run, bool):
-            raise TypeError(f"dry_run must be a bool, got {type(dry_run).__name__}")
-        options = {"dryRun": "true" if dry_run else "false"}
+        flags = {"dryRun": ("dry_run", dry_run), "force": ("force", force),
+                 "removeFilesWithMissingDv": (
+                     "remove_files_with_missing_dv", remove_files_with_missing_dv)}
+        for name, value in flags.values():
+            if not isinstance(value, bool):
+                raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+        options = {key: "true" if value else "false" for key, (_, value) in flags.items()}
         jresult = call(self._facade.repair, self._jlog, options)
         return RepairResult._of(jresult, self._spark, self._facade)
 

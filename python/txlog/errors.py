@@ -44,6 +44,8 @@ __all__ = [
     "CommitRetriesExhaustedError",
     "RetentionTooShortError",
     "VacuumLiteNotPossibleError",
+    "VacuumUnrelatedPathsError",
+    "RepairTooManyLostFilesError",
     "RestoreMissingFilesError",
     "ERROR_CLASSES",
     "error_for",
@@ -270,6 +272,19 @@ class VacuumLiteNotPossibleError(TxlogError):
 # ---- RESTORE ----
 
 
+class VacuumUnrelatedPathsError(TxlogError):
+    """The log names paths on another store than the table root's (another scheme or
+    authority); vacuum cannot prove they are not live files below the root under another name,
+    so it deleted nothing (``VACUUM_UNRELATED_PATHS``). Pass ``allow_unrelated_paths=True``
+    once you know they lie elsewhere."""
+
+
+class RepairTooManyLostFilesError(TxlogError):
+    """A repair would remove more than 10% of the live files, which usually means an unmounted
+    path or a wrong root rather than lost data; nothing was removed
+    (``REPAIR_TOO_MANY_LOST_FILES``). Pass ``force=True`` once the files are known gone."""
+
+
 class RestoreMissingFilesError(TxlogError):
     """Data files of the version to restore no longer exist (deleted by hand or by VACUUM); the
     message names some of them, ``file`` the first; pass ``force=True`` to restore anyway
@@ -318,6 +333,8 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     # ---- VACUUM ----
     "VACUUM_RETENTION_TOO_SHORT": RetentionTooShortError,
     "VACUUM_LITE_NOT_POSSIBLE": VacuumLiteNotPossibleError,
+    "VACUUM_UNRELATED_PATHS": VacuumUnrelatedPathsError,
+    "REPAIR_TOO_MANY_LOST_FILES": RepairTooManyLostFilesError,
     # ---- RESTORE ----
     "RESTORE_MISSING_FILES": RestoreMissingFilesError,
 }

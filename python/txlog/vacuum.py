@@ -87,7 +87,8 @@ class VacuumResult:
         )
 
 
-def vacuum_options(retention_hours: Any, dry_run: Any, lite: Any, force: Any) -> dict[str, str]:
+def vacuum_options(retention_hours: Any, dry_run: Any, lite: Any, force: Any,
+                   allow_unrelated_paths: Any = False) -> dict[str, str]:
     """The facade's options; TypeError/ValueError naming the bad argument."""
     options: dict[str, str] = {}
     if retention_hours is not None:
@@ -98,10 +99,12 @@ def vacuum_options(retention_hours: Any, dry_run: Any, lite: Any, force: Any) ->
         if math.isnan(hours) or math.isinf(hours) or hours < 0:
             raise ValueError(f"retention_hours must be a non-negative number, got {hours}")
         options["retentionHours"] = repr(hours)
-    for name, value in (("dry_run", dry_run), ("lite", lite), ("force", force)):
+    for name, value in (("dry_run", dry_run), ("lite", lite), ("force", force),
+                        ("allow_unrelated_paths", allow_unrelated_paths)):
         if not isinstance(value, bool):
             raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
     options["dryRun"] = "true" if dry_run else "false"
     options["lite"] = "true" if lite else "false"
     options["force"] = "true" if force else "false"
+    options["allowUnrelatedPaths"] = "true" if allow_unrelated_paths else "false"
     return options

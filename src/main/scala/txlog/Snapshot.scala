@@ -135,7 +135,7 @@ final class Snapshot private[txlog] (
   /** Remove actions deleted at or before this time (ms) are expired; fixed when the snapshot is
     * built (see [[builtAt]]).
     */
-  private[txlog] val tombstoneCutoff: Long =
+  private[txlog] lazy val tombstoneCutoff: Long =
     builtAt - TableProperties.deletedFileRetentionMillis(metadata.configuration)
 
   /** The number of live files. Example: `snap.numFiles`. */

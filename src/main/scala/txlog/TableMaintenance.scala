@@ -25,7 +25,10 @@ trait TableMaintenance { self: DeltaLog =>
     * `_delta_log/_last_vacuum_info`; VACUUM_LITE_NOT_POSSIBLE when those commits were cleaned up).
     * Hidden names (`_delta_log`, `.x`, `_x` but for partition directories and `_change_data`) are
     * never touched, nor anything outside the root: actions naming such paths are counted in
-    * `numSkippedPaths`, symbolic links are not followed. Unless a dry run, `VACUUM START` and
+    * `numSkippedPaths`, symbolic links are not followed. Paths are qualified before they are
+    * compared (`s3://b/t/x` lies in `s3a://b/t`, `file://localhost/t/x` in `file:/t`); a path on a
+    * store the root's cannot be related to (another scheme or authority) is VACUUM_UNRELATED_PATHS
+    * before anything is deleted, unless `allowUnrelatedPaths`. Unless a dry run, `VACUUM START` and
     * `VACUUM END` commits record it. UNSUPPORTED_WRITER_FEATURES when the protocol has writer
     * features txlog does not know (the spec's vacuumProtocolCheck).
     *
@@ -40,8 +43,11 @@ trait TableMaintenance { self: DeltaLog =>
       retentionHours: Option[Double] = None,
       dryRun: Boolean = true,
       lite: Boolean = false,
-      force: Boolean = false
-  ): VacuumResult = vacuumWith(txlog.vacuum.Vacuum.Options(retentionHours, dryRun, lite, force))
+      force: Boolean = false,
+      allowUnrelatedPaths: Boolean = false
+  ): VacuumResult = vacuumWith(
+    txlog.vacuum.Vacuum.Options(retentionHours, dryRun, lite, force, allowUnrelatedPaths)
+  )
 
   /** [[vacuum]] telling `progress` each step as it starts (for the command line). */
   private[txlog] def vacuumWith(
@@ -108,9 +114,12 @@ trait TableMaintenance { self: DeltaLog =>
     * `_txlog_set_aside/<time>/` under the table root) and written again from the commits; a version
     * checksum file that disagrees with its replay likewise; `_last_checkpoint` is rebuilt when it
     * is malformed, fails its checksum or names a missing or older checkpoint; the live files whose
-    * data file or deletion vector file is missing are removed by one `FSCK` commit. Version gaps,
-    * checkpoints no commits can rebuild and files whose size differs from the log's are reported as
-    * `not-repairable`. A dry run (the default) only lists the actions.
+    * data file is missing are removed by one `FSCK` commit, and those whose deletion vector file is
+    * missing only with `removeFilesWithMissingDv` (their surviving rows go too; otherwise they are
+    * reported). More than 10% of the live files is REPAIR_TOO_MANY_LOST_FILES unless `force` (a dry
+    * run reports it). Version gaps, checkpoints no commits can rebuild and files whose size differs
+    * from the log's are reported as `not-repairable`. A dry run (the default) only lists the
+    * actions.
     *
     * {{{
     * val plan = log.repair()
@@ -119,9 +128,17 @@ trait TableMaintenance { self: DeltaLog =>
     * println(s"${r.numFilesRemoved} files removed in v${r.commitVersion.getOrElse(-1L)}")
     * }}}
     */
-  def repair(dryRun: Boolean = true): RepairResult = repairWith(dryRun)
+  def repair(
+      dryRun: Boolean = true,
+      force: Boolean = false,
+      removeFilesWithMissingDv: Boolean = false
+  ): RepairResult =
+    repairWith(txlog.repair.Repair.Options(dryRun, force, removeFilesWithMissingDv))
 
   /** [[repair]] telling `progress` each step as it starts (for the command line). */
-  private[txlog] def repairWith(dryRun: Boolean, progress: String => Unit = _ => ()): RepairResult =
-    txlog.repair.Repair.run(spark, this, dryRun, progress)
+  private[txlog] def repairWith(
+      options: txlog.repair.Repair.Options,
+      progress: String => Unit = _ => ()
+  ): RepairResult =
+    txlog.repair.Repair.run(spark, this, options, progress)
 }

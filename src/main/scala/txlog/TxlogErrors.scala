@@ -260,6 +260,27 @@ private[txlog] object TxlogErrors {
 
   // ---- VACUUM (txlog.vacuum)
 
+  def repairTooManyLostFiles(table: String, lost: Long, live: Long, share: Double): TxlogException =
+    new TxlogException(
+      "REPAIR_TOO_MANY_LOST_FILES",
+      s"Repair of $table would remove $lost of its $live live files, more than " +
+        s"${(share * 100).round}%; nothing was removed.",
+      "So many missing files at once usually means an unmounted path, missing credentials or a " +
+        "wrong table root, not lost data; removing them would hide every row they hold.",
+      "Check that the files are really gone (a dry run lists them), then repair with force."
+    )
+
+  def vacuumUnrelatedPaths(table: String, count: Long, examples: Seq[String]): TxlogException =
+    new TxlogException(
+      "VACUUM_UNRELATED_PATHS",
+      s"Cannot vacuum $table: the log names $count path(s) on a store that cannot be related " +
+        "to the table root, so vacuum cannot prove the files it would delete are not these.",
+      s"For example: ${examples.take(3).mkString("; ")}. Another scheme or authority (say " +
+        "hdfs://nn vs hdfs://nn:8020) may name a file below the root; nothing was deleted.",
+      "Open the table with the spelling its log uses, or, once you know those files lie " +
+        "elsewhere, vacuum with allowUnrelatedPaths (--allow-unrelated-paths)."
+    )
+
   def vacuumRetentionTooShort(
       table: String,
       retentionHours: Long,

@@ -44,7 +44,15 @@ private[txlog] object Commands {
       )
       Outcome(restoreFields(r))
     case "repair" =>
-      val r = log.repairWith(dryRun(args), step)
+      val r = log.repairWith(
+        txlog.repair.Repair.Options(
+          dryRun(args),
+          force = args.options.get("force").contains("true"),
+          removeFilesWithMissingDv =
+            args.options.get("remove-files-with-missing-dv").contains("true")
+        ),
+        step
+      )
       val left = if (r.dryRun) !r.isClean else r.numNotRepairable > 0
       Outcome(
         repairFields(r),
@@ -99,7 +107,8 @@ private[txlog] object Commands {
         hours,
         dryRun(args),
         lite = args.options.get("lite").contains("true"),
-        force = args.options.get("force").contains("true")
+        force = args.options.get("force").contains("true"),
+        allowUnrelatedPaths = args.options.get("allow-unrelated-paths").contains("true")
       ),
       step
     )

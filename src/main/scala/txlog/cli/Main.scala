@@ -4,7 +4,9 @@ import java.io.PrintStream
 
 import org.apache.spark.sql.SparkSession
 
-import txlog.{DeltaLog, TxlogException}
+import scala.util.control.NonFatal
+
+import txlog.DeltaLog
 import txlog.util.Jobs
 
 /** The maintenance command line, the same from spark-submit and from `python -m txlog`:
@@ -14,8 +16,11 @@ import txlog.util.Jobs
   *   validate --table /data/t --json
   * }}}
   *
-  * Results go to stdout (one JSON document per table with `--json`), progress and errors to stderr.
-  * Exit codes: 0 done, 1 findings, 2 usage error or unreadable table, 3 refused.
+  * Results go to stdout (one JSON document per table with `--json`, whatever happened to it: every
+  * document has `table`, `command`, `dry_run`, `exit_code` and `retryable`, and on failure an
+  * `error` with its `error_class` and `message`), progress and errors to stderr. Exit codes
+  * ([[ExitCodes]]): 0 done, 1 findings, 2 usage error, 3 refused, 4 retryable failure (storage, a
+  * concurrent commit), 5 other failure; the highest over the tables. A usage error runs nothing.
   */
 object Main {
 
@@ -76,25 +81,26 @@ object Main {
       err.flush()
     }
     val head = Seq("table" -> path, "command" -> a.command, "dry_run" -> Commands.dryRun(a))
+    def status(code: Int) = Seq("exit_code" -> code, "retryable" -> (code == ExitCodes.Retryable))
     try {
       val outcome = Jobs.named(spark, s"${a.command} $path") {
         val o = Commands.run(spark, a.command, DeltaLog.forTable(spark, path), a, step)
-        try output.write(head, o)
+        try output.write(head, o.copy(fields = o.fields ++ status(o.code)))
         finally o.release()
         o
       }
       step("done")
       outcome.code
     } catch {
-      case e: TxlogException =>
-        val code =
-          if (ExitCodes.RefusalClasses(e.errorClass)) ExitCodes.Refused else ExitCodes.Usage
-        err.print(s"[txlog] $path: ${e.getMessage}\n")
+      case NonFatal(e) =>
+        val (errorClass, code) = ExitCodes.of(e)
+        val message = String.valueOf(e.getMessage)
+        err.print(s"[txlog] $path: $errorClass: $message\n")
         err.flush()
         val error = new java.util.LinkedHashMap[String, Any]()
-        error.put("errorClass", e.errorClass)
-        error.put("message", e.getMessage)
-        output.write(head, Outcome(Seq("error" -> error, "exit_code" -> code), code))
+        error.put("error_class", errorClass)
+        error.put("message", message)
+        output.write(head, Outcome(Seq("error" -> error) ++ status(code), code))
         code
     }
   }

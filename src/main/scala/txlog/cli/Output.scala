@@ -15,9 +15,19 @@ private[txlog] final class Output(out: PrintStream, json: Boolean) {
   private val mapper = new ObjectMapper()
     .configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false)
 
-  def write(head: Seq[(String, Any)], outcome: Outcome): Unit =
+  /** Whether a document was begun and not ended (a failure while its rows streamed). */
+  private var open = false
+
+  /** Writes one document; one that a failure cut short is first ended with a line break, so that
+    * the next (the error's) is on a line of its own.
+    */
+  def write(head: Seq[(String, Any)], outcome: Outcome): Unit = {
+    if (open) { out.print("\n"); out.flush() }
+    open = true
     if (json) writeJson(head ++ outcome.fields, outcome.rows, outcome.firstColumnOnly)
     else writeText(head, outcome)
+    open = false
+  }
 
   private def writeJson(
       fields: Seq[(String, Any)],

@@ -179,8 +179,9 @@ object PythonFacade {
   // ---- VACUUM ----
 
   /** VACUUM by options: `retentionHours` (a number of hours as text; default the table's), `dryRun`
-    * ("true", the default, or "false"), `lite` and `force` ("false" by default); see
-    * `DeltaLog.vacuum`. Example: `PythonFacade.vacuum(log, {"retentionHours": "168"})`.
+    * ("true", the default, or "false"), `lite`, `force` and `allowUnrelatedPaths` ("false" by
+    * default); see `DeltaLog.vacuum`. Example: `PythonFacade.vacuum(log, {"retentionHours":
+    * "168"})`.
     */
   def vacuum(log: DeltaLog, options: JMap[String, String]): VacuumResult = {
     val o = asScala(options)
@@ -194,7 +195,8 @@ object PythonFacade {
       hours,
       flag(o, "dryRun", default = true),
       flag(o, "lite", default = false),
-      flag(o, "force", default = false)
+      flag(o, "force", default = false),
+      flag(o, "allowUnrelatedPaths", default = false)
     )
   }
 
@@ -232,8 +234,14 @@ object PythonFacade {
   /** `DeltaLog.repair`: options `dryRun` ("true" by default). Example: `PythonFacade.repair(log,
     * {"dryRun": "false"})`.
     */
-  def repair(log: DeltaLog, options: JMap[String, String]): RepairResult =
-    log.repair(flag(asScala(options), "dryRun", default = true))
+  def repair(log: DeltaLog, options: JMap[String, String]): RepairResult = {
+    val o = asScala(options)
+    log.repair(
+      flag(o, "dryRun", default = true),
+      flag(o, "force", default = false),
+      flag(o, "removeFilesWithMissingDv", default = false)
+    )
+  }
 
   /** A repair's numbers as JSON, named as the command line's (`num_files_removed`, ...) plus
     * `table` and `dry_run`. Example: `json.loads(PythonFacade.repairSummary(r))`.

@@ -3,10 +3,10 @@ package txlog.repair
 import java.time.ZonedDateTime
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.functions.{coalesce, col, count, lit, sum, when}
+import org.apache.spark.sql.functions.{coalesce, col, concat, count, lit, sum, when}
 import org.apache.spark.storage.StorageLevel
 
-import txlog.{DeltaLog, RepairResult, Snapshot, Transaction, TxlogException}
+import txlog.{DeltaLog, RepairResult, Snapshot, Transaction, TxlogErrors, TxlogException}
 import txlog.log.{LogListing, LogSegment}
 import txlog.maintenance.{Finding, ListingRules, Rules}
 import txlog.replay.SnapshotLoader
@@ -17,9 +17,12 @@ import txlog.util.Jobs
   *
   *   1. the log's own files, by [[LogRepairs]]: bad checkpoints set aside and written again from
   *      the commits, disagreeing version checksums written again, `_last_checkpoint` rebuilt;
-  *   1. the live files of the latest version whose data file or deletion vector file is missing
-  *      ([[LostFiles]], checked by tasks) removed by one `FSCK` commit through the transaction API
-  *      (a concurrent commit removing the same files is a conflict, and nothing is committed);
+  *   1. the live files of the latest version whose data file is missing ([[LostFiles]], checked by
+  *      tasks) removed by one `FSCK` commit through the transaction API (a concurrent commit
+  *      removing the same files is a conflict, and nothing is committed); those whose deletion
+  *      vector file is missing only with `removeFilesWithMissingDv` (removing the file drops its
+  *      surviving rows too); never more than [[MaxRemovedShare]] of the live files unless `force`
+  *      (an unmounted path or a wrong root loses every file at once);
   *   1. what it cannot repair reported: version gaps, checkpoints nothing rebuilds, files whose
   *      size differs from the log's, a latest version that cannot be read.
   *
@@ -29,6 +32,22 @@ import txlog.util.Jobs
   * are `validate`'s to report: repairing them would mean rewriting commits.
   */
 private[txlog] object Repair {
+
+  /** @param dryRun
+    *   list the actions, change nothing
+    * @param force
+    *   remove lost files even when they are more than [[MaxRemovedShare]] of the live files
+    * @param removeFilesWithMissingDv
+    *   also remove the files whose deletion vector file is missing (their surviving rows go too)
+    */
+  final case class Options(
+      dryRun: Boolean = true,
+      force: Boolean = false,
+      removeFilesWithMissingDv: Boolean = false
+  )
+
+  /** The share of the live files one repair removes at most, unless forced. */
+  val MaxRemovedShare = 0.1
 
   /** Runs `body` as a Spark job group named after the table and the step, telling `progress`. */
   final class Steps(spark: SparkSession, root: String, progress: String => Unit) {
@@ -41,9 +60,10 @@ private[txlog] object Repair {
   def run(
       spark: SparkSession,
       log: DeltaLog,
-      dryRun: Boolean,
+      options: Options,
       progress: String => Unit = _ => ()
   ): RepairResult = {
+    val dryRun = options.dryRun
     val table = log.table
     val step = new Steps(spark, table.root, progress)
     val aside = new SetAside(table, ZonedDateTime.now())
@@ -99,7 +119,10 @@ private[txlog] object Repair {
         LostFiles.find(spark, s).persist(StorageLevel.MEMORY_AND_DISK)
       )
     }
-    val removable = col(LostFiles.Rule).isin(LostFiles.Removable.toSeq: _*)
+    val removableRules =
+      if (options.removeFilesWithMissingDv) LostFiles.Removable
+      else LostFiles.Removable - Rules.MissingDvFile
+    val removable = col(LostFiles.Rule).isin(removableRules.toSeq: _*)
     val (numRemoved, bytesRemoved, numStuckFiles) = lost.fold((0L, 0L, 0L)) { df =>
       val r = step("count lost files")(
         df.agg(
@@ -110,6 +133,27 @@ private[txlog] object Repair {
       )
       (r.getLong(0), r.getLong(1), r.getLong(2))
     }
+    val liveFiles = latest.toOption.fold(0L)(_.numFiles)
+    val tooMany = numRemoved > MaxRemovedShare * liveFiles && !options.force
+    if (tooMany && !dryRun) {
+      lost.foreach(_.unpersist())
+      throw TxlogErrors.repairTooManyLostFiles(table.root, numRemoved, liveFiles, MaxRemovedShare)
+    }
+    val capRow =
+      if (!tooMany) Nil
+      else
+        Seq(
+          RepairAction(
+            RepairAction.NotRepairable,
+            latest.toOption.map(_.version),
+            None,
+            Rules.MissingDataFile,
+            s"$numRemoved of the $liveFiles live files would be removed, more than " +
+              s"${(MaxRemovedShare * 100).round}%: an unmounted path or a wrong table root looks " +
+              "like this. Nothing is removed unless forced.",
+            done = false
+          )
+        )
     val committed = for {
       t <- txn if numRemoved > 0
       df <- lost
@@ -123,7 +167,7 @@ private[txlog] object Repair {
         ).version
       )
     }
-    val actions = (RepairAction.toDF(spark, driverRows.toSeq) +: lost.toSeq.map { df =>
+    val actions = (RepairAction.toDF(spark, (driverRows ++ capRow).toSeq) +: lost.toSeq.map { df =>
       val v = latest.toOption.get.version
       df.select(
         when(removable, lit(RepairAction.RemoveFile))
@@ -132,7 +176,16 @@ private[txlog] object Repair {
         lit(v).as("version"),
         col("path").as("file"),
         col(LostFiles.Rule).as("rule"),
-        col(LostFiles.Detail).as("detail"),
+        when(
+          col(LostFiles.Rule) === Rules.MissingDvFile && !removable,
+          concat(
+            col(LostFiles.Detail),
+            lit(
+              " Its data file is kept (removing it drops its surviving rows too): repair with " +
+                "removeFilesWithMissingDv to remove it."
+            )
+          )
+        ).otherwise(col(LostFiles.Detail)).as("detail"),
         (removable && lit(committed.isDefined)).as("done")
       )
     }).reduce(_ unionByName _)
@@ -146,7 +199,7 @@ private[txlog] object Repair {
       counted(WriteLastCheckpoint) + counted(DeleteLastCheckpoint) > 0,
       numRemoved,
       bytesRemoved,
-      counted(NotRepairable) + numStuckFiles,
+      counted(NotRepairable) + capRow.size + numStuckFiles,
       committed,
       if (!dryRun && table.fs.exists(aside.dir)) Some(aside.dir.toString) else None,
       actions,

@@ -26,16 +26,19 @@ private[txlog] object FileKeys {
   val DvKey = "dvId"
 
   /** The canonical form of `path` as a Hadoop path string, for a table at `root`. */
-  def canonicalize(root: String, path: String): String = {
+  def canonicalize(root: String, path: String): String = canonicalPath(root, path).toString
+
+  /** [[canonicalize]] as a Hadoop path. */
+  def canonicalPath(root: String, path: String): Path = {
     val p =
       try new Path(new URI(path))
       catch { case NonFatal(_) => new Path(path) }
     val rootPath = new Path(root)
-    if (!p.isAbsolute) new Path(rootPath, p).toString
+    if (!p.isAbsolute) new Path(rootPath, p)
     else if (p.toUri.getScheme == null) {
       val r = rootPath.toUri
-      new Path(r.getScheme, r.getAuthority, p.toUri.getPath).toString
-    } else p.toString
+      new Path(r.getScheme, r.getAuthority, p.toUri.getPath)
+    } else p
   }
 
   /** Whether `path` is a plain relative path: its own key, with no decoding needed. */

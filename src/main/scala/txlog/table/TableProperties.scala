@@ -30,17 +30,44 @@ private[txlog] object TableProperties {
 
   /** `delta.deletedFileRetentionDuration` in milliseconds: how long tombstones are kept. */
   def deletedFileRetentionMillis(configuration: Map[String, String]): Long =
-    durationMillis(withDefaults(configuration)("delta.deletedFileRetentionDuration"))
+    retention(withDefaults(configuration), "delta.deletedFileRetentionDuration")
 
   /** `delta.setTransactionRetentionDuration` in milliseconds, when set: transactions last updated
     * longer ago than this (or never stamped) are expired, as delta-spark expires them.
     */
   def setTransactionRetentionMillis(configuration: Map[String, String]): Option[Long] =
-    configuration.get("delta.setTransactionRetentionDuration").map(durationMillis)
+    configuration
+      .get("delta.setTransactionRetentionDuration")
+      .map(_ => retention(configuration, "delta.setTransactionRetentionDuration"))
 
   /** `delta.logRetentionDuration` in milliseconds: how long log entries are kept. */
   def logRetentionMillis(configuration: Map[String, String]): Long =
-    durationMillis(withDefaults(configuration)("delta.logRetentionDuration"))
+    retention(withDefaults(configuration), "delta.logRetentionDuration")
+
+  /** The table properties that are retentions: durations that must not be negative. */
+  val Retentions: Seq[String] = Seq(
+    "delta.deletedFileRetentionDuration",
+    "delta.logRetentionDuration",
+    "delta.setTransactionRetentionDuration"
+  )
+
+  /** The retention property `key` in milliseconds; a negative or unparsable one is INVALID_ARGUMENT
+    * naming it (a negative retention would put every cutoff in the future, and delta-spark refuses
+    * to set one).
+    */
+  def retention(configuration: Map[String, String], key: String): Long = {
+    val text = configuration(key)
+    val millis =
+      try durationMillis(text)
+      catch {
+        case e: txlog.TxlogException =>
+          throw TxlogErrors.invalidArgument(key, s"'$text' is not a duration (${e.problem})")
+      }
+    if (millis < 0) {
+      throw TxlogErrors.invalidArgument(key, s"'$text' is negative; a retention cannot be")
+    }
+    millis
+  }
 
   /** Milliseconds of an interval property such as `interval 1 week`; months are refused. */
   def durationMillis(text: String): Long = {

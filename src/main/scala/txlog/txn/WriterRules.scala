@@ -5,7 +5,7 @@ import scala.util.Try
 import org.apache.spark.sql.types.{DataType, StructType}
 
 import txlog.{Metadata, Protocol, TxlogErrors}
-import txlog.table.ReaderGate
+import txlog.table.{ReaderGate, TableProperties}
 import txlog.timetravel.InCommitTimestamps
 
 /** The spec's writer rules for a commit's protocol and metadata, applied before anything is
@@ -212,6 +212,10 @@ private[txlog] object WriterRules {
     }
     checkPartitionColumns(schema, md.partitionColumns, "partitionColumns", Some(table))
     checkColumnMappingMode(md.configuration)
+    TableProperties.Retentions.filter(md.configuration.contains).foreach { key =>
+      try TableProperties.retention(md.configuration, key)
+      catch { case e: txlog.TxlogException => throw TxlogErrors.invalidMetadata(table, e.problem) }
+    }
     current.foreach { cur =>
       if (cur.partitionColumns != md.partitionColumns) {
         throw TxlogErrors.invalidMetadata(

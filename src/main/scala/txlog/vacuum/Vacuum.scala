@@ -7,7 +7,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{coalesce, col, count, lit, sum}
 import org.apache.spark.storage.StorageLevel
 
-import txlog.{DeltaLog, Snapshot, VacuumResult}
+import txlog.{DeltaLog, Snapshot, TxlogErrors, VacuumResult}
 import txlog.log.LogListing
 import txlog.replay.ReadErrors
 import txlog.table.{TableProperties, WriterGate}
@@ -29,11 +29,17 @@ import txlog.util.{Jobs, SerializableConf}
   */
 private[txlog] object Vacuum {
 
+  /** @param allowUnrelatedPaths
+    *   go on when the log names paths on a store the root's cannot be related to (they are then
+    *   only counted as skipped); by default such a path is VACUUM_UNRELATED_PATHS before anything
+    *   is deleted, as it may name a live file below the root under another spelling
+    */
   final case class Options(
       retentionHours: Option[Double],
       dryRun: Boolean,
       lite: Boolean,
-      force: Boolean
+      force: Boolean,
+      allowUnrelatedPaths: Boolean = false
   )
 
   def run(
@@ -62,6 +68,8 @@ private[txlog] object Vacuum {
     val sc = spark.sparkContext
     val skipped = new SkippedPaths()
     sc.register(skipped, "txlog vacuum: skipped paths")
+    val unrelated = new SkippedPaths()
+    sc.register(unrelated, "txlog vacuum: paths not related to the root")
     val directories = sc.longAccumulator("txlog vacuum: directories listed")
     // The newest commit older than the cutoff: what a lite vacuum reads up to, and what any
     // vacuum records for the next lite one. A full vacuum does not need it, so a failure to find
@@ -89,7 +97,7 @@ private[txlog] object Vacuum {
       .of(
         spark,
         candidates,
-        ValidFiles.of(snapshot, root, deleteBefore, skipped),
+        ValidFiles.of(snapshot, root, deleteBefore, skipped, unrelated),
         deleteBefore,
         withParents = !options.lite
       )
@@ -103,7 +111,15 @@ private[txlog] object Vacuum {
         }
       catch { case NonFatal(e) => diff.unpersist(); throw e }
     val dirs = if (options.lite) 1L else directories.sum + 1
-    val (skippedCount, examples) = skipped.value
+    val (unrelatedCount, unrelatedExamples) = unrelated.value
+    if (unrelatedCount > 0 && !options.allowUnrelatedPaths) {
+      diff.unpersist()
+      throw TxlogErrors.vacuumUnrelatedPaths(table.root, unrelatedCount, unrelatedExamples)
+    }
+    val (skippedCount, examples) = {
+      val (n, shown) = skipped.value
+      (n + unrelatedCount, (shown ++ unrelatedExamples).distinct.sorted.take(SkippedPaths.Examples))
+    }
     def result(
         files: DataFrame,
         release: () => Unit,

@@ -13,7 +13,10 @@ import txlog.Snapshot
   *
   * Deletion vectors stored by UUID (`u`) resolve below the root; one stored by absolute path (`p`)
   * is kept when it lies inside the table (delta-spark ignores those, which could delete a DV file a
-  * live file needs). Actions naming paths outside the root are counted in `skipped`.
+  * live file needs). Actions naming paths outside the root are counted in `skipped`; those naming
+  * paths on a store the root's cannot be related to (another scheme or authority: perhaps a file
+  * below the root under another name) in `unrelated`, which VACUUM refuses to go on with unless
+  * told to.
   */
 private[txlog] object ValidFiles {
 
@@ -21,7 +24,8 @@ private[txlog] object ValidFiles {
       snapshot: Snapshot,
       root: TableRoot,
       deleteBefore: Long,
-      skipped: SkippedPaths
+      skipped: SkippedPaths,
+      unrelated: SkippedPaths
   ): RDD[String] = {
     val files = if (snapshot.isCached) snapshot.reconciledFiles else snapshot.leanFiles
     val deletedAt = coalesce(col("remove.deletionTimestamp"), lit(0L))
@@ -44,22 +48,25 @@ private[txlog] object ValidFiles {
       ).as("pathOrInlineDv")
     )
     rows.rdd
-      .mapPartitions(_.flatMap(r => paths(root, r, skipped)))
+      .mapPartitions(_.flatMap(r => paths(root, r, skipped, unrelated)))
       .setName(s"txlog: files to keep in ${root.root}")
   }
 
-  private def paths(root: TableRoot, r: Row, skipped: SkippedPaths): Iterator[String] = {
-    val data = root.relative(r.getString(0)) match {
-      case Right(p)  => TableRoot.parents(p) ++ Iterator.single(p)
-      case Left(why) => skipped.add(why); Iterator.empty
+  private def paths(
+      root: TableRoot,
+      r: Row,
+      skipped: SkippedPaths,
+      unrelated: SkippedPaths
+  ): Iterator[String] = {
+    def kept(p: TableRoot.Placed): Iterator[String] = p match {
+      case TableRoot.Inside(rel)    => Iterator.single(rel)
+      case TableRoot.Outside(why)   => skipped.add(why); Iterator.empty
+      case TableRoot.Unrelated(why) => unrelated.add(why); Iterator.empty
     }
+    val data = kept(root.place(r.getString(0))).flatMap(p => TableRoot.parents(p) ++ Iterator(p))
     val dv =
       if (r.isNullAt(1)) Iterator.empty
-      else
-        root.deletionVector(r.getString(1), r.getString(2)) match {
-          case Right(p)  => p.iterator
-          case Left(why) => skipped.add(why); Iterator.empty
-        }
+      else root.placeDeletionVector(r.getString(1), r.getString(2)).iterator.flatMap(kept)
     data ++ dv
   }
 }

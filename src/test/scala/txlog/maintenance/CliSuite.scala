@@ -70,9 +70,11 @@ class CliSuite extends SparkSuite {
     val list = tempDir().resolve("tables.txt")
     Files.writeString(list, s"# tables\n$good\n$missing\n")
     val (code, docs, _) = cli("describe", "--tables-file", list.toString, "--json")
-    assert(code === 2)
+    assert(code === 5)
     assert(docs.map(_.get("table").asText) === Seq(good, missing))
-    assert(docs(1).get("error").get("errorClass").asText === "DELTA_TABLE_NOT_FOUND")
+    assert(docs(1).get("error").get("error_class").asText === "DELTA_TABLE_NOT_FOUND")
+    assert(docs.map(_.get("exit_code").asInt) === Seq(0, 5))
+    assert(docs.forall(d => d.has("retryable") && !d.get("retryable").asBoolean))
   }
 
   test("cleanup is a dry run unless --execute") {
@@ -112,6 +114,30 @@ class CliSuite extends SparkSuite {
     assert(hc === 0 && cleanupHelp.contains("--execute"))
   }
 
+  test("mistyped, misplaced and valueless options are usage errors: nothing runs") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val t = Fixtures.copy("golden/basic-with-inserts-deletes-checkpoint", tempDir()).toString
+    def latest() = { RefLog.clearCache(); RefLog.forTable(spark, t).update().version }
+    val before = latest()
+    val cases = Seq(
+      Seq("restore", "--table", t, "--version", "3", "--dryrun", "--json") -> "'--dryrun'",
+      Seq("restore", "--table", t, "--version", "--dry-run") -> "--version needs a value",
+      Seq("vacuum", "--table", t, "--execute", "--retain-hours") -> "needs a value",
+      Seq("vacuum", "--table", t, "--execute", "--version", "3") -> "'--version'",
+      Seq("describe", "--table", t, "--force") -> "'--force'",
+      Seq("repair", "--table", t, "--execute", "--validate") -> "'--validate'",
+      Seq("restore", "--table", t, "--version", "3", "stray") -> "'stray'"
+    )
+    cases.foreach { case (argv, said) =>
+      val (code, docs, err) = cli(argv: _*)
+      assert(code === 2, argv)
+      assert(docs.isEmpty && err.contains(said) && err.contains("--help"), s"$argv: $err")
+    }
+    assert(latest() === before, "a usage error committed something")
+    val (hc, _, help) = cli("restore", "--dryrun", "--help")
+    assert(hc === 0 && help.contains("--timestamp"))
+  }
+
   test("history, checkpoint --dry-run and checksum --validate print their documents") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t =
@@ -147,8 +173,8 @@ class CliSuite extends SparkSuite {
     assert(expected.forall(f => Files.exists(t.resolve(f))))
     val (short, Seq(refused), _) =
       cli("vacuum", "--table", t.toString, "--json", "--retain-hours", "1")
-    assert(short === 2)
-    assert(refused.get("error").get("errorClass").asText === "VACUUM_RETENTION_TOO_SHORT")
+    assert(short === 3 && refused.get("exit_code").asInt === 3)
+    assert(refused.get("error").get("error_class").asText === "VACUUM_RETENTION_TOO_SHORT")
     val (done, Seq(deleted), err) =
       cli("vacuum", "--table", t.toString, "--json", "--execute", "--lite")
     assert(done === 0, err)
@@ -159,7 +185,7 @@ class CliSuite extends SparkSuite {
     assert(hc === 0 && vacuumHelp.contains("--retain-hours") && vacuumHelp.contains("--lite"))
   }
 
-  test("restore: --dry-run and a commit report delta-spark's metrics; a missing file exits 2") {
+  test("restore: --dry-run and a commit report delta-spark's metrics; a missing file exits 3") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val name = "golden/basic-with-inserts-deletes-checkpoint"
     val t = Fixtures.copy(name, tempDir())
@@ -193,8 +219,8 @@ class CliSuite extends SparkSuite {
     Files.delete(t.resolve(gone))
     val (vc, Seq(refusal), _) =
       cli("restore", "--table", t.toString, "--json", "--version", v.toString)
-    assert(vc === 2)
-    assert(refusal.get("error").get("errorClass").asText === "RESTORE_MISSING_FILES")
+    assert(vc === 3)
+    assert(refusal.get("error").get("error_class").asText === "RESTORE_MISSING_FILES")
     assert(refusal.get("error").get("message").asText.contains(gone))
     val (fc, Seq(forced), _) =
       cli("restore", "--table", t.toString, "--json", "--version", v.toString, "--force")
@@ -217,7 +243,7 @@ class CliSuite extends SparkSuite {
     val path = mapper.readTree(line).get("add").get("path").asText()
     Files.delete(broken.resolve(new java.net.URI(path).getPath))
     val tables = Seq("--table", broken.toString, "--table", intact.toString)
-    val (dc, Seq(plan, clean), _) = cli(Seq("repair", "--json") ++ tables: _*)
+    val (dc, Seq(plan, clean), _) = cli(Seq("repair", "--json", "--force") ++ tables: _*)
     assert(dc === 1)
     assert(plan.get("command").asText === "repair" && plan.get("dry_run").asBoolean)
     assert(plan.get("num_files_removed").asLong === 1 && plan.get("commit_version").isNull)
@@ -230,7 +256,12 @@ class CliSuite extends SparkSuite {
     RefLog.clearCache()
     val refBefore = RefLog.forTable(spark, broken.toString).update()
     val (before, filesBefore) = (refBefore.version, refBefore.allFiles.count())
-    val (ec, Seq(done, _), err) = cli(Seq("repair", "--json", "--execute") ++ tables: _*)
+    // One of the 3 files is more than 10% of them: refused (exit 3) unless forced.
+    val (rc, Seq(refused, _), _) = cli(Seq("repair", "--json", "--execute") ++ tables: _*)
+    assert(rc === 3 && refused.get("exit_code").asInt === 3)
+    assert(refused.get("error").get("error_class").asText === "REPAIR_TOO_MANY_LOST_FILES")
+    val (ec, Seq(done, _), err) =
+      cli(Seq("repair", "--json", "--execute", "--force") ++ tables: _*)
     assert(ec === 0, err)
     assert(!done.get("dry_run").asBoolean && done.get("commit_version").asLong === before + 1)
     RefLog.clearCache()

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.Row
 
-import txlog.{DeltaLog, Fixtures, RepairResult, SparkSuite}
+import txlog.{DeltaLog, Fixtures, RepairResult, SparkSuite, TxlogException}
 import txlog.restore.RestoreTestKit
 
 /** REPAIR on copies of fixtures with one fault injected each: a dry run lists the actions and
@@ -55,13 +55,17 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
     log(t).validate().where("severity = 'error'").collect().toSeq.map(_.toString)
 
   /** Runs a dry run (checked to change nothing), then the repair; returns both results. */
-  private def dryThenRepair(t: Path): (RepairResult, RepairResult) = {
+  private def dryThenRepair(
+      t: Path,
+      force: Boolean = false,
+      withDv: Boolean = false
+  ): (RepairResult, RepairResult) = {
     val before = tree(t)
-    val plan = log(t).repair()
+    val plan = log(t).repair(force = force, removeFilesWithMissingDv = withDv)
     assert(plan.dryRun)
     assert(tree(t) === before, "a dry run changed files")
     assert(actions(plan).forall(!_._5))
-    val done = log(t).repair(dryRun = false)
+    val done = log(t).repair(dryRun = false, force = force, removeFilesWithMissingDv = withDv)
     assert(!done.dryRun)
     (plan, done)
   }
@@ -190,7 +194,22 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
     val intactCount = rows(copyTable(t, "intact-rows")).size
     Files.delete(data)
     assert(Try(rows(t)).isFailure, "delta-spark read a table with a missing file")
-    val (plan, done) = dryThenRepair(t)
+    // One of 3 live files is more than 10%: reported by a dry run, refused, unless forced.
+    val capped = log(t).repair()
+    assert(capped.numNotRepairable === 1 && capped.numFilesRemoved === 1)
+    assert(
+      capped.actions
+        .where("action = 'not-repairable'")
+        .collect()
+        .head
+        .getAs[String]("detail")
+        .contains("1 of the 3 live files")
+    )
+    capped.unpersist()
+    val refused = intercept[TxlogException](log(t).repair(dryRun = false))
+    assert(refused.errorClass === "REPAIR_TOO_MANY_LOST_FILES")
+    assert(refView(t).version === intact.version, "a refused repair committed")
+    val (plan, done) = dryThenRepair(t, force = true)
     assert(
       actions(plan).map(a => (a._1, a._3, a._4)) ===
         Seq(("remove-file", path, "missing-data-file"))
@@ -206,7 +225,7 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
     assert(errors(t).isEmpty)
   }
 
-  test("a file whose deletion vector file is missing is removed; delta-spark reads the rest") {
+  test("a file whose deletion vector file is missing: reported; removed only when asked") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = Fixtures.copy("kernel/basic-dv-no-checkpoint", tempDir())
     val intact = refView(copyTable(t, "intact"))
@@ -214,7 +233,18 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
     Files.delete(dv.get)
     val withDv = intact.live.filter(_._2.nonEmpty).map(_._1)
     assert(withDv.nonEmpty)
-    val (plan, done) = dryThenRepair(t)
+    // By default the data file (and its surviving rows) stays, reported.
+    val kept = log(t).repair(dryRun = false, force = true)
+    assert(kept.numFilesRemoved === 0 && kept.commitVersion.isEmpty)
+    assert(kept.numNotRepairable === withDv.size)
+    assert(
+      actions(kept).map(a => (a._1, a._3, a._4)).toSet ===
+        withDv.map(p => ("not-repairable", p, "missing-dv-file"))
+    )
+    assert(kept.actions.collect().forall(_.getAs[String]("detail").contains("is kept")))
+    kept.unpersist()
+    assert(refView(t).version === intact.version)
+    val (plan, done) = dryThenRepair(t, force = true, withDv = true)
     assert(
       actions(plan).map(a => (a._1, a._3, a._4)).toSet ===
         withDv.map(p => ("remove-file", p, "missing-dv-file"))

@@ -119,6 +119,44 @@ class VacuumSafetySuite extends SparkSuite with VacuumTestKit {
     )
   }
 
+  test("a negative table retention: refused by the writer, and by vacuum and cleanup reading it") {
+    val t = table()
+    val log = DeltaLog.forTable(spark, t.toString)
+    val key = "delta.deletedFileRetentionDuration"
+    // delta-spark refuses to set it.
+    intercept[Exception](
+      spark.sql(s"ALTER TABLE delta.`$t` SET TBLPROPERTIES ('$key' = 'interval -1 days')")
+    )
+    Seq(key, "delta.logRetentionDuration", "delta.setTransactionRetentionDuration").foreach { k =>
+      val md = log.snapshot().metadata
+      val e = intercept[TxlogException](
+        log
+          .startTransaction()
+          .updateMetadata(md.copy(configuration = md.configuration + (k -> "interval -1 days")))
+          .commit()
+      )
+      assert(e.errorClass === "INVALID_METADATA" && e.getMessage.contains(k), e.getMessage)
+    }
+    // A log another writer left with one: vacuum and cleanup refuse before deleting anything.
+    val orphan = write(t.resolve("orphan.parquet"), "o")
+    age(orphan, 30 * Day)
+    val v = log.snapshot().version + 1
+    val md = TxnTestKit.commitLines(t, 0).find(_.has("metaData")).get.get("metaData")
+    val conf = md.get("configuration").asInstanceOf[com.fasterxml.jackson.databind.node.ObjectNode]
+    conf.put(key, "interval -30 days").put("delta.logRetentionDuration", "-1 hours")
+    Files.writeString(t.resolve(f"_delta_log/$v%020d.json"), s"""{"metaData":$md}\n""")
+    val bad = DeltaLog.forTable(spark, t.toString)
+    Seq[() => Any](
+      () => bad.vacuum(None, dryRun = false).unpersist(),
+      () => bad.cleanup(None, dryRun = false).count()
+    ).foreach { run =>
+      val e = intercept[TxlogException](run())
+      assert(e.errorClass === "INVALID_ARGUMENT", e.getMessage)
+    }
+    assert(Files.exists(orphan))
+    assert(bad.snapshot().version === v)
+  }
+
   test("VACUUM START and END: written as delta-spark writes them, read by its history") {
     val t = table()
     write(t.resolve("stray.parquet"), "s")
