@@ -26,11 +26,22 @@ def test_describe_json(txlog_jar: str, fixtures: Path, tmp_path: Path) -> None:
     assert f"[txlog] {table}: describe" in done.stderr
 
 
-def test_usage_error_exit_code(txlog_jar: str) -> None:
-    done = run_cli("repair", "--execute", "--dry-run", "--table", "/nowhere")
-    assert done.returncode == 2
-    assert "give --dry-run or --execute, not both" in done.stderr
-    assert done.stdout == ""
+def test_help_and_usage_errors_answer_without_spark(txlog_jar: str) -> None:
+    """With a master no Spark session can start on, help and usage errors are still answered:
+    they never start Spark (and a mistyped flag never runs the command)."""
+    cases = [
+        (("--help",), 0, "Commands:"),
+        (("vacuum", "--help"), 0, "--retain-hours"),
+        (("repair", "--execute", "--dry-run", "--table", "/nowhere"), 2, "not both"),
+        (("restore", "--table", "/nowhere", "--version", "3", "--dryrun"), 2, "'--dryrun'"),
+        (("vacuum", "--table", "/nowhere", "--retain-hours"), 2, "needs a value"),
+    ]
+    for args, code, said in cases:
+        done = run_cli("--master", "nonsense://nowhere", *args)
+        assert done.returncode == code, (args, done.stderr)
+        assert said in (done.stdout if code == 0 else done.stderr), (args, done)
+        if code:
+            assert done.stdout == ""
 
 
 def test_python_describe_and_validate(

@@ -13,7 +13,8 @@ from pyspark.sql import SparkSession
 
 from txlog import DeltaLog
 from txlog.errors import (
-    CorruptLogError, InvalidArgumentError, LogFileExistsError, UnsupportedFeatureError,
+    CorruptLogError, InvalidArgumentError, LogFileExistsError, RetentionTooShortError,
+    UnsupportedFeatureError,
 )
 
 TABLE = "golden/snapshot-data2-deleted"
@@ -86,12 +87,15 @@ def test_cleanup_dry_run_then_delete(
         os.utime(table / "_delta_log" / f"{v:020d}.json", (t, t))
     log = DeltaLog.for_table(spark, table)
     # Cutoff: midnight 18 days ago, so the cutoff commit is 11 and checkpoint 10 covers it.
-    dry = log.cleanup("18 days").collect()
+    with pytest.raises(RetentionTooShortError) as short:  # below the table's 30 days
+        log.cleanup("18 days")
+    assert short.value.error_class == "CLEANUP_RETENTION_TOO_SHORT"
+    dry = log.cleanup("18 days", force=True).collect()
     assert dry and not any(r.deleted for r in dry)
     assert all((table / "_delta_log" / Path(r.path).name).exists() for r in dry)
     assert {r.kind for r in dry} == {"commit"}
     assert sorted(r.version for r in dry) == list(range(10))
-    done = log.cleanup("18 days", dry_run=False).collect()
+    done = log.cleanup("18 days", dry_run=False, force=True).collect()
     assert [r.path for r in done] == [r.path for r in dry] and all(r.deleted for r in done)
     assert not any((table / "_delta_log" / Path(r.path).name).exists() for r in done)
     assert log.snapshot(version=11).version == 11
@@ -105,6 +109,8 @@ def test_cleanup_argument_checks(spark: SparkSession, fixtures: Path, tmp_path: 
         log.cleanup(" ")
     with pytest.raises(TypeError, match="dry_run"):
         log.cleanup("1 day", dry_run="no")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="force"):
+        log.cleanup("1 day", force="yes")  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="retention"):
         log.cleanup("whenever")
     rows = log.cleanup("30 days").collect()

@@ -5,6 +5,7 @@ It starts a local SparkSession with :func:`txlog.configure_spark` (``--master``,
 ``spark-submit --class txlog.cli.Main txlog.jar``: results on stdout (``--json``: one JSON
 document per table, each with ``exit_code`` and ``retryable``), progress on stderr, the same exit
 codes (0 done, 1 findings, 2 usage, 3 refused, 4 retryable failure, 5 other failure).
+``--help`` and usage errors are answered before Spark starts.
 
 >>> python -m txlog describe --table /data/events --json
 """
@@ -12,7 +13,33 @@ codes (0 done, 1 findings, 2 usage, 3 refused, 4 retryable failure, 5 other fail
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 import sys
+
+#: The exit code of ``txlog.cli.Usage`` for a command line that must run (nothing printed).
+_GO_ON = 100
+
+
+def _answer_without_spark(args: list[str]) -> int | None:
+    """Help and usage errors, answered by ``txlog.cli.Usage`` in a plain JVM (a second, not the
+    seconds a Spark session takes): its exit code, or None when the command must run (or no
+    JVM could be started for the check, in which case the Spark command line answers the same).
+    """
+    from ._jar import _spark_jars_dirs, find_jar
+
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    if not java or not os.path.exists(java):
+        return None
+    classpath = [find_jar()] + [str(d / "*") for d in _spark_jars_dirs() if d.is_dir()]
+    try:
+        done = subprocess.run([java, "-cp", os.pathsep.join(classpath), "txlog.cli.Usage", *args],
+                              check=False)
+    except OSError:
+        return None
+    return None if done.returncode == _GO_ON else done.returncode
 
 
 def _split_master(argv: list[str]) -> tuple[str, list[str]]:
@@ -32,6 +59,9 @@ def _split_master(argv: list[str]) -> tuple[str, list[str]]:
 def main(argv: list[str] | None = None) -> int:
     """Runs the command line; returns its exit code."""
     master, args = _split_master(list(sys.argv[1:] if argv is None else argv))
+    answered = _answer_without_spark(args)
+    if answered is not None:
+        return answered
     from pyspark.sql import SparkSession
 
     from . import configure_spark

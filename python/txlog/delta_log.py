@@ -291,7 +291,8 @@ class DeltaLog:
             raise ValueError(f"start ({start_text}) must not be after end ({end_text})")
         return str(call(self._facade.compact, self._jlog, start_text, end_text))
 
-    def cleanup(self, retention: str | None = None, dry_run: bool = True) -> DataFrame:
+    def cleanup(self, retention: str | None = None, dry_run: bool = True,
+                force: bool = False) -> DataFrame:
         """Metadata cleanup: finds (and unless ``dry_run``, deletes) the log files no version
         from the newest commit older than midnight UTC of (now - ``retention``) on needs.
 
@@ -300,10 +301,14 @@ class DeltaLog:
         candidate file (path, kind, version, sizeInBytes, modificationTime, deleted,
         reason), with a row of kind ``"none"`` saying why when no log file may go. Temporary
         files and staging directories of txlog writers that died, over a day old, go whatever
-        the retention (kind ``"leftover"``).
+        the retention (kind ``"leftover"``). A retention shorter than the table's raises
+        :class:`~txlog.errors.RetentionTooShortError` unless ``force``; with
+        ``delta.enableExpiredLogCleanup`` false no log file goes; a cutoff checkpoint that
+        cannot be read blocks the cleanup; a failed delete stops the log files' deletes after
+        it (``deleted`` false, ``reason`` says why).
 
-        >>> log.cleanup("7 days").show()                 # dry run: what would be deleted
-        >>> log.cleanup("7 days", dry_run=False)         # delete it
+        >>> log.cleanup().show()                          # dry run: what would be deleted
+        >>> log.cleanup("7 days", dry_run=False, force=True)  # delete it, below the default
         """
         options: dict[str, str] = {}
         if retention is not None:
@@ -312,9 +317,11 @@ class DeltaLog:
             if not retention.strip():
                 raise ValueError("retention must be a non-empty duration such as '30 days'")
             options["retention"] = retention
-        if not isinstance(dry_run, bool):
-            raise TypeError(f"dry_run must be a bool, got {type(dry_run).__name__}")
+        for name, value in (("dry_run", dry_run), ("force", force)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
         options["dryRun"] = "true" if dry_run else "false"
+        options["force"] = "true" if force else "false"
         return DataFrame(call(self._facade.cleanup, self._jlog, options), self._spark)
 
     # ---- VACUUM ----

@@ -332,6 +332,7 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "COMMIT_RETRIES_EXHAUSTED": CommitRetriesExhaustedError,
     # ---- VACUUM ----
     "VACUUM_RETENTION_TOO_SHORT": RetentionTooShortError,
+    "CLEANUP_RETENTION_TOO_SHORT": RetentionTooShortError,
     "VACUUM_LITE_NOT_POSSIBLE": VacuumLiteNotPossibleError,
     "VACUUM_UNRELATED_PATHS": VacuumUnrelatedPathsError,
     "REPAIR_TOO_MANY_LOST_FILES": RepairTooManyLostFilesError,

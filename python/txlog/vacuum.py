@@ -27,7 +27,8 @@ class VacuumResult:
 
     ``mode`` is ``"full"`` (the table directory was listed) or ``"lite"`` (the log's remove
     actions were read). ``num_files`` and ``size_in_bytes`` count the files and empty
-    directories to delete; ``num_deleted_files`` those deleted (0 in a dry run).
+    directories to delete; ``num_deleted_files`` those deleted (0 in a dry run) and
+    ``num_failed_deletes`` those the storage refused to delete (their ``deleted`` is false).
     ``num_skipped_paths`` counts paths in the log vacuum left alone (outside the table root,
     unresolvable, or in a hidden directory), ``skipped_path_examples`` shows up to 10.
     ``start_commit`` and ``end_commit`` are the versions of the ``VACUUM START`` and
@@ -44,6 +45,7 @@ class VacuumResult:
     num_files: int
     size_in_bytes: int
     num_deleted_files: int
+    num_failed_deletes: int
     num_vacuumed_directories: int
     num_skipped_paths: int
     skipped_path_examples: list[str]
@@ -75,6 +77,7 @@ class VacuumResult:
             num_files=int(doc["num_files"]),
             size_in_bytes=int(doc["size_in_bytes"]),
             num_deleted_files=int(doc["num_deleted_files"]),
+            num_failed_deletes=int(doc["num_failed_deletes"]),
             num_vacuumed_directories=int(doc["num_vacuumed_directories"]),
             num_skipped_paths=int(doc["num_skipped_paths"]),
             skipped_path_examples=[str(x) for x in doc["skipped_path_examples"]],

@@ -225,7 +225,7 @@ def commits(t: Table) -> None:
 
 def cleanup(t: Table) -> None:
     def candidates(dry_run: bool) -> list[list[Any]]:
-        df = t.log().cleanup(retention="0 days", dry_run=dry_run)
+        df = t.log().cleanup(retention="0 days", dry_run=dry_run, force=True)
         return sorted([(r.path or "").rsplit("/", 1)[-1], r.kind, r.version, r.deleted]
                       for r in df.select("path", "kind", "version", "deleted").collect())
 

@@ -310,12 +310,22 @@ final class DeltaLog private (
     * leftovers), sizeInBytes, modificationTime, deleted and reason. When no log file may be deleted
     * (no commit is old enough, or no checkpoint covers the cutoff) a row of kind "none" says why.
     *
+    * Fails closed: a retention shorter than the table's is CLEANUP_RETENTION_TOO_SHORT unless
+    * `force`; `delta.enableExpiredLogCleanup=false` keeps every log file (a "none" row says so);
+    * the cutoff checkpoint is read whole before anything older is deleted (a "none" row when it
+    * cannot be); a failed delete stops the log files' deletes after it, each row saying whether its
+    * file was deleted and why not.
+    *
     * {{{
-    * log.cleanup(Some("7 days")).show()                // what would be deleted
-    * log.cleanup(Some("7 days"), dryRun = false)       // delete it
+    * log.cleanup().show()                                         // what would be deleted
+    * log.cleanup(Some("7 days"), dryRun = false, force = true)    // below the table's 30 days
     * }}}
     */
-  def cleanup(retention: Option[String] = None, dryRun: Boolean = true): DataFrame = {
+  def cleanup(
+      retention: Option[String] = None,
+      dryRun: Boolean = true,
+      force: Boolean = false
+  ): DataFrame = {
     val l = listing()
     val latest = latestOf(l)
     txlog.cleanup.MetadataCleanup.run(
@@ -324,7 +334,8 @@ final class DeltaLog private (
       latest.protocol,
       latest.metadata.configuration,
       retention,
-      dryRun
+      dryRun,
+      force
     )
   }
 }

@@ -55,7 +55,19 @@ trait TableMaintenance { self: DeltaLog =>
       progress: String => Unit = _ => ()
   ): VacuumResult = {
     val l = listing()
-    txlog.vacuum.Vacuum.run(spark, this, l, relisting(latestOf(l)), options, progress)
+    // The files to keep come from the commits themselves, never from a log compaction standing in
+    // for them: a compaction that lost an add would have that file deleted (readers use one only
+    // while its commits are there, so they always are).
+    val snapshot =
+      if (l.compactions.isEmpty) relisting(latestOf(l))
+      else {
+        val commitsOnly = l.copy(compactions = IndexedSeq.empty)
+        relisting(
+          txlog.replay.SnapshotLoader
+            .load(spark, commitsOnly, txlog.log.LogSegment.build(commitsOnly, None))
+        )
+      }
+    txlog.vacuum.Vacuum.run(spark, this, l, snapshot, options, progress)
   }
 
   // ---- RESTORE (txlog.restore does the work)

@@ -270,6 +270,15 @@ private[txlog] object TxlogErrors {
       "Check that the files are really gone (a dry run lists them), then repair with force."
     )
 
+  def cleanupRetentionTooShort(table: String, asked: String, configured: String): TxlogException =
+    new TxlogException(
+      "CLEANUP_RETENTION_TOO_SHORT",
+      s"Cannot clean up the log of $table with a retention of '$asked': the table keeps its " +
+        s"log for '$configured' (delta.logRetentionDuration).",
+      "A shorter retention deletes commits that time travel and lagging readers still need.",
+      "Give a retention at least as long as the table's, or force it."
+    )
+
   def vacuumUnrelatedPaths(table: String, count: Long, examples: Seq[String]): TxlogException =
     new TxlogException(
       "VACUUM_UNRELATED_PATHS",

@@ -65,6 +65,12 @@ final class VacuumResult private[txlog] (
     release: () => Unit
 ) {
 
+  /** The files and directories a vacuum that deleted could not delete (0 in a dry run): the storage
+    * refused them (a directory with a file that stayed counts too); [[files]] has them with
+    * `deleted = false`. Example: `if (r.numFailedDeletes > 0) r.files.where("NOT deleted").show()`.
+    */
+  def numFailedDeletes: Long = if (dryRun) 0L else numFiles - numDeletedFiles
+
   /** Releases the persisted [[files]]. Example: `r.unpersist()`. */
   def unpersist(): Unit = release()
 

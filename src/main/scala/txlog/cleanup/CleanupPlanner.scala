@@ -21,10 +21,11 @@ import txlog.timetravel.CommitTimeline
   *      and checksums below cutOffCheckpoint, and log compactions starting at or below it, are
   *      candidates; 4. and 5. sidecars no kept checkpoint references, last modified before one day
   *      before midnight UTC of now, are candidates.
-  * Without a cutoffCommit or a cutOffCheckpoint none of those is a candidate. Whatever the cutoffs,
-  * the temporary files and staging directories txlog's writers leave in `_delta_log` when they die
-  * (`.<name>.<uuid>.tmp`, `.txlog-staging-<uuid>`), last modified before the sidecars' threshold,
-  * are candidates too: readers never list them, and nothing else removes them.
+  * Without a cutoffCommit or a cutOffCheckpoint none of those is a candidate, nor when `verify`
+  * finds the cutOffCheckpoint cannot be read. Whatever the cutoffs, the temporary files and staging
+  * directories txlog's writers leave in `_delta_log` when they die (`.<name>.<uuid>.tmp`,
+  * `.txlog-staging-<uuid>`), last modified before the sidecars' threshold, are candidates too:
+  * readers never list them, and nothing else removes them.
   */
 private[txlog] object CleanupPlanner {
   val DayMillis: Long = 24L * 3600 * 1000
@@ -35,7 +36,8 @@ private[txlog] object CleanupPlanner {
       spark: SparkSession,
       listing: LogListing,
       retentionMillis: Long,
-      now: Long
+      now: Long,
+      verify: Long => Option[String] = _ => None
   ): CleanupPlan = {
     val cutOffTimestamp = midnightUtc(now - retentionMillis)
     val cutoffCommit = CommitTimeline(listing).latestAtOrBefore(cutOffTimestamp, 0L, Long.MaxValue)
@@ -67,19 +69,47 @@ private[txlog] object CleanupPlanner {
           )
         )
       case (Some(c), Some(cp)) =>
-        val logFiles = listLogFiles(listing.table).sortBy(_.version)
-        val expired = logFiles.flatMap(f => logCandidate(f, cp.version))
-        val kept = listing.checkpoints.filter(_.version >= cp.version)
-        val sidecars = sidecarCandidates(spark, listing.table, kept, now)
-        CleanupPlan(
-          cutOffTimestamp,
-          Some(c),
-          Some(cp.version),
-          expired.sortBy(e => (e.version, order(e.kind), e.path)) ++ sidecars ++ leftovers,
-          None
-        )
+        verify(cp.version) match {
+          case Some(why) =>
+            CleanupPlan(
+              cutOffTimestamp,
+              Some(c),
+              None,
+              leftovers,
+              Some(
+                s"the cutoff checkpoint at version ${cp.version} cannot be read ($why), so " +
+                  "every older file is still needed: nothing older is deleted (repair can " +
+                  "rewrite it)"
+              )
+            )
+          case None =>
+            val logFiles = listLogFiles(listing.table).sortBy(_.version)
+            val expired = logFiles.flatMap(f => logCandidate(f, cp.version))
+            val kept = listing.checkpoints.filter(_.version >= cp.version)
+            val sidecars = sidecarCandidates(spark, listing.table, kept, now)
+            CleanupPlan(
+              cutOffTimestamp,
+              Some(c),
+              Some(cp.version),
+              expired.sortBy(e => (e.version, order(e.kind), e.path)) ++ sidecars ++ leftovers,
+              None
+            )
+        }
     }
   }
+
+  /** The plan when `delta.enableExpiredLogCleanup` is false: no log file, only leftovers. */
+  def disabled(listing: LogListing, retentionMillis: Long, now: Long): CleanupPlan =
+    CleanupPlan(
+      midnightUtc(now - retentionMillis),
+      None,
+      None,
+      leftoverCandidates(listing.table, now),
+      Some(
+        "delta.enableExpiredLogCleanup is false: the table keeps its expired log files " +
+          "(set it to true to clean them up)"
+      )
+    )
 
   /** Within a version: checkpoints and checksums go before the commit itself. */
   private def order(kind: String): Int = kind match {

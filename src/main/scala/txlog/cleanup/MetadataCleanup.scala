@@ -1,6 +1,7 @@
 package txlog.cleanup
 
 import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.{FileSystem, Path}
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
@@ -9,7 +10,15 @@ import txlog.{Protocol, TxlogErrors}
 import txlog.log.LogListing
 import txlog.table.{TableProperties, WriterGate}
 
-/** Runs a [[CleanupPlan]]: deletes its candidates oldest first, unless it is a dry run. */
+/** Runs a [[CleanupPlan]]: deletes its candidates oldest first, unless it is a dry run.
+  *
+  * Fails closed: a retention shorter than the table's `delta.logRetentionDuration` is
+  * CLEANUP_RETENTION_TOO_SHORT unless forced; with `delta.enableExpiredLogCleanup=false` no log
+  * file is a candidate; the cutoff checkpoint (what readers of every kept version start from) is
+  * read whole, sidecars included, before anything older is deleted, and blocks the cleanup when it
+  * cannot be; a delete that fails stops the deletes of log files after it (oldest first, so the log
+  * keeps no hole), and every row says whether its file was deleted and why not.
+  */
 private[txlog] object MetadataCleanup {
 
   /** Plans and (unless `dryRun`) performs metadata cleanup. `retention` is a duration such as "30
@@ -24,12 +33,33 @@ private[txlog] object MetadataCleanup {
       configuration: Map[String, String],
       retention: Option[String],
       dryRun: Boolean,
+      force: Boolean = false,
       now: Long = System.currentTimeMillis()
   ): DataFrame = {
     WriterGate.check(listing.table.root, listing.latestVersion, protocol, "clean up the log")
-    val retentionMillis =
-      retention.fold(TableProperties.logRetentionMillis(configuration))(retentionMillisOf)
-    val plan = CleanupPlanner.plan(spark, listing, retentionMillis, now)
+    val configured = TableProperties.logRetentionMillis(configuration)
+    val retentionMillis = retention.fold(configured)(retentionMillisOf)
+    if (retentionMillis < configured && !force) {
+      throw TxlogErrors.cleanupRetentionTooShort(
+        listing.table.root,
+        retention.getOrElse(""),
+        configuration.getOrElse("delta.logRetentionDuration", "interval 30 days")
+      )
+    }
+    val enabled = TableProperties
+      .withDefaults(configuration)("delta.enableExpiredLogCleanup")
+      .trim
+      .equalsIgnoreCase("true")
+    val plan =
+      if (enabled) {
+        CleanupPlanner.plan(
+          spark,
+          listing,
+          retentionMillis,
+          now,
+          cp => CutoffCheck.problem(spark, listing, cp)
+        )
+      } else CleanupPlanner.disabled(listing, retentionMillis, now)
     val fs = listing.table.fs
     // When the log files are blocked, one row says why; leftovers of dead writers go regardless.
     val blocked = plan.blockedBecause.toSeq.map { why =>
@@ -52,10 +82,27 @@ private[txlog] object MetadataCleanup {
         s"older than checkpoint ${plan.cutOffCheckpoint.get}, which covers the " +
           s"cutoff commit ${plan.cutoffCommit.get}"
     }
+    // Oldest first; after a failed delete no further log file is deleted, so that the log keeps
+    // no hole (sidecars and leftovers, which no reader lists, still go).
+    var failed: Option[String] = None
     val rows = blocked ++ plan.candidates.map { c =>
-      // Oldest first: a failure part-way leaves the log without holes before kept files.
-      val deleted = !dryRun && delete(fs, new Path(c.path), c.kind == CleanupCandidate.Leftover)
-      Row(c.path, c.kind, c.version, c.sizeInBytes, c.modificationTime, deleted, reason(c.kind))
+      val logFile =
+        c.kind != CleanupCandidate.Leftover && c.kind != CleanupCandidate.Sidecar
+      val (deleted, why) =
+        if (dryRun) (false, reason(c.kind))
+        else if (logFile && failed.isDefined) {
+          (false, s"not deleted: deleting ${failed.get} failed before it")
+        } else
+          try {
+            val ok = delete(fs, new Path(c.path), c.kind == CleanupCandidate.Leftover)
+            if (!ok && logFile) failed = Some(c.path)
+            (ok, if (ok) reason(c.kind) else "not deleted: the storage refused")
+          } catch {
+            case NonFatal(e) =>
+              if (logFile) failed = Some(c.path)
+              (false, s"not deleted: ${e.getClass.getSimpleName}: ${e.getMessage}")
+          }
+      Row(c.path, c.kind, c.version, c.sizeInBytes, c.modificationTime, deleted, why)
     }
     spark.createDataFrame(rows.asJava, CleanupCandidate.schema)
   }

@@ -29,14 +29,28 @@ private[txlog] object Commands {
     case "compact-log" => compact(log, args, step)
     case "cleanup" =>
       step(if (dryRun(args)) "plan cleanup (dry run)" else "clean up")
-      val df = log.cleanup(args.options.get("retention"), dryRun(args))
-      Outcome(Nil, rows = Some("candidates" -> df))
+      val df = log.cleanup(
+        args.options.get("retention"),
+        dryRun(args),
+        force = args.options.get("force").contains("true")
+      )
+      // A delete that failed is worth retrying (the rows say which, and why).
+      val failed = !dryRun(args) && !df.where(!col("deleted") && col("path").isNotNull).isEmpty
+      Outcome(
+        Nil,
+        if (failed) ExitCodes.Retryable else ExitCodes.Done,
+        rows = Some("candidates" -> df)
+      )
     case "vacuum" => vacuum(log, args, step)
     case "restore" =>
       val r = log.restoreWith(
         txlog.restore.Restore.Options(
           long(args, "version"),
-          args.options.get("timestamp"),
+          // UTC unless the text names its zone: a cron job's answer must not depend on the
+          // machine's time zone.
+          args.options
+            .get("timestamp")
+            .map(t => DeltaLog.parseTimestamp(t, java.time.ZoneOffset.UTC).toInstant.toString),
           force = args.options.get("force").contains("true"),
           dryRun = dryRun(args)
         ),
@@ -112,8 +126,14 @@ private[txlog] object Commands {
       ),
       step
     )
+    // A bounded sample of what could not be deleted; the exit code says it is worth retrying.
+    val failed: Seq[String] =
+      if (r.numFailedDeletes == 0) Nil
+      else
+        r.files.where(!col("deleted")).select("path").limit(10).collect().map(_.getString(0)).toSeq
     Outcome(
-      vacuumFields(r),
+      vacuumFields(r) :+ ("failed_delete_examples" -> failed.toSeq.asJava),
+      if (r.numFailedDeletes > 0) ExitCodes.Retryable else ExitCodes.Done,
       rows = Some("files" -> r.files.select("path")),
       firstColumnOnly = true,
       release = () => r.unpersist()
@@ -128,6 +148,7 @@ private[txlog] object Commands {
     "num_files" -> r.numFiles,
     "size_in_bytes" -> r.sizeInBytes,
     "num_deleted_files" -> r.numDeletedFiles,
+    "num_failed_deletes" -> r.numFailedDeletes,
     "num_vacuumed_directories" -> r.numVacuumedDirectories,
     "num_skipped_paths" -> r.numSkippedPaths,
     "skipped_path_examples" -> r.skippedPathExamples.asJava,

@@ -54,9 +54,10 @@ private[txlog] object Help {
       "metadata cleanup of expired log files (a dry run unless --execute)",
       "  --retention DURATION   e.g. '30 days' (default: delta.logRetentionDuration)\n" +
         "  --dry-run    list what would be deleted (the default)\n" +
+        "  --force      allow a retention shorter than the table's\n" +
         "  --execute    delete it\n",
       valued = Set("retention"),
-      flags = DryRunOrExecute
+      flags = DryRunOrExecute + "force"
     ),
     Command(
       "validate",
@@ -93,7 +94,7 @@ private[txlog] object Help {
       "restore",
       "restore the table to an older version (one RESTORE commit; deletes no data file)",
       "  --version N | --timestamp TS   the version, or the latest commit at or before TS\n" +
-        "               ('yyyy-MM-dd[ HH:mm:ss]' in the session time zone, or with an offset)\n" +
+        "               ('yyyy-MM-dd[ HH:mm:ss]' in UTC, or with its own zone or offset)\n" +
         "  --force      restore even when data files of that version are missing\n" +
         "  --dry-run    compute the metrics, commit nothing\n",
       valued = Set("version", "timestamp"),

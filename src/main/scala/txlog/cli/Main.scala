@@ -27,6 +27,8 @@ object Main {
   /** The spark-submit entry point: runs the command line on the session and exits with its code.
     */
   def main(argv: Array[String]): Unit = {
+    // Help and usage errors answer before any Spark starts.
+    Usage.answer(argv.toSeq, System.out, System.err).foreach(code => System.exit(code))
     val spark =
       SparkSession.builder().appName("txlog " + argv.headOption.getOrElse("")).getOrCreate()
     val code =
@@ -44,28 +46,11 @@ object Main {
     * }}}
     */
   def run(spark: SparkSession, argv: Seq[String], out: PrintStream, err: PrintStream): Int =
-    Args.parse(argv) match {
-      case Left(problem) => usage(err, problem)
-      case Right(a) if a.command.isEmpty =>
-        if (a.help) { out.print(Help.overall); ExitCodes.Done }
-        else usage(err, "no command given")
-      case Right(a) =>
-        Help.Commands.find(_.name == a.command) match {
-          case None              => usage(err, s"unknown command '${a.command}'")
-          case Some(c) if a.help => out.print(Help.of(c.name).get); ExitCodes.Done
-          case Some(_) if a.tables.isEmpty =>
-            usage(err, "give at least one --table or --tables-file")
-          case Some(_) =>
-            val output = new Output(out, a.json)
-            a.tables.map(t => table(spark, a, t, output, err)).max
-        }
+    Usage.answer(argv, out, err).getOrElse {
+      val a = Args.parse(argv).toOption.get
+      val output = new Output(out, a.json)
+      a.tables.map(t => table(spark, a, t, output, err)).max
     }
-
-  private def usage(err: PrintStream, problem: String): Int = {
-    err.print(s"txlog: $problem (see --help)\n")
-    err.flush()
-    ExitCodes.Usage
-  }
 
   /** One table: the command's outcome written, or its error; the exit code. */
   private def table(

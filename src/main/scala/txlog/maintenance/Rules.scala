@@ -19,6 +19,8 @@ private[txlog] object Rules {
   val LastCheckpointStale = "last-checkpoint-stale"
   val CheckpointUnreadable = "checkpoint-unreadable"
   val CheckpointMismatch = "checkpoint-mismatch"
+  val CompactionMismatch = "compaction-mismatch"
+  val CompactionUnverifiable = "compaction-unverifiable"
   val MissingDataFile = "missing-data-file"
   val DataFileSizeMismatch = "data-file-size-mismatch"
   val MissingDvFile = "missing-dv-file"
@@ -43,6 +45,8 @@ private[txlog] object Rules {
     LastCheckpointStale,
     CheckpointUnreadable,
     CheckpointMismatch,
+    CompactionMismatch,
+    CompactionUnverifiable,
     MissingDataFile,
     DataFileSizeMismatch,
     MissingDvFile,

@@ -55,13 +55,15 @@ private[txlog] object Validator {
       )
     val crcs = step("check version checksums")(StateRules.checksums(listing, load))
     val cps = step("check checkpoints")(StateRules.checkpoints(spark, listing))
+    val compactions =
+      step("check log compactions")(CompactionRules.findings(spark, listing))
     val ictFrom = latest.toOption.collect {
       case s if InCommitTimestamps.enabled(s.protocol, s.metadata) =>
         InCommitTimestamps.enablement(s.metadata).map(_._1).getOrElse(0L)
     }
     val commits = CommitRules.findings(CommitRules.lines(spark, listing), table.root, ictFrom)
     val files = latest.toOption.map(FileRules.findings(spark, _))
-    val all = (Seq(Finding.toDF(spark, onListing ++ crcs ++ cps), commits) ++ files)
+    val all = (Seq(Finding.toDF(spark, onListing ++ crcs ++ cps ++ compactions), commits) ++ files)
       .reduce(_ unionByName _)
       .orderBy(col("version").asc_nulls_first, col("rule"), col("file"))
       .persist(StorageLevel.MEMORY_AND_DISK)

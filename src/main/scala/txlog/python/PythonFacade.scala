@@ -173,7 +173,7 @@ object PythonFacade {
       case "false" => false
       case other   => throw TxlogErrors.invalidArgument("dryRun", s"'$other' is not true or false")
     }
-    log.cleanup(o.get("retention"), dryRun)
+    log.cleanup(o.get("retention"), dryRun, flag(o, "force", default = false))
   }
 
   // ---- VACUUM ----

@@ -73,7 +73,7 @@ class MetadataCleanupSuite extends SparkSuite {
 
     // Cutoff = midnight 10 days ago: the cutoff commit is 5 (11 days old), and the newest
     // checkpoint at or below it is 4.
-    val dry = log.cleanup(Some("10 days")).collect().toSeq
+    val dry = log.cleanup(Some("10 days"), force = true).collect().toSeq
     assert(files(logDir(t)) === all)
     assert(dry.forall(!_.getAs[Boolean]("deleted")))
     val expected = all.filter(_.head.isDigit).filter { n =>
@@ -86,7 +86,7 @@ class MetadataCleanupSuite extends SparkSuite {
     val versions = dry.map(_.getAs[Long]("version"))
     assert(versions === versions.sorted, "not oldest first")
 
-    val done = log.cleanup(Some("10 days"), dryRun = false).collect().toSeq
+    val done = log.cleanup(Some("10 days"), dryRun = false, force = true).collect().toSeq
     assert(paths(done) === paths(dry))
     assert(done.forall(_.getAs[Boolean]("deleted")))
     assert(files(logDir(t)) === all -- expected)
@@ -103,7 +103,7 @@ class MetadataCleanupSuite extends SparkSuite {
     }
     assert(intercept[TxlogException](log.snapshot(3L)).errorClass === "VERSION_NOT_FOUND")
     // Nothing left to delete: running it again finds no candidates.
-    assert(log.cleanup(Some("10 days"), dryRun = false).count() === 0)
+    assert(log.cleanup(Some("10 days"), dryRun = false, force = true).count() === 0)
   }
 
   test("the default retention is the table's delta.logRetentionDuration") {
@@ -127,7 +127,7 @@ class MetadataCleanupSuite extends SparkSuite {
     val all = files(logDir(t))
     val rows = DeltaLog
       .forTable(spark, t.toString)
-      .cleanup(Some("1 day"), dryRun = false)
+      .cleanup(Some("1 day"), dryRun = false, force = true)
       .collect()
       .toSeq
     assert(rows.size === 1 && rows.head.getAs[String]("kind") === "none")
@@ -168,7 +168,7 @@ class MetadataCleanupSuite extends SparkSuite {
     // Cutoff = midnight 5 days ago: cutoff commit 4 (6 days old), which is checkpointed.
     val rows = DeltaLog
       .forTable(spark, path)
-      .cleanup(Some("5 days"), dryRun = false)
+      .cleanup(Some("5 days"), dryRun = false, force = true)
       .collect()
       .toSeq
     val deletedSidecars = rows.filter(_.getAs[String]("kind") == "sidecar")
@@ -196,7 +196,7 @@ class MetadataCleanupSuite extends SparkSuite {
     ageCommits(t, v => 20 - 2 * v)
     val all = files(logDir(t))
     val e = intercept[TxlogException](
-      DeltaLog.forTable(spark, t.toString).cleanup(Some("1 day"), dryRun = false)
+      DeltaLog.forTable(spark, t.toString).cleanup(Some("1 day"), dryRun = false, force = true)
     )
     assert(e.errorClass === "UNSUPPORTED_WRITER_FEATURES")
     assert(files(logDir(t)) === all)
@@ -226,13 +226,15 @@ class MetadataCleanupSuite extends SparkSuite {
     val old = today - 3 * Day
     Seq(oldTmp, oldStaging, foreign).foreach(p => assert(p.toFile.setLastModified(old)))
 
-    val dry = DeltaLog.forTable(spark, t.toString).cleanup(Some("1 day")).collect().toSeq
+    val dry =
+      DeltaLog.forTable(spark, t.toString).cleanup(Some("1 day"), force = true).collect().toSeq
     assert(dry.map(_.getAs[String]("kind")).toSet === Set("none", "leftover"))
     val leftovers = dry.filter(_.getAs[String]("kind") == "leftover")
     assert(paths(leftovers).toSet === Set(oldTmp, oldStaging).map(_.getFileName.toString))
     assert(Files.exists(oldTmp) && Files.exists(oldStaging))
 
-    val done = DeltaLog.forTable(spark, t.toString).cleanup(Some("1 day"), dryRun = false)
+    val done =
+      DeltaLog.forTable(spark, t.toString).cleanup(Some("1 day"), dryRun = false, force = true)
     assert(done.where("kind = 'leftover' AND deleted").count() === 2)
     assert(!Files.exists(oldTmp) && !Files.exists(oldStaging))
     assert(Files.exists(fresh) && Files.exists(foreign), "a live writer's file, another tool's")

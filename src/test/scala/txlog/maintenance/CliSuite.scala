@@ -82,13 +82,22 @@ class CliSuite extends SparkSuite {
     val t = Fixtures.copy("golden/checkpoint", tempDir())
     val before = t.resolve("_delta_log").toFile.list().toSet
     val (code, Seq(doc), _) =
-      cli("cleanup", "--table", t.toString, "--json", "--retention", "0 days")
+      cli("cleanup", "--table", t.toString, "--json", "--retention", "0 days", "--force")
     assert(code === 0)
     assert(doc.get("dry_run").asBoolean)
     assert(doc.get("candidates").size > 0)
     assert(t.resolve("_delta_log").toFile.list().toSet === before)
     val (_, Seq(done), _) =
-      cli("cleanup", "--table", t.toString, "--json", "--retention", "0 days", "--execute")
+      cli(
+        "cleanup",
+        "--table",
+        t.toString,
+        "--json",
+        "--retention",
+        "0 days",
+        "--execute",
+        "--force"
+      )
     assert(!done.get("dry_run").asBoolean)
     done.get("candidates").asScala.filter(_.get("kind").asText != "none").foreach { c =>
       val gone = !new java.io.File(new java.net.URI(c.get("path").asText)).exists()
@@ -229,6 +238,32 @@ class CliSuite extends SparkSuite {
     assert(uc === 2 && usage.contains("exactly one"), usage)
     val (hc, _, restoreHelp) = cli("restore", "--help")
     assert(hc === 0 && restoreHelp.contains("--timestamp") && restoreHelp.contains("--force"))
+  }
+
+  test("restore --timestamp without a zone is UTC, whatever the session's time zone") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val t = Fixtures.copy("golden/basic-with-inserts-deletes-checkpoint", tempDir()).toString
+    RefLog.clearCache()
+    val at = io.delta.tables.DeltaTable
+      .forPath(spark, t)
+      .history()
+      .where("version = 2")
+      .select("timestamp")
+      .head()
+      .getTimestamp(0)
+    val utc = java.time.format.DateTimeFormatter
+      .ofPattern("yyyy-MM-dd HH:mm:ss.SSS")
+      .withZone(java.time.ZoneOffset.UTC)
+      .format(at.toInstant)
+    val key = "spark.sql.session.timeZone"
+    val before = spark.conf.get(key)
+    spark.conf.set(key, "Pacific/Kiritimati") // UTC+14: read there, the time is before v0
+    try {
+      val (code, Seq(doc), err) =
+        cli("restore", "--table", t, "--json", "--dry-run", "--timestamp", utc)
+      assert(code === 0, err)
+      assert(doc.get("restored_version").asLong === 2L)
+    } finally spark.conf.set(key, before)
   }
 
   test("repair: a dry run by default (exit 1 when there is work), --execute, two tables at once") {

@@ -174,7 +174,16 @@ class S3TablesSuite extends S3SparkSuite {
     val snap = DeltaLog.forTable(spark, path).snapshot()
     val now = System.currentTimeMillis() + 3L * 24 * 3600 * 1000
     val rows = MetadataCleanup
-      .run(spark, l, snap.protocol, snap.metadata.configuration, Some("1 day"), dryRun = false, now)
+      .run(
+        spark,
+        l,
+        snap.protocol,
+        snap.metadata.configuration,
+        Some("1 day"),
+        dryRun = false,
+        force = true,
+        now = now
+      )
       .collect()
     assert(rows.nonEmpty && rows.forall(_.getAs[Boolean]("deleted")), rows.mkString("\n"))
     val left = logKeys(prefix).filter(n => n.head.isDigit)

@@ -97,12 +97,16 @@ class FaultInjectingFileSystem extends FilterFileSystem(new RawLocalFileSystem) 
   ): FSDataOutputStream =
     super.create(local(f), permission, overwrite, bufferSize, replication, blockSize, progress)
   override def rename(src: Path, dst: Path): Boolean = super.rename(local(src), local(dst))
-  override def delete(f: Path, recursive: Boolean): Boolean = super.delete(local(f), recursive)
+  override def delete(f: Path, recursive: Boolean): Boolean = {
+    inject("delete", f)
+    super.delete(local(f), recursive)
+  }
   override def mkdirs(f: Path, permission: FsPermission): Boolean =
     super.mkdirs(local(f), permission)
 }
 
-/** A failure to inject when a file whose name matches is opened, or a directory listed. */
+/** A failure to inject when a file whose name matches is opened or deleted, or a directory listed.
+  */
 sealed trait Fault
 object Fault {
 

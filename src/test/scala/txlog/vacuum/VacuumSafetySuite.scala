@@ -258,6 +258,41 @@ class VacuumSafetySuite extends SparkSuite with VacuumTestKit {
     assert(diff.collect().map(_.getString(0)).toSet === Set("a/x.parquet"))
   }
 
+  test("deletes the storage refuses: counted, named, and the command line exits 4") {
+    val t = table()
+    val (orphan, stuck) =
+      (write(t.resolve("gone.parquet"), "g"), write(t.resolve("stuck.parquet"), "s"))
+    Seq(orphan, stuck).foreach(age(_, 30 * Day))
+    Faulty.fail("stuck.parquet", Fault.AccessDenied)
+    // One writer: the faulty scheme offers no atomic publish.
+    spark.conf.set("spark.txlog.storage.singleWriter", "true")
+    val (out, err) = (new java.io.ByteArrayOutputStream(), new java.io.ByteArrayOutputStream())
+    val code =
+      try
+        txlog.cli.Main.run(
+          spark,
+          Seq("vacuum", "--table", s"${Faulty.Scheme}://$t", "--execute", "--json") ++
+            Seq("--retain-hours", "0", "--force"),
+          new java.io.PrintStream(out, true, "UTF-8"),
+          new java.io.PrintStream(err, true, "UTF-8")
+        )
+      finally {
+        Faulty.reset()
+        spark.conf.unset("spark.txlog.storage.singleWriter")
+      }
+    withClue(err.toString("UTF-8") + out.toString("UTF-8")) { assert(code === 4) }
+    val doc = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.toString("UTF-8"))
+    assert(doc.get("exit_code").asInt === 4 && doc.get("retryable").asBoolean, doc)
+    assert(!doc.has("error"), doc)
+    assert(doc.get("num_failed_deletes").asLong === 1 && doc.get("num_deleted_files").asLong === 1)
+    assert(
+      doc.get("failed_delete_examples").elements().asScala.map(_.asText).toSeq === Seq(
+        "stuck.parquet"
+      )
+    )
+    assert(!Files.exists(orphan) && Files.exists(stuck))
+  }
+
   test("a storage failure listing the table is LOG_READ_FAILED naming the directory") {
     val t = table()
     write(t.resolve("sub/stray.parquet"), "s")
