@@ -14,36 +14,39 @@ object TestGroups {
   val forks: Int = sys.props.get("txlog.testForks").map(_.toInt).getOrElse(1).max(1)
 
   /** Seconds per suite (simple class name): its time in the JUnit report of a `make test` run of the
-    * default line on 2026-11-26 (two forks beside the Python lane, `target/test-reports`).
+    * default line on 2026-11-26 at 46c287d (two forks beside the Python lane,
+    * `target/test-reports`).
     */
   val seconds: Map[String, Double] = Map(
-    "CheckpointRoundTripSuite" -> 372,
-    "CheckpointRoundTripSuite2" -> 371,
-    "RestoreFixturesSuite" -> 170, // 330 before delta-spark's restores were recorded
-    "RestoreAgreementSuite" -> 235,
-    "ProcessWritersSuite" -> 219,
-    "ValidateSuite" -> 192,
-    "RepairSuite" -> 139,
-    "DistributedLogCompactionSuite" -> 128,
-    "VacuumFixturesSuite" -> 126,
-    "InteropMatrixSuite" -> 114,
-    "DistributedReplayAgreementSuite" -> 76,
-    "VacuumAgreementSuite" -> 75,
-    "VacuumPathsSuite" -> 30,
-    "CleanupFailClosedSuite" -> 30,
-    "CheckpointWriterSuite" -> 39,
-    "TimeTravelAgreementSuite" -> 39,
-    "S3TablesSuite" -> 35,
-    "S3ObjectStoreSuite" -> 34,
-    "LogCompactionSuite" -> 32,
-    "ConflictCheckerSuite" -> 28,
+    "CheckpointRoundTripSuite2" -> 341,
+    "CheckpointRoundTripSuite" -> 324,
+    "RestoreAgreementSuite" -> 278,
+    "ProcessWritersSuite" -> 262,
+    "ValidateSuite" -> 190,
+    "InteropMatrixSuite" -> 146,
+    "DistributedLogCompactionSuite" -> 142,
+    "DistributedReplayAgreementSuite" -> 117,
+    "RepairSuite" -> 108,
+    "VacuumFixturesSuite" -> 101,
+    "RestoreFixturesSuite" -> 80, // 330 before delta-spark's restores were recorded
+    "VacuumAgreementSuite" -> 64,
+    "CheckpointWriterSuite" -> 42,
+    "S3TablesSuite" -> 38,
+    "MetadataCleanupSuite" -> 32,
+    "S3ObjectStoreSuite" -> 31,
+    "TimeTravelAgreementSuite" -> 30,
     "ListingFromHintSuite" -> 27,
-    "VacuumSafetySuite" -> 26,
-    "VersionChecksumSuite" -> 24,
-    "RacingWritersSuite" -> 18,
-    "DriverBudgetSuite" -> 17,
-    "MetadataCleanupSuite" -> 16,
-    "CommitTimelineSuite" -> 13
+    "VacuumSafetySuite" -> 24,
+    "ConflictCheckerSuite" -> 24,
+    "VersionChecksumSuite" -> 23,
+    "RacingWritersSuite" -> 23,
+    "LogCompactionSuite" -> 23,
+    "DriverBudgetSuite" -> 20,
+    "CliSuite" -> 19,
+    "CleanupFailClosedSuite" -> 19,
+    "CommitTimelineSuite" -> 17,
+    "VacuumPathsSuite" -> 15,
+    "CommitChecksumSuite" -> 12
   )
   val Unlisted = 5.0
 

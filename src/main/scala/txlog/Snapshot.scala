@@ -248,11 +248,6 @@ final class Snapshot private[txlog] (
 
 private[txlog] object Snapshot {
 
-  /** Sets the time (ms since the epoch) snapshots are built at, instead of the system clock: for
-    * tests that need time to pass without waiting. Read once per snapshot, when it is built.
-    */
-  val ClockConf = "spark.txlog.testing.now"
-
-  private def now(spark: SparkSession): Long =
-    spark.conf.getOption(ClockConf).map(_.toLong).getOrElse(System.currentTimeMillis())
+  /** The time snapshots are built at ([[txlog.util.Clock]]). */
+  private def now(spark: SparkSession): Long = txlog.util.Clock.now()
 }

@@ -10,6 +10,7 @@ import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 import org.apache.spark.storage.StorageLevel
 
 import txlog.replay.SnapshotLoader
+import txlog.util.Clock
 
 /** Caches stay until whoever made them releases them, and what a snapshot counts and lists is fixed
   * when it is built.
@@ -74,19 +75,17 @@ class SnapshotCacheSuite extends SparkSuite {
     spark.sql(s"DELETE FROM delta.`$t`") // a tombstone deleted now
     val now = System.currentTimeMillis()
     val week = 7L * 24 * 3600 * 1000
-    spark.conf.set(Snapshot.ClockConf, now.toString)
-    try {
-      val snap = DeltaLog.forTable(spark, t).snapshot()
-      spark.conf.set(Snapshot.ClockConf, (now + 2 * week).toString) // the tombstone expires
+    val snap = Clock.at(now)(DeltaLog.forTable(spark, t).snapshot())
+    Clock.at(now + 2 * week) { // the tombstone expires
       assert(snap.numTombstones === 1L)
       assert(snap.tombstones.count() === 1L)
       assert(snap.numTombstones === snap.tombstones.count())
       val later = DeltaLog.forTable(spark, t).snapshot()
       assert(later.tombstones.count() === 0L)
       assert(later.numTombstones === 0L)
-      RefLog.clearCache()
-      assert(RefLog.forTable(spark, t).update().tombstones.count() === 1L) // delta-spark, now
-    } finally spark.conf.unset(Snapshot.ClockConf)
+    }
+    RefLog.clearCache()
+    assert(RefLog.forTable(spark, t).update().tombstones.count() === 1L) // delta-spark, now
   }
 
   test("transactions of a snapshot are those live when it was built, as its counts") {
@@ -104,13 +103,11 @@ class SnapshotCacheSuite extends SparkSuite {
       .option("txnVersion", "7")
       .save(t)
     val now = System.currentTimeMillis()
-    spark.conf.set(Snapshot.ClockConf, now.toString)
-    try {
-      val snap = DeltaLog.forTable(spark, t).snapshot()
-      spark.conf.set(Snapshot.ClockConf, (now + 3L * 24 * 3600 * 1000).toString)
+    val snap = Clock.at(now)(DeltaLog.forTable(spark, t).snapshot())
+    Clock.at(now + 3L * 24 * 3600 * 1000) {
       assert(snap.setTransactions === Map("app" -> 7L))
       assert(DeltaLog.forTable(spark, t).snapshot().setTransactions === Map.empty)
-    } finally spark.conf.unset(Snapshot.ClockConf)
+    }
   }
 
   test("a checksum written now still validates after setTransactionRetentionDuration passed") {
@@ -137,10 +134,9 @@ class SnapshotCacheSuite extends SparkSuite {
     assert(ref.checksumOpt.flatMap(_.setTransactions).map(_.map(_.appId)) === Some(Seq("app")))
     assert(ref.validateChecksum(Map.empty))
     assert(log.validateChecksum(1L).isValid)
-    spark.conf.set(Snapshot.ClockConf, (System.currentTimeMillis() + 3L * 86400000L).toString)
-    try {
+    Clock.at(System.currentTimeMillis() + 3L * 86400000L) {
       val later = log.validateChecksum(1L)
       assert(later.isValid, later.mismatches.mkString("; "))
-    } finally spark.conf.unset(Snapshot.ClockConf)
+    }
   }
 }

@@ -83,7 +83,10 @@ private[txlog] object StateRules {
   /** The commits (and older checkpoint) that replay `cp`'s version without it, if the log has them
     * contiguously.
     */
-  private def replaySegment(listing: LogListing, cp: CheckpointInstance): Option[LogSegment] = {
+  private[txlog] def replaySegment(
+      listing: LogListing,
+      cp: CheckpointInstance
+  ): Option[LogSegment] = {
     val v = cp.version
     def contiguous(from: Long) = {
       val cs = listing.commits.filter(c => c.version >= from && c.version <= v)

@@ -1,6 +1,7 @@
 package txlog.repair
 
 import scala.collection.mutable.ArrayBuffer
+import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
@@ -8,15 +9,18 @@ import org.apache.spark.sql.SparkSession
 import txlog.{DeltaLog, Snapshot, TxlogException}
 import txlog.checksum.ChecksumWriter
 import txlog.log.{CheckpointInstance, CheckpointNaming, LogListing, LogSegment}
-import txlog.maintenance.{Finding, ListingRules, StateRules, Validator}
+import txlog.maintenance.{Finding, ListingRules, Rules, StateRules, Validator}
 import txlog.replay.SnapshotLoader
 
 /** Repairs of the log's own files, by validate's rules, in this order (each step sees the log as
   * the previous one left it; a dry run predicts it):
   *
-  *   1. checkpoints unreadable or disagreeing with the commits they cover: set aside, and written
-  *      again of the same kind from the commits (from an older good checkpoint, or from commit 0).
-  *      One that no contiguous commits rebuild is left in place and reported;
+  *   1. checkpoints unreadable, or disagreeing with a trusted replay of the commits they cover
+  *      (from commit 0, or from an older checkpoint that is itself trusted: it agrees with such a
+  *      replay or with its `.crc`): set aside, and written again of the same kind from the commits.
+  *      A mismatch with an untrusted replay proves nothing (the older checkpoint may be the wrong
+  *      one), and a checkpoint no contiguous commits rebuild cannot be replaced: both are left in
+  *      place and reported. When writing the replacement fails, the old one is moved back;
   *   1. version checksum files that disagree with the replay of their version: set aside and
   *      written again;
   *   1. `_last_checkpoint` malformed, with a wrong checksum, naming no checkpoint or an older one
@@ -62,13 +66,32 @@ private[txlog] final class LogRepairs(
     val bad = step("check checkpoints")(StateRules.checkpoints(spark, listing))
       .filter(_.severity == Finding.Error)
     val byFile = bad.groupBy(_.file.orNull)
-    val badCps = listing.checkpoints.filter(cp => byFile.contains(cp.files.head.file.path))
+    val found = listing.checkpoints.filter(cp => byFile.contains(cp.files.head.file.path))
+    val trust = new CheckpointTrust(spark, listing, found.toSet)
+    // A mismatch proves the checkpoint wrong only when what it was compared with is trusted.
+    val (badCps, unproven) = found.partition { cp =>
+      byFile(cp.files.head.file.path).exists(_.rule != Rules.CheckpointMismatch) ||
+      trust.sourceTrusted(cp)
+    }
+    unproven.foreach { cp =>
+      val f = byFile(cp.files.head.file.path).head
+      add(
+        NotRepairable,
+        Some(cp.version),
+        Some(cp.files.head.file.path),
+        f.rule,
+        s"${f.detail} It was compared with a replay from an older checkpoint that nothing " +
+          "verifies (no commit 0 before it, no .crc agreeing with it), so either may be wrong: " +
+          "the checkpoint is left in place.",
+        done = false
+      )
+    }
     val clean = listing.copy(checkpoints = listing.checkpoints.filterNot(badCps.contains))
     def rebuildable(v: Long) =
       try { LogSegment.build(clean, Some(v)); true }
       catch { case _: TxlogException => false }
     val (ok, left) = badCps.partition(cp => rebuildable(cp.version))
-    stuck = left.map(_.files.head.file.path).toSet
+    stuck = (left ++ unproven).map(_.files.head.file.path).toSet
     left.foreach { cp =>
       val f = byFile(cp.files.head.file.path).head
       add(
@@ -89,14 +112,22 @@ private[txlog] final class LogRepairs(
 
   /** Step 1: sets the planned checkpoints aside and writes them again (in a dry run, lists it). */
   def checkpoints(): Unit = fixable.foreach { case (v, cps, rule) =>
-    cps.foreach(cp => setAside(cp, rule))
+    val moved = cps.flatMap(cp => setAside(cp, rule))
     val (kind, options) = kindOf(cps.head)
     val written =
       if (dryRun) None
       else {
-        val r = step(s"write checkpoint $v")(
-          log.detached().checkpoint(Some(v), Some(kind), options)
-        )
+        val r =
+          try step(s"write checkpoint $v")(log.detached().checkpoint(Some(v), Some(kind), options))
+          catch {
+            case NonFatal(e) =>
+              // Leave the log as it was: the old checkpoint back in place.
+              moved.foreach { case (from, to) =>
+                try aside.moveBack(to, from)
+                catch { case NonFatal(f) => e.addSuppressed(f) }
+              }
+              throw e
+          }
         Some(r.files.head)
       }
     add(
@@ -109,12 +140,14 @@ private[txlog] final class LogRepairs(
     )
   }
 
-  private def setAside(cp: CheckpointInstance, rule: String): Unit =
-    cp.files.foreach { f =>
-      val detail =
-        if (dryRun) s"Would be moved to ${aside.dir}."
-        else s"Moved to ${aside.move(new Path(f.file.path))}."
+  /** Sets `cp`'s files aside (in a dry run, says so); returns (from, to) of each moved file. */
+  private def setAside(cp: CheckpointInstance, rule: String): Seq[(Path, Path)] =
+    cp.files.flatMap { f =>
+      val from = new Path(f.file.path)
+      val to = if (dryRun) None else Some(aside.move(from))
+      val detail = to.fold(s"Would be moved to ${aside.dir}.")(t => s"Moved to $t.")
       add(SetAsideCheckpoint, Some(cp.version), Some(f.file.path), rule, detail)
+      to.map(from -> _)
     }
 
   /** The kind and options that write a checkpoint like `cp` again. */

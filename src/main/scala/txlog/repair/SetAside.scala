@@ -41,6 +41,20 @@ private[txlog] final class SetAside(table: TablePath, now: ZonedDateTime) {
     }
     target
   }
+
+  /** Moves `target` (returned by [[move]]) back to `file`, where it was: what a repair does when
+    * writing the replacement failed, so that the log is left as it was.
+    */
+  def moveBack(target: Path, file: Path): Unit = {
+    val fs = table.fs
+    if (!fs.rename(target, file) || !fs.exists(file)) {
+      throw TxlogErrors.writeFailed(
+        file.toString,
+        s"$target could not be moved back after writing its replacement failed; move it back " +
+          "by hand."
+      )
+    }
+  }
 }
 
 private[txlog] object SetAside {

@@ -56,10 +56,7 @@ private[txlog] object Vacuum {
     val configured = TableProperties.deletedFileRetentionMillis(snapshot.metadata.configuration)
     val specified =
       Retention.specified(table.root, options.retentionHours, configured, options.force)
-    val now = spark.conf
-      .getOption(Snapshot.ClockConf)
-      .map(_.toLong)
-      .getOrElse(System.currentTimeMillis())
+    val now = txlog.util.Clock.now()
     val deleteBefore = specified.fold(snapshot.tombstoneCutoff)(now - _)
     val root = TableRoot(table.root)
     val md = snapshot.metadata
