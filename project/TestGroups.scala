@@ -46,7 +46,8 @@ object TestGroups {
     "CleanupFailClosedSuite" -> 19,
     "CommitTimelineSuite" -> 17,
     "VacuumPathsSuite" -> 15,
-    "CommitChecksumSuite" -> 12
+    "CommitChecksumSuite" -> 12,
+    "CliContractSuite" -> 15
   )
   val Unlisted = 5.0
 

@@ -21,8 +21,8 @@ def test_describe_json(txlog_jar: str, fixtures: Path, tmp_path: Path) -> None:
     ref = DeltaTable(str(table))  # delta-rs as the oracle
     assert doc["id"] == ref.metadata().id
     assert doc["version"] == ref.version()
-    assert doc["numFiles"] == len(ref.file_uris())
-    assert doc["partitionColumns"] == ref.metadata().partition_columns
+    assert doc["num_files"] == len(ref.file_uris())
+    assert doc["partition_columns"] == ref.metadata().partition_columns
     assert f"[txlog] {table}: describe" in done.stderr
 
 
@@ -35,12 +35,18 @@ def test_help_and_usage_errors_answer_without_spark(txlog_jar: str) -> None:
         (("repair", "--execute", "--dry-run", "--table", "/nowhere"), 2, "not both"),
         (("restore", "--table", "/nowhere", "--version", "3", "--dryrun"), 2, "'--dryrun'"),
         (("vacuum", "--table", "/nowhere", "--retain-hours"), 2, "needs a value"),
+        (("vacuum", "--table", "/nowhere", "--json", "--retain"), 2, "'--retain'"),
     ]
     for args, code, said in cases:
         done = run_cli("--master", "nonsense://nowhere", *args)
         assert done.returncode == code, (args, done.stderr)
         assert said in (done.stdout if code == 0 else done.stderr), (args, done)
-        if code:
+        if code and "--json" in args:  # one document, as for every other outcome
+            doc = json.loads(done.stdout)
+            assert (doc["command"], doc["table"], doc["exit_code"], doc["retryable"]) == (
+                "vacuum", None, 2, False)
+            assert doc["error"]["error_class"] == "INVALID_ARGUMENT"
+        elif code:
             assert done.stdout == ""
 
 
@@ -53,7 +59,7 @@ def test_python_describe_and_validate(
     log = txlog.DeltaLog.for_table(spark, str(table))
     d = log.describe()
     ref = DeltaTable(str(table))
-    assert (d["id"], d["version"], d["numFiles"]) == (
+    assert (d["id"], d["version"], d["num_files"]) == (
         ref.metadata().id, ref.version(), len(ref.file_uris()))
     assert log.validate().where("severity = 'error'").count() == 0
     dv = next(p for p in table.iterdir() if p.name.startswith("deletion_vector_"))

@@ -336,11 +336,11 @@ def test_cli_on_cluster(fixtures: Path, txlog_jar: str, cluster: standalone.Stan
     for name, table in tables.items():
         rs = before[name]
         d = docs["describe"][name]
-        expected = {"version": rs["version"], "numFiles": len(rs["files"]),
-                    "sizeInBytes": sum(size for _, size in rs["files"]),
-                    "partitionColumns": rs["partition_columns"], "id": rs["metadata_id"],
+        expected = {"version": rs["version"], "num_files": len(rs["files"]),
+                    "size_in_bytes": sum(size for _, size in rs["files"]),
+                    "partition_columns": rs["partition_columns"], "id": rs["metadata_id"],
                     "properties": rs["configuration"],
-                    "minReaderVersion": rs["protocol"][0], "minWriterVersion": rs["protocol"][1]}
+                    "min_reader_version": rs["protocol"][0], "min_writer_version": rs["protocol"][1]}
         actual = {k: d.get(k) for k in expected}
         if actual != expected:
             problems.append(f"{name} describe: {actual} != delta-rs {expected}")
@@ -356,7 +356,7 @@ def test_cli_on_cluster(fixtures: Path, txlog_jar: str, cluster: standalone.Stan
         cp = docs["checkpoint"][name]
         written = {os.path.basename(f) for f in cp["files"]}
         new = set(os.listdir(table / "_delta_log")) - logs[name]
-        if ((cp["version"], cp["kind"], cp["written"], cp["alreadyExisted"]) !=
+        if ((cp["version"], cp["kind"], cp["written"], cp["already_existed"]) !=
                 (rs["version"], cli_part.CHECKPOINT_KIND[name], True, False)
                 or not written or {n for n in new if not n.startswith(".")} != written):
             problems.append(f"{name} checkpoint: {cp}, new in the log: {sorted(new)}")

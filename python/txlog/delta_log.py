@@ -228,11 +228,11 @@ class DeltaLog:
             kind=str(doc["kind"]),
             files=[str(f) for f in doc["files"]],
             sidecars=[str(f) for f in doc["sidecars"]],
-            num_actions=int(doc["numActions"]),
-            num_add_files=int(doc["numAddFiles"]),
-            num_remove_files=int(doc["numRemoveFiles"]),
-            size_in_bytes=int(doc["sizeInBytes"]),
-            already_existed=bool(doc.get("alreadyExisted", False)),
+            num_actions=int(doc["num_actions"]),
+            num_add_files=int(doc["num_add_files"]),
+            num_remove_files=int(doc["num_remove_files"]),
+            size_in_bytes=int(doc["size_in_bytes"]),
+            already_existed=bool(doc.get("already_existed", False)),
         )
 
     def _wrap(self, jsnapshot: Any) -> Snapshot:
@@ -425,13 +425,14 @@ class DeltaLog:
 
     def describe(self) -> dict[str, Any]:
         """DESCRIBE DETAIL's fields of the latest version (format, id, name, description,
-        location, createdAt and lastModified in ms since the epoch, partitionColumns, numFiles,
-        sizeInBytes, properties, minReaderVersion, minWriterVersion, tableFeatures, version)
-        and ``health``: the log's newest checkpoint (kind, age), commits since it, log files
-        and bytes, whether the latest version has a ``.crc``.
+        location, created_at and last_modified in ms since the epoch, partition_columns,
+        num_files, size_in_bytes, properties, min_reader_version, min_writer_version,
+        table_features, version) and ``health``: the log's newest checkpoint (version, kind,
+        age), commits since it, log files and bytes, whether the latest version has a ``.crc``.
+        Keys are snake_case, as in ``python -m txlog describe --json``.
 
         >>> d = log.describe()
-        >>> d["numFiles"], d["health"]["commitsSinceCheckpoint"]
+        >>> d["num_files"], d["health"]["commits_since_checkpoint"]
         """
         return dict(json.loads(call_text(self._facade.describeTable, self._jlog)))
 

@@ -87,9 +87,9 @@ def run_table(t: Table) -> None:
 def describe(log: txlog.DeltaLog) -> dict[str, Any]:
     d = log.describe()
     # Where the table is and when it was last written differ between the runs' copies.
-    for key in ("location", "lastModified"):
+    for key in ("location", "last_modified"):
         d.pop(key, None)
-    d.get("health", {}).pop("checkpointAgeMillis", None)
+    d.get("health", {}).pop("checkpoint_age_millis", None)
     return d
 
 

@@ -184,28 +184,28 @@ private[txlog] object Commands {
     "name" -> d.name.orNull,
     "description" -> d.description.orNull,
     "location" -> d.location,
-    "createdAt" -> d.createdAt.map(_.getTime).map(Long.box).orNull,
-    "lastModified" -> d.lastModified.getTime,
-    "partitionColumns" -> d.partitionColumns.asJava,
-    "numFiles" -> d.numFiles,
-    "sizeInBytes" -> d.sizeInBytes,
+    "created_at" -> d.createdAt.map(_.getTime).map(Long.box).orNull,
+    "last_modified" -> d.lastModified.getTime,
+    "partition_columns" -> d.partitionColumns.asJava,
+    "num_files" -> d.numFiles,
+    "size_in_bytes" -> d.sizeInBytes,
     "properties" -> d.properties.asJava,
-    "minReaderVersion" -> d.minReaderVersion,
-    "minWriterVersion" -> d.minWriterVersion,
-    "tableFeatures" -> d.tableFeatures.asJava,
+    "min_reader_version" -> d.minReaderVersion,
+    "min_writer_version" -> d.minWriterVersion,
+    "table_features" -> d.tableFeatures.asJava,
     "version" -> d.version,
     "health" -> {
       val h = d.health
       val m = new java.util.LinkedHashMap[String, Any]()
-      m.put("checkpointVersion", h.checkpointVersion.map(Long.box).orNull)
-      m.put("checkpointKind", h.checkpointKind.orNull)
-      m.put("checkpointAgeMillis", h.checkpointAgeMillis.map(Long.box).orNull)
-      m.put("commitsSinceCheckpoint", h.commitsSinceCheckpoint)
-      m.put("logFiles", h.logFiles)
-      m.put("logBytes", h.logBytes)
-      m.put("lastCheckpointVersion", h.lastCheckpointVersion.map(Long.box).orNull)
-      m.put("latestChecksumVersion", h.latestChecksumVersion.map(Long.box).orNull)
-      m.put("checksumCurrent", h.checksumCurrent)
+      m.put("checkpoint_version", h.checkpointVersion.map(Long.box).orNull)
+      m.put("checkpoint_kind", h.checkpointKind.orNull)
+      m.put("checkpoint_age_millis", h.checkpointAgeMillis.map(Long.box).orNull)
+      m.put("commits_since_checkpoint", h.commitsSinceCheckpoint)
+      m.put("log_files", h.logFiles)
+      m.put("log_bytes", h.logBytes)
+      m.put("last_checkpoint_version", h.lastCheckpointVersion.map(Long.box).orNull)
+      m.put("latest_checksum_version", h.latestChecksumVersion.map(Long.box).orNull)
+      m.put("checksum_current", h.checksumCurrent)
       m
     }
   )
@@ -215,8 +215,16 @@ private[txlog] object Commands {
     val kind = args.options.get("kind")
     if (dryRun(args)) {
       step("plan checkpoint (dry run)")
-      val v = version.getOrElse(log.snapshot().version)
-      Outcome(Seq("version" -> v, "kind" -> kind.getOrElse("(table default)"), "written" -> false))
+      // The version replayed and the writer's gate passed, as a real run needs them.
+      val snap = version.fold(log.snapshot())(log.snapshot)
+      txlog.table.WriterGate.check(log.table.root, snap.version, snap.protocol, "checkpoint")
+      Outcome(
+        Seq(
+          "version" -> snap.version,
+          "kind" -> kind.getOrElse("(table default)"),
+          "written" -> false
+        )
+      )
     } else {
       step("write checkpoint")
       val r = log.checkpoint(version, kind, args.options -- Seq("version", "kind"))
@@ -225,8 +233,8 @@ private[txlog] object Commands {
           "version" -> r.version,
           "kind" -> r.kind,
           "files" -> r.files.asJava,
-          "numActions" -> r.numActions,
-          "alreadyExisted" -> r.alreadyExisted,
+          "num_actions" -> r.numActions,
+          "already_existed" -> r.alreadyExisted,
           "written" -> !r.alreadyExisted
         )
       )
@@ -250,7 +258,8 @@ private[txlog] object Commands {
       )
     } else if (dryRun(args)) {
       step("plan checksum (dry run)")
-      Outcome(Seq("version" -> version.getOrElse(log.snapshot().version), "written" -> false))
+      val snap = version.fold(log.snapshot())(log.snapshot)
+      Outcome(Seq("version" -> snap.version, "written" -> false))
     } else {
       step("write checksum")
       val path = version.fold(log.writeChecksum())(log.writeChecksum)
@@ -266,7 +275,10 @@ private[txlog] object Commands {
     }
     if (dryRun(args)) {
       step("plan log compaction (dry run)")
-      Outcome(Seq("start" -> start, "end" -> end, "written" -> false))
+      // Checked as a real run checks it (table, protocol, every commit of the range).
+      val l = log.listing()
+      val (target, _) = txlog.compaction.LogCompactor.plan(l, log.latestOf(l).protocol, start, end)
+      Outcome(Seq("start" -> start, "end" -> end, "file" -> target.toString, "written" -> false))
     } else {
       step("write log compaction")
       Outcome(

@@ -9,7 +9,8 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.DataFrame
 
 /** Writes one table's outcome to stdout: a JSON document (one line) or text. Rows are streamed
-  * partition by partition (`toLocalIterator`), never collected at once.
+  * partition by partition (`toLocalIterator`), never collected at once; their columns are named in
+  * snake_case ([[SnakeCase]]), as the fields are.
   */
 private[txlog] final class Output(out: PrintStream, json: Boolean) {
   private val mapper = new ObjectMapper()
@@ -24,8 +25,9 @@ private[txlog] final class Output(out: PrintStream, json: Boolean) {
   def write(head: Seq[(String, Any)], outcome: Outcome): Unit = {
     if (open) { out.print("\n"); out.flush() }
     open = true
-    if (json) writeJson(head ++ outcome.fields, outcome.rows, outcome.firstColumnOnly)
-    else writeText(head, outcome)
+    val named = outcome.copy(rows = outcome.rows.map { case (k, df) => k -> SnakeCase.of(df) })
+    if (json) writeJson(head ++ named.fields, named.rows, named.firstColumnOnly)
+    else writeText(head, named)
     open = false
   }
 

@@ -4,7 +4,9 @@ import java.io.PrintStream
 
 /** The answers of the command line that need no Spark: `--help`, and usage errors (unknown commands
   * or options, missing values or tables). Both entry points ask it before any Spark starts:
-  * [[Main.main]], and `python -m txlog` through [[Usage.main]] in a plain JVM.
+  * [[Main.main]], and `python -m txlog` through [[Usage.main]] in a plain JVM. With `--json`, a
+  * usage error is also one JSON document on `out`, with the keys of every other document (`table`
+  * and `dry_run` null: nothing ran) and `error.error_class` `INVALID_ARGUMENT`.
   *
   * {{{
   * java -cp "txlog.jar:<Spark jars>" txlog.cli.Usage vacuum --help   # prints, exits 0
@@ -22,7 +24,8 @@ object Usage {
     * Usage.answer(Seq("restore", "--dryrun"), System.out, System.err) // Some(2)
     * }}}
     */
-  def answer(argv: Seq[String], out: PrintStream, err: PrintStream): Option[Int] =
+  def answer(argv: Seq[String], out: PrintStream, err: PrintStream): Option[Int] = {
+    def usage(err: PrintStream, problem: String): Int = Usage.usage(argv, out, err, problem)
     Args.parse(argv) match {
       case Left(problem) => Some(usage(err, problem))
       case Right(a) if a.command.isEmpty =>
@@ -40,10 +43,25 @@ object Usage {
           case Some(_) => None
         }
     }
+  }
 
-  private def usage(err: PrintStream, problem: String): Int = {
+  private def usage(argv: Seq[String], out: PrintStream, err: PrintStream, problem: String) = {
     err.print(s"txlog: $problem (see --help)\n")
     err.flush()
+    if (argv.contains("--json")) {
+      val doc = new java.util.LinkedHashMap[String, Any]()
+      doc.put("table", null)
+      doc.put("command", argv.headOption.filterNot(_.startsWith("-")).orNull)
+      doc.put("dry_run", null)
+      val error = new java.util.LinkedHashMap[String, Any]()
+      error.put("error_class", "INVALID_ARGUMENT")
+      error.put("message", problem)
+      doc.put("error", error)
+      doc.put("exit_code", ExitCodes.Usage)
+      doc.put("retryable", false)
+      out.print(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(doc) + "\n")
+      out.flush()
+    }
     ExitCodes.Usage
   }
 

@@ -4,7 +4,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 
 import txlog.Protocol
-import txlog.log.{FileNames, LogListing, LogSegment}
+import txlog.log.{CommitFile, FileNames, LogListing, LogSegment}
 import txlog.replay.{LogActions, ReadErrors}
 import txlog.table.WriterGate
 
@@ -23,9 +23,7 @@ private[txlog] object LogCompactor {
       end: Long
   ): String = {
     val table = listing.table
-    WriterGate.check(table.root, listing.latestVersion, protocol, "write a log compaction")
-    val commits = CompactionRange.commits(listing, start, end)
-    val target = new Path(table.logDir, FileNames.compactionName(start, end))
+    val (target, commits) = plan(listing, protocol, start, end)
     // A segment of just the range, so read failures name the commit file.
     val range = LogSegment(table, end, None, commits)
     ReadErrors.translate(range) {
@@ -35,5 +33,20 @@ private[txlog] object LogCompactor {
       CompactionWriter.write(table, lines, target)
     }
     target.toString
+  }
+
+  /** What [[compact]] would write, checked as it checks it (the writer gate, every commit of the
+    * range listed) without reading the commits: the target's path and the range's commits. A dry
+    * run answers with it.
+    */
+  def plan(
+      listing: LogListing,
+      protocol: Protocol,
+      start: Long,
+      end: Long
+  ): (Path, IndexedSeq[CommitFile]) = {
+    WriterGate.check(listing.table.root, listing.latestVersion, protocol, "write a log compaction")
+    val commits = CompactionRange.commits(listing, start, end)
+    (new Path(listing.table.logDir, FileNames.compactionName(start, end)), commits)
   }
 }

@@ -125,11 +125,11 @@ object PythonFacade {
         "kind" -> r.kind,
         "files" -> r.files.asJava,
         "sidecars" -> r.sidecars.asJava,
-        "numActions" -> r.numActions,
-        "numAddFiles" -> r.numAddFiles,
-        "alreadyExisted" -> r.alreadyExisted,
-        "numRemoveFiles" -> r.numRemoveFiles,
-        "sizeInBytes" -> r.sizeInBytes
+        "num_actions" -> r.numActions,
+        "num_add_files" -> r.numAddFiles,
+        "already_existed" -> r.alreadyExisted,
+        "num_remove_files" -> r.numRemoveFiles,
+        "size_in_bytes" -> r.sizeInBytes
       ).asJava
     )
   }

@@ -39,10 +39,10 @@ class CliSuite extends SparkSuite {
     assert(!doc.get("dry_run").asBoolean)
     RefLog.clearCache()
     val ref = spark.sql(s"DESCRIBE DETAIL delta.`$t`").head()
-    assert(doc.get("numFiles").asLong === ref.getAs[Long]("numFiles"))
-    assert(doc.get("sizeInBytes").asLong === ref.getAs[Long]("sizeInBytes"))
+    assert(doc.get("num_files").asLong === ref.getAs[Long]("numFiles"))
+    assert(doc.get("size_in_bytes").asLong === ref.getAs[Long]("sizeInBytes"))
     assert(doc.get("id").asText === ref.getAs[String]("id"))
-    assert(doc.get("health").get("checkpointKind").asText === "multipart")
+    assert(doc.get("health").get("checkpoint_kind").asText === "multipart")
     assert(err.contains(s"[txlog] $t: describe"), err)
   }
 
@@ -140,7 +140,11 @@ class CliSuite extends SparkSuite {
     cases.foreach { case (argv, said) =>
       val (code, docs, err) = cli(argv: _*)
       assert(code === 2, argv)
-      assert(docs.isEmpty && err.contains(said) && err.contains("--help"), s"$argv: $err")
+      assert(err.contains(said) && err.contains("--help"), s"$argv: $err")
+      // With --json, the one document says it too.
+      val classes = docs.map(_.get("error").get("error_class").asText)
+      assert(classes === docs.map(_ => "INVALID_ARGUMENT"))
+      assert(docs.size === (if (argv.contains("--json")) 1 else 0), argv)
     }
     assert(latest() === before, "a usage error committed something")
     val (hc, _, help) = cli("restore", "--dryrun", "--help")
