@@ -47,7 +47,8 @@ object TestGroups {
     "CommitTimelineSuite" -> 17,
     "VacuumPathsSuite" -> 15,
     "CommitChecksumSuite" -> 12,
-    "CliContractSuite" -> 15
+    "CliContractSuite" -> 15,
+    "RepairFaultsSuite" -> 20
   )
   val Unlisted = 5.0
 

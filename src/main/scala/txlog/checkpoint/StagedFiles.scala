@@ -5,6 +5,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.StructType
 
+import txlog.TxlogErrors
 import txlog.log.TablePath
 
 /** The number of actions of each kind in a checkpoint (or part of one). */
@@ -66,17 +67,35 @@ private[txlog] object StagedFiles {
   final case class Staged(status: FileStatus, partition: Int)
 
   /** Writes `df` as `format` files into `dir` (one per non-empty partition) and lists them. Local
-    * tables are written without Hadoop's `.crc` side files.
+    * tables are written without Hadoop's `.crc` side files. A job that fails writing into `dir`
+    * (the storage refused a file: permissions, space, an outage) is LOG_WRITE_FAILED, retryable;
+    * nothing was published. Other failures (reading the log) pass as they are.
     */
   def write(table: TablePath, df: DataFrame, dir: Path, format: String): Seq[Staged] = {
-    df.write
-      .options(table.readOptions)
-      .options(if (format == "parquet") ParquetOptions else Map.empty[String, String])
-      .option("maxRecordsPerFile", "0")
-      .option("compression", if (format == "parquet") "snappy" else "none")
-      .format(format)
-      .save(dir.toString)
+    try {
+      df.write
+        .options(table.readOptions)
+        .options(if (format == "parquet") ParquetOptions else Map.empty[String, String])
+        .option("maxRecordsPerFile", "0")
+        .option("compression", if (format == "parquet") "snappy" else "none")
+        .format(format)
+        .save(dir.toString)
+    } catch {
+      case e: Exception if writingFailed(e, dir) =>
+        val cause = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).toSeq.last
+        throw TxlogErrors.writeFailed(dir.toString, s"Writing the checkpoint failed: $cause", e)
+    }
     list(table, dir)
+  }
+
+  /** Whether `e` is a failure to write under `dir`: a storage error naming a path there, and not
+    * one of txlog's own (read) errors.
+    */
+  private def writingFailed(e: Throwable, dir: Path): Boolean = {
+    val chain = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(20).toSeq
+    val under = dir.toUri.getPath
+    !chain.exists(_.isInstanceOf[txlog.TxlogException]) &&
+    chain.exists(t => Option(t.getMessage).exists(_.contains(under)))
   }
 
   def list(table: TablePath, dir: Path): Seq[Staged] =

@@ -10,9 +10,10 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs._
 import org.apache.hadoop.fs.permission.FsPermission
 
-/** A local file system under the `faulty://` scheme that fails chosen files on open and counts
-  * metadata calls, for read-failure and listing tests. Faults and counters are global (tasks run in
-  * the test JVM); call [[FaultInjectingFileSystem.reset]] between tests.
+/** A local file system under the `faulty://` scheme that fails chosen files on open, delete or
+  * create and counts metadata calls, for read-failure, listing and write-failure tests. Faults and
+  * counters are global (tasks run in the test JVM); call [[FaultInjectingFileSystem.reset]] between
+  * tests.
   *
   * {{{
   * spark.conf: spark.hadoop.fs.faulty.impl = txlog.testing.FaultInjectingFileSystem
@@ -94,8 +95,10 @@ class FaultInjectingFileSystem extends FilterFileSystem(new RawLocalFileSystem) 
       replication: Short,
       blockSize: Long,
       progress: org.apache.hadoop.util.Progressable
-  ): FSDataOutputStream =
+  ): FSDataOutputStream = {
+    injectMatching("create", f)
     super.create(local(f), permission, overwrite, bufferSize, replication, blockSize, progress)
+  }
   override def rename(src: Path, dst: Path): Boolean = super.rename(local(src), local(dst))
   override def delete(f: Path, recursive: Boolean): Boolean = {
     inject("delete", f)
@@ -103,6 +106,7 @@ class FaultInjectingFileSystem extends FilterFileSystem(new RawLocalFileSystem) 
   }
   override def mkdirs(f: Path, permission: FsPermission): Boolean =
     super.mkdirs(local(f), permission)
+  override def mkdirs(f: Path): Boolean = super.mkdirs(local(f))
 }
 
 /** A failure to inject when a file whose name matches is opened or deleted, or a directory listed.
@@ -144,8 +148,16 @@ object FaultInjectingFileSystem {
   /** Fails opening (or listing) every file whose name is `name`. */
   def fail(name: String, fault: Fault): Unit = faults.put(name, fault)
 
+  /** Fails `op` ("create", "open", "delete" or "list") of every file whose name matches `regex`,
+    * for files whose names are not known in advance (staged parts, UUID names).
+    */
+  def failMatching(op: String, regex: String, fault: Fault): Unit =
+    matching.put(op -> regex.r, fault)
+
+  private val matching = new ConcurrentHashMap[(String, scala.util.matching.Regex), Fault]()
+
   def reset(): Unit = {
-    faults.clear(); vanished.clear(); resetCounts()
+    faults.clear(); matching.clear(); vanished.clear(); resetCounts()
     release()
     blocked.set(new CountDownLatch(1))
   }
@@ -185,7 +197,21 @@ object FaultInjectingFileSystem {
   def vanishCount(name: String): Long =
     Option(vanished.get(name)).map(_.get).getOrElse(0L)
 
-  private def inject(op: String, f: Path): Unit = Option(faults.get(f.getName)).foreach {
+  private def inject(op: String, f: Path): Unit = {
+    injectMatching(op, f)
+    Option(faults.get(f.getName)).foreach(fire(op, f))
+  }
+
+  private[testing] def injectMatching(op: String, f: Path): Unit = {
+    import scala.jdk.CollectionConverters._
+    matching.asScala
+      .collectFirst {
+        case ((o, r), fault) if o == op && r.pattern.matcher(f.getName).matches() => fault
+      }
+      .foreach(fire(op, f))
+  }
+
+  private def fire(op: String, f: Path)(fault: Fault): Unit = fault match {
     case Fault.DeleteOnOpen =>
       new java.io.File(f.toUri.getPath).delete()
       throw new FileNotFoundException(s"File $f does not exist")
