@@ -44,6 +44,7 @@ pytest.register_assert_rewrite("cli_part")
 import cli_part  # noqa: E402
 import standalone  # noqa: E402
 from job_record import UUID  # noqa: E402
+from results import differences, errors_in  # noqa: E402
 
 JOB = REPO_ROOT / "tests" / "cluster" / "cluster_job.py"
 OUT_DIR = REPO_ROOT / "target" / "cluster-test"
@@ -147,35 +148,6 @@ def cluster_conf(executor_memory: str) -> dict[str, str]:
         "spark.driver.host": standalone.HOST,
         "spark.driver.bindAddress": standalone.HOST,
     }
-
-
-def errors_in(value: Any, where: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
-    if isinstance(value, dict):
-        if set(value) == {"error"}:
-            yield where, value["error"]
-            return
-        for k, v in value.items():
-            yield from errors_in(v, f"{where}/{k}")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from errors_in(v, f"{where}[{i}]")
-
-
-def differences(expected: Any, actual: Any, where: str = "") -> list[str]:
-    """Where two results differ, as readable lines (at most a few per step)."""
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        out = []
-        for k in sorted(set(expected) | set(actual)):
-            if k not in actual:
-                out.append(f"{where}/{k}: missing on the cluster (local: {expected[k]!r:.300})")
-            elif k not in expected:
-                out.append(f"{where}/{k}: only on the cluster: {actual[k]!r:.300}")
-            else:
-                out += differences(expected[k], actual[k], f"{where}/{k}")
-        return out
-    if expected != actual:
-        return [f"{where}: local {expected!r:.400} != cluster {actual!r:.400}"]
-    return []
 
 
 def compare(local: dict[str, Any], clustered: dict[str, Any]) -> list[str]:
@@ -340,7 +312,8 @@ def test_cli_on_cluster(fixtures: Path, txlog_jar: str, cluster: standalone.Stan
                     "size_in_bytes": sum(size for _, size in rs["files"]),
                     "partition_columns": rs["partition_columns"], "id": rs["metadata_id"],
                     "properties": rs["configuration"],
-                    "min_reader_version": rs["protocol"][0], "min_writer_version": rs["protocol"][1]}
+                    "min_reader_version": rs["protocol"][0],
+                    "min_writer_version": rs["protocol"][1]}
         actual = {k: d.get(k) for k in expected}
         if actual != expected:
             problems.append(f"{name} describe: {actual} != delta-rs {expected}")

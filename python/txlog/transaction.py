@@ -19,7 +19,8 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
 from ._gateway import call, java_session, jvm_facade
-from .delta_log import DeltaLog, _path_text, _whole_number
+from ._args import _path_text, _whole_number
+from .delta_log import DeltaLog
 
 __all__ = ["Transaction", "CommitResult", "create_table"]
 

@@ -105,7 +105,7 @@ final class DeltaLog private (
     * }}}
     */
   def snapshotAsOf(timestamp: String): Snapshot =
-    snapshotAsOf(DeltaLog.parseTimestamp(timestamp, sessionZone))
+    snapshotAsOf(txlog.timetravel.TimestampText.parse(timestamp, sessionZone))
 
   private def sessionZone: java.time.ZoneId =
     org.apache.spark.sql.catalyst.util.DateTimeUtils
@@ -378,24 +378,4 @@ object DeltaLog {
     txlog.txn.TableCreation.create(spark, log, schema, partitionBy, properties)
     log
   }
-
-  /** A user-given timestamp string, read as Spark casts a string to a timestamp (as delta-spark
-    * reads `timestampAsOf`): in `zone`, the session time zone (`spark.sql.session.timeZone`),
-    * unless it names its own offset or zone.
-    */
-  private[txlog] def parseTimestamp(text: String, zone: java.time.ZoneId): Timestamp = {
-    import org.apache.spark.sql.catalyst.util.DateTimeUtils
-    import org.apache.spark.unsafe.types.UTF8String
-    val t = Option(text).map(_.trim).getOrElse("")
-    DateTimeUtils
-      .stringToTimestamp(UTF8String.fromString(t), zone)
-      .map(DateTimeUtils.toJavaTimestamp)
-      .getOrElse(
-        throw TxlogErrors.invalidArgument(
-          "timestamp",
-          s"'$text' is not a timestamp (yyyy-MM-dd[ HH:mm:ss[.ffffff]][zone] or ISO-8601)"
-        )
-      )
-  }
-
 }

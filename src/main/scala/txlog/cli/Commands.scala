@@ -50,7 +50,9 @@ private[txlog] object Commands {
           // machine's time zone.
           args.options
             .get("timestamp")
-            .map(t => DeltaLog.parseTimestamp(t, java.time.ZoneOffset.UTC).toInstant.toString),
+            .map(t =>
+              txlog.timetravel.TimestampText.parse(t, java.time.ZoneOffset.UTC).toInstant.toString
+            ),
           force = args.options.get("force").contains("true"),
           dryRun = dryRun(args)
         ),

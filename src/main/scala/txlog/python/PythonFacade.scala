@@ -4,31 +4,21 @@ import java.util.{Map => JMap}
 
 import scala.jdk.CollectionConverters._
 
-import com.fasterxml.jackson.databind.ObjectMapper
-import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+import org.apache.spark.sql.{DataFrame, SparkSession}
 
-import txlog.{
-  BuildInfo,
-  DeltaLog,
-  Protocol,
-  RepairResult,
-  Snapshot,
-  Transaction,
-  TxlogErrors,
-  VacuumResult
-}
+import txlog.{BuildInfo, DeltaLog, RepairResult, Snapshot, TxlogErrors, VacuumResult}
 
 /** The one entry point the Python package calls through py4j. It takes only strings, maps and
   * DataFrames (plus the handles it returned), so argument conversion stays trivial on the Python
-  * side; all protocol logic lives in the Scala API it delegates to.
+  * side; all protocol logic lives in the Scala API it delegates to. Its transaction methods are in
+  * [[TransactionFacade]], the conversions in [[FacadeArgs]].
   *
   * {{{
   * # Python
   * jlog = jvm.txlog.python.PythonFacade.forTable(spark._jsparkSession, "/data/t")
   * }}}
   */
-object PythonFacade {
-  private val mapper = new ObjectMapper()
+object PythonFacade extends TransactionFacade {
 
   /** The jar's version, checked by the Python package. Example: `PythonFacade.version()`. */
   def version(): String = BuildInfo.version
@@ -312,133 +302,4 @@ object PythonFacade {
     val args = (0 until node.size).map(i => node.get(i).asText)
     txlog.cli.Main.run(spark, args, System.out, System.err)
   }
-
-  // ---- Transactions ----
-
-  /** Creates a table: `schema` as a DDL string or Spark's JSON schema, `partitionBy` as
-    * comma-separated column names (may be empty), `properties` table properties. Example:
-    * `PythonFacade.createTable(jspark, "/data/t", "id BIGINT, d DATE", "d", {})`.
-    */
-  def createTable(
-      spark: SparkSession,
-      path: String,
-      schema: String,
-      partitionBy: String,
-      properties: JMap[String, String]
-  ): DeltaLog = {
-    val s = Option(schema).map(_.trim).filter(_.nonEmpty).getOrElse {
-      throw TxlogErrors.invalidArgument("schema", "must be a non-empty schema")
-    }
-    val struct =
-      if (s.startsWith("{")) {
-        org.apache.spark.sql.types.DataType.fromJson(s) match {
-          case st: org.apache.spark.sql.types.StructType => st
-          case other =>
-            throw TxlogErrors.invalidArgument("schema", s"${other.simpleString} is not a struct")
-        }
-      } else org.apache.spark.sql.types.StructType.fromDDL(s)
-    val parts = Option(partitionBy).toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
-    DeltaLog.createTable(spark, path, struct, parts, asScala(properties))
-  }
-
-  /** Example: `PythonFacade.startTransaction(log)`. */
-  def startTransaction(log: DeltaLog): Transaction = log.startTransaction()
-
-  /** Files read, by a predicate (a Column, or null for every file). Example:
-    * `PythonFacade.readFiles(txn, col)`.
-    */
-  def readFiles(txn: Transaction, predicate: Column): DataFrame =
-    Option(predicate).fold(txn.readFiles())(txn.readFiles)
-
-  /** The app id's transaction version in the read snapshot, or -1. Example:
-    * `PythonFacade.txnVersion(txn, "stream")`.
-    */
-  def txnVersion(txn: Transaction, appId: String): Long = txn.txnVersion(appId).getOrElse(-1L)
-
-  /** Stages metadata built on the read metadata: options `schema` (DDL or JSON), `description`, and
-    * `properties` (JSON object, merged over the current ones; a null value removes a key). Example:
-    * `PythonFacade.updateMetadata(txn, {"properties": "{\"delta.appendOnly\":\"true\"}"})`.
-    */
-  def updateMetadata(txn: Transaction, options: JMap[String, String]): Transaction = {
-    val o = asScala(options)
-    val base = txn.readSnapshot.map(_.metadata).getOrElse {
-      throw TxlogErrors.invalidArgument("transaction", "the table does not exist yet")
-    }
-    val schema = o.get("schema").map { s =>
-      if (s.trim.startsWith("{")) org.apache.spark.sql.types.DataType.fromJson(s).json
-      else org.apache.spark.sql.types.StructType.fromDDL(s).json
-    }
-    val props = o.get("properties").map { json =>
-      val node = mapper.readTree(json)
-      var conf = base.configuration
-      node.fields().asScala.foreach { e =>
-        if (e.getValue.isNull) conf -= e.getKey else conf += e.getKey -> e.getValue.asText
-      }
-      conf
-    }
-    txn.updateMetadata(
-      base.copy(
-        schemaString = schema.getOrElse(base.schemaString),
-        description = o.get("description").orElse(base.description),
-        configuration = props.getOrElse(base.configuration)
-      )
-    )
-  }
-
-  /** Stages a protocol: options `minReaderVersion`, `minWriterVersion` and comma-separated
-    * `readerFeatures` / `writerFeatures` (absent: none listed). Example:
-    * `PythonFacade.upgradeProtocol(txn, {"minReaderVersion": "3", "minWriterVersion": "7"})`.
-    */
-  def upgradeProtocol(txn: Transaction, options: JMap[String, String]): Transaction = {
-    val o = asScala(options)
-    def features(key: String) =
-      o.get(key).map(_.split(",").map(_.trim).filter(_.nonEmpty).toSet)
-    txn.upgradeProtocol(
-      Protocol(
-        wholeNumber("minReaderVersion", o.getOrElse("minReaderVersion", null)).toInt,
-        wholeNumber("minWriterVersion", o.getOrElse("minWriterVersion", null)).toInt,
-        features("readerFeatures"),
-        features("writerFeatures")
-      )
-    )
-  }
-
-  /** Example: `PythonFacade.setAppTransaction(txn, "stream", "7")`. */
-  def setAppTransaction(txn: Transaction, appId: String, version: String): Transaction =
-    txn.setAppTransaction(appId, wholeNumber("version", version))
-
-  /** Commits; `operationParameters` as text values. Returns the result as JSON: version, committed,
-    * attempts, checkpointVersion (or null), checksum (the `.crc` written, or null),
-    * postCommitProblems. Example: `PythonFacade.commit(txn, "WRITE", {})`.
-    */
-  def commit(
-      txn: Transaction,
-      operation: String,
-      operationParameters: JMap[String, String]
-  ): String = {
-    val r = txn.commit(Option(operation).getOrElse("WRITE"), asScala(operationParameters))
-    mapper.writeValueAsString(
-      Map[String, Any](
-        "version" -> r.version,
-        "committed" -> r.committed,
-        "attempts" -> r.attempts,
-        "checkpointVersion" -> r.checkpoint.map(c => Long.box(c.version)).orNull,
-        "checksum" -> r.checksum.orNull,
-        "postCommitProblems" -> r.postCommitProblems.asJava
-      ).asJava
-    )
-  }
-
-  /** `value` as JSON, in parts when it is too long for one py4j answer ([[PythonText]]). */
-  private def text(value: AnyRef): AnyRef = PythonText.of(mapper.writeValueAsString(value))
-
-  private def asScala(m: JMap[String, String]): Map[String, String] =
-    Option(m).map(_.asScala.toMap).getOrElse(Map.empty)
-
-  /** `text` as a non-negative whole number, or INVALID_ARGUMENT naming `name`. */
-  private def wholeNumber(name: String, text: String): Long =
-    Option(text)
-      .flatMap(v => scala.util.Try(v.toLong).toOption)
-      .filter(_ >= 0)
-      .getOrElse(throw TxlogErrors.invalidArgument(name, s"'$text' is not a non-negative integer"))
 }

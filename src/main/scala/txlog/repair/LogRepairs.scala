@@ -73,37 +73,33 @@ private[txlog] final class LogRepairs(
       byFile(cp.files.head.file.path).exists(_.rule != Rules.CheckpointMismatch) ||
       trust.sourceTrusted(cp)
     }
-    unproven.foreach { cp =>
+    // A checkpoint found bad that stays where it is, reported with why it is not rebuilt.
+    def leftInPlace(cp: CheckpointInstance, why: String): Unit = {
       val f = byFile(cp.files.head.file.path).head
-      add(
-        NotRepairable,
-        Some(cp.version),
-        Some(cp.files.head.file.path),
-        f.rule,
-        s"${f.detail} It was compared with a replay from an older checkpoint that nothing " +
-          "verifies (no commit 0 before it, no .crc agreeing with it), so either may be wrong: " +
-          "the checkpoint is left in place.",
-        done = false
-      )
+      val path = Some(cp.files.head.file.path)
+      add(NotRepairable, Some(cp.version), path, f.rule, s"${f.detail} $why", done = false)
     }
+    unproven.foreach(
+      leftInPlace(
+        _,
+        "It was compared with a replay from an older checkpoint that nothing verifies (no " +
+          "commit 0 before it, no .crc agreeing with it), so either may be wrong: the " +
+          "checkpoint is left in place."
+      )
+    )
     val clean = listing.copy(checkpoints = listing.checkpoints.filterNot(badCps.contains))
     def rebuildable(v: Long) =
       try { LogSegment.build(clean, Some(v)); true }
       catch { case _: TxlogException => false }
     val (ok, left) = badCps.partition(cp => rebuildable(cp.version))
     stuck = (left ++ unproven).map(_.files.head.file.path).toSet
-    left.foreach { cp =>
-      val f = byFile(cp.files.head.file.path).head
-      add(
-        NotRepairable,
-        Some(cp.version),
-        Some(cp.files.head.file.path),
-        f.rule,
-        s"${f.detail} No older checkpoint with contiguous commits, nor the commits from 0, " +
-          "rebuild this version: the checkpoint is left in place.",
-        done = false
+    left.foreach(
+      leftInPlace(
+        _,
+        "No older checkpoint with contiguous commits, nor the commits from 0, rebuild this " +
+          "version: the checkpoint is left in place."
       )
-    }
+    )
     fixable = ok.groupBy(_.version).toSeq.sortBy(_._1).map { case (v, cps) =>
       (v, cps, byFile(cps.head.files.head.file.path).head.rule)
     }

@@ -1,0 +1,129 @@
+package txlog.python
+
+import java.util.{Map => JMap}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+
+import txlog.{DeltaLog, Protocol, Transaction, TxlogErrors}
+
+/** The transaction half of [[PythonFacade]] (Python's `txlog.Transaction` and `create_table`); its
+  * methods are called as `PythonFacade.<name>`.
+  */
+private[python] trait TransactionFacade extends FacadeArgs {
+
+  /** Creates a table: `schema` as a DDL string or Spark's JSON schema, `partitionBy` as
+    * comma-separated column names (may be empty), `properties` table properties. Example:
+    * `PythonFacade.createTable(jspark, "/data/t", "id BIGINT, d DATE", "d", {})`.
+    */
+  def createTable(
+      spark: SparkSession,
+      path: String,
+      schema: String,
+      partitionBy: String,
+      properties: JMap[String, String]
+  ): DeltaLog = {
+    val s = Option(schema).map(_.trim).filter(_.nonEmpty).getOrElse {
+      throw TxlogErrors.invalidArgument("schema", "must be a non-empty schema")
+    }
+    val struct =
+      if (s.startsWith("{")) {
+        org.apache.spark.sql.types.DataType.fromJson(s) match {
+          case st: org.apache.spark.sql.types.StructType => st
+          case other =>
+            throw TxlogErrors.invalidArgument("schema", s"${other.simpleString} is not a struct")
+        }
+      } else org.apache.spark.sql.types.StructType.fromDDL(s)
+    val parts = Option(partitionBy).toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
+    DeltaLog.createTable(spark, path, struct, parts, asScala(properties))
+  }
+
+  /** Example: `PythonFacade.startTransaction(log)`. */
+  def startTransaction(log: DeltaLog): Transaction = log.startTransaction()
+
+  /** Files read, by a predicate (a Column, or null for every file). Example:
+    * `PythonFacade.readFiles(txn, col)`.
+    */
+  def readFiles(txn: Transaction, predicate: Column): DataFrame =
+    Option(predicate).fold(txn.readFiles())(txn.readFiles)
+
+  /** The app id's transaction version in the read snapshot, or -1. Example:
+    * `PythonFacade.txnVersion(txn, "stream")`.
+    */
+  def txnVersion(txn: Transaction, appId: String): Long = txn.txnVersion(appId).getOrElse(-1L)
+
+  /** Stages metadata built on the read metadata: options `schema` (DDL or JSON), `description`, and
+    * `properties` (JSON object, merged over the current ones; a null value removes a key). Example:
+    * `PythonFacade.updateMetadata(txn, {"properties": "{\"delta.appendOnly\":\"true\"}"})`.
+    */
+  def updateMetadata(txn: Transaction, options: JMap[String, String]): Transaction = {
+    val o = asScala(options)
+    val base = txn.readSnapshot.map(_.metadata).getOrElse {
+      throw TxlogErrors.invalidArgument("transaction", "the table does not exist yet")
+    }
+    val schema = o.get("schema").map { s =>
+      if (s.trim.startsWith("{")) org.apache.spark.sql.types.DataType.fromJson(s).json
+      else org.apache.spark.sql.types.StructType.fromDDL(s).json
+    }
+    val props = o.get("properties").map { json =>
+      val node = mapper.readTree(json)
+      var conf = base.configuration
+      node.fields().asScala.foreach { e =>
+        if (e.getValue.isNull) conf -= e.getKey else conf += e.getKey -> e.getValue.asText
+      }
+      conf
+    }
+    txn.updateMetadata(
+      base.copy(
+        schemaString = schema.getOrElse(base.schemaString),
+        description = o.get("description").orElse(base.description),
+        configuration = props.getOrElse(base.configuration)
+      )
+    )
+  }
+
+  /** Stages a protocol: options `minReaderVersion`, `minWriterVersion` and comma-separated
+    * `readerFeatures` / `writerFeatures` (absent: none listed). Example:
+    * `PythonFacade.upgradeProtocol(txn, {"minReaderVersion": "3", "minWriterVersion": "7"})`.
+    */
+  def upgradeProtocol(txn: Transaction, options: JMap[String, String]): Transaction = {
+    val o = asScala(options)
+    def features(key: String) =
+      o.get(key).map(_.split(",").map(_.trim).filter(_.nonEmpty).toSet)
+    txn.upgradeProtocol(
+      Protocol(
+        wholeNumber("minReaderVersion", o.getOrElse("minReaderVersion", null)).toInt,
+        wholeNumber("minWriterVersion", o.getOrElse("minWriterVersion", null)).toInt,
+        features("readerFeatures"),
+        features("writerFeatures")
+      )
+    )
+  }
+
+  /** Example: `PythonFacade.setAppTransaction(txn, "stream", "7")`. */
+  def setAppTransaction(txn: Transaction, appId: String, version: String): Transaction =
+    txn.setAppTransaction(appId, wholeNumber("version", version))
+
+  /** Commits; `operationParameters` as text values. Returns the result as JSON: version, committed,
+    * attempts, checkpointVersion (or null), checksum (the `.crc` written, or null),
+    * postCommitProblems. Example: `PythonFacade.commit(txn, "WRITE", {})`.
+    */
+  def commit(
+      txn: Transaction,
+      operation: String,
+      operationParameters: JMap[String, String]
+  ): String = {
+    val r = txn.commit(Option(operation).getOrElse("WRITE"), asScala(operationParameters))
+    mapper.writeValueAsString(
+      Map[String, Any](
+        "version" -> r.version,
+        "committed" -> r.committed,
+        "attempts" -> r.attempts,
+        "checkpointVersion" -> r.checkpoint.map(c => Long.box(c.version)).orNull,
+        "checksum" -> r.checksum.orNull,
+        "postCommitProblems" -> r.postCommitProblems.asJava
+      ).asJava
+    )
+  }
+}
