@@ -100,12 +100,13 @@ PYTEST_RUN = $(VENV_PY) -m pytest tests -q --durations=20
 test-python: venv
 	$(PYTEST_RUN)
 
-# `make test`: two lanes side by side, the Scala suites in one, the Python suite and then the
-# Spark 3.5 run of test-compat in the other, each part's lines prefixed with its name ([scala],
-# [pytest], [spark-3.5]) and kept in target/test-logs/. Much of every suite's time is spent
-# waiting on small Spark jobs, so on a 2-core machine they finish sooner together than one after
-# the other. At the end, each part's time and the 20 slowest tests of each runner
-# (build/test_summary.py). Either lane failing fails `make test`, once both have ended.
+# `make test`: two lanes side by side, the Scala suites in one, the Python suite, then the
+# Spark 3.5 run of test-compat, then the Scala suites of TestGroups.tail (project/TestGroups.scala)
+# in the other, each part's lines prefixed with its name ([scala], [pytest], [spark-3.5],
+# [scala-tail]) and kept in target/test-logs/. Much of every suite's time is spent waiting on
+# small Spark jobs, so on a 2-core machine they finish sooner together than one after the other.
+# At the end, each part's time and the 20 slowest tests of each runner (build/test_summary.py).
+# Either lane failing fails `make test`, once both have ended.
 TEST_LOGS := target/test-logs
 test: jar venv
 	rm -rf $(TEST_LOGS)
@@ -113,11 +114,13 @@ test: jar venv
 	  $(PYTHON) build/test_summary.py $(TEST_LOGS); exit $$status
 
 test-lane-1: venv
-	build/lane scala '$(SBT) -Dtxlog.testForks=$(TEST_FORKS) test </dev/null'
+	build/lane scala '$(SBT) -Dtxlog.testForks=$(TEST_FORKS) -Dtxlog.testPart=main test </dev/null'
 
 test-lane-2: venv
 	status=0; build/lane pytest '$(PYTEST_RUN)' || status=$$?; \
-	  build/lane spark-3.5 '$(COMPAT_RUN)' || status=$$?; exit $$status
+	  build/lane spark-3.5 '$(COMPAT_RUN)' || status=$$?; \
+	  build/lane scala-tail '$(SBT) -Dtxlog.testPart=tail test </dev/null' || status=$$?; \
+	  exit $$status
 
 # delta-spark's and delta-rs's answers on the read-only fixtures, recorded into
 # src/test/resources/oracle/delta-spark-<version>.jsonl (for each delta-spark `make test` reads:

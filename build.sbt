@@ -74,7 +74,7 @@ lazy val root = (project in file("."))
       val tests = (Test / definedTests).value
       val options = (Test / forkOptions).value
       val byName = tests.groupBy(_.name)
-      TestGroups.split(tests.map(_.name)).zipWithIndex.map { case (names, i) =>
+      TestGroups.split(TestGroups.selected(tests.map(_.name))).zipWithIndex.map { case (names, i) =>
         Tests.Group(s"tests-${i + 1}", names.flatMap(byName), Tests.SubProcess(options))
       }
     },

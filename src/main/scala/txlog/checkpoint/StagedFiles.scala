@@ -83,7 +83,7 @@ private[txlog] object StagedFiles {
     } catch {
       case e: Exception if writingFailed(e, dir) =>
         val cause = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).toSeq.last
-        throw TxlogErrors.writeFailed(dir.toString, s"Writing the checkpoint failed: $cause", e)
+        throw TxlogErrors.writeFailed(dir.toString, s"Writing the staged files failed: $cause", e)
     }
     list(table, dir)
   }

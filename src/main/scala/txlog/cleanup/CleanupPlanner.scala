@@ -24,8 +24,8 @@ import txlog.timetravel.CommitTimeline
   * Without a cutoffCommit or a cutOffCheckpoint none of those is a candidate, nor when `verify`
   * finds the cutOffCheckpoint cannot be read. Whatever the cutoffs, the temporary files and staging
   * directories txlog's writers leave in `_delta_log` when they die (`.<name>.<uuid>.tmp`,
-  * `.txlog-staging-<uuid>`), last modified before the sidecars' threshold, are candidates too:
-  * readers never list them, and nothing else removes them.
+  * `.txlog-staging-`, `.txlog-commit-` and `.txlog-input-<uuid>`), last modified before the
+  * sidecars' threshold, are candidates too: readers never list them, and nothing else removes them.
   */
 private[txlog] object CleanupPlanner {
   val DayMillis: Long = 24L * 3600 * 1000
@@ -44,43 +44,31 @@ private[txlog] object CleanupPlanner {
     val cutOffCheckpoint =
       cutoffCommit.flatMap(c => listing.checkpoints.filter(_.version <= c).lastOption)
     val leftovers = leftoverCandidates(listing.table, now)
+    // No log file may go: only the leftovers, and why.
+    def blocked(commit: Option[Long], why: String) =
+      CleanupPlan(cutOffTimestamp, commit, None, leftovers, Some(why))
     (cutoffCommit, cutOffCheckpoint) match {
       case (None, _) =>
-        CleanupPlan(
-          cutOffTimestamp,
+        blocked(
           None,
-          None,
-          leftovers,
-          Some(
-            s"no commit is at or before the cutoff " +
-              s"${java.time.Instant.ofEpochMilli(cutOffTimestamp)}: " +
-              "every commit is within the retention period"
-          )
+          s"no commit is at or before the cutoff " +
+            s"${java.time.Instant.ofEpochMilli(cutOffTimestamp)}: " +
+            "every commit is within the retention period"
         )
       case (Some(c), None) =>
-        CleanupPlan(
-          cutOffTimestamp,
+        blocked(
           Some(c),
-          None,
-          leftovers,
-          Some(
-            s"no complete checkpoint is at or below the cutoff commit $c, so every older " +
-              "file is still needed to reconstruct it"
-          )
+          s"no complete checkpoint is at or below the cutoff commit $c, so every older " +
+            "file is still needed to reconstruct it"
         )
       case (Some(c), Some(cp)) =>
         verify(cp.version) match {
           case Some(why) =>
-            CleanupPlan(
-              cutOffTimestamp,
+            blocked(
               Some(c),
-              None,
-              leftovers,
-              Some(
-                s"the cutoff checkpoint at version ${cp.version} cannot be read ($why), so " +
-                  "every older file is still needed: nothing older is deleted (repair can " +
-                  "rewrite it)"
-              )
+              s"the cutoff checkpoint at version ${cp.version} cannot be read ($why), so " +
+                "every older file is still needed: nothing older is deleted (repair can " +
+                "rewrite it)"
             )
           case None =>
             val logFiles = listLogFiles(listing.table).sortBy(_.version)
@@ -143,8 +131,9 @@ private[txlog] object CleanupPlanner {
   }
 
   /** txlog's temporary files (`.<name>.<uuid>.tmp`, [[txlog.storage.StagedBytes]]) and checkpoint
-    * staging directories (`.txlog-staging-<uuid>`) in `_delta_log`, last modified before one day
-    * before midnight UTC of `now`: a live writer's are younger.
+    * staging directories (`.txlog-staging-`, `.txlog-commit-`, `.txlog-input-<uuid>`) in
+    * `_delta_log`, last modified before one day before midnight UTC of `now`: a live writer's are
+    * younger.
     */
   private def leftoverCandidates(table: TablePath, now: Long): Seq[CleanupCandidate] = {
     val threshold = midnightUtc(now) - DayMillis
@@ -167,7 +156,7 @@ private[txlog] object CleanupPlanner {
   }
 
   private val Uuid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-  private val Leftover = s"""\\.(.+\\.$Uuid\\.tmp|txlog-staging-$Uuid)""".r
+  private val Leftover = s"""\\.(.+\\.$Uuid\\.tmp|txlog-(staging|commit|input)-$Uuid)""".r
 
   /** Sidecars in `_delta_log/_sidecars` that none of `kept` references and that were last modified
     * before one day before midnight UTC of `now` (so in-progress checkpoints keep theirs). Sidecars

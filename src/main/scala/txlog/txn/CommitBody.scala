@@ -45,10 +45,10 @@ private[txlog] object CommitBody {
 
   /** Checks `pieces` (DataFrames of [[FileActionLines]] rows, written in this order) and builds the
     * body: INVALID_COMMIT_ACTIONS, before anything is written, for an action missing a required
-    * field or a file added (or removed) twice, and a tally of what the adds and removes change in
-    * the version checksum ([[CommitFileDelta]]). A commit of at most [[DriverActions]] file actions
-    * within `spark.txlog.commit.maxDriverBytes` is read by one job (none when its rows are already
-    * on the driver) and checked there; a larger one by [[distributed]], after reading at most
+    * field or breaking [[samePath]], and a tally of what the adds and removes change in the version
+    * checksum ([[CommitFileDelta]]). A commit of at most [[DriverActions]] file actions within
+    * `spark.txlog.commit.maxDriverBytes` is read by one job (none when its rows are already on the
+    * driver) and checked there; a larger one by [[distributed]], after reading at most
     * [[DriverActions]] + 1 of its rows to find out.
     */
   def build(spark: SparkSession, table: TablePath, pieces: Seq[DataFrame]): CommitBody =
@@ -69,22 +69,60 @@ private[txlog] object CommitBody {
   /** The lesser of two problems, so that the one reported does not depend on row order. */
   private def least(a: String, b: String): String = if (a.compareTo(b) <= 0) a else b
 
+  /** The spec's rule for the file actions of one commit ("Add File and Remove File"), as
+    * delta-spark's duplicate-action check applies it: at most one add and one remove per path,
+    * whatever their deletion vectors, and never an add and a remove of the same (path, dvId). Takes
+    * (kind, path, dvId) of the adds and removes; returns one problem per path that breaks it,
+    * worded as [[pathProblem]] words it.
+    */
+  private[txn] def samePath(actions: Seq[(String, String, String)]): Iterable[String] =
+    actions.groupBy(_._2).flatMap { case (path, same) =>
+      val adds = same.filter(_._1 == "add").map(_._3)
+      val removes = same.filter(_._1 == "remove").map(_._3)
+      if (adds.size > 1) Some(s"add of the same path twice: $path")
+      else if (removes.size > 1) Some(s"remove of the same path twice: $path")
+      else if (adds.exists(removes.contains)) Some(s"add and remove of the same file: $path")
+      else None
+    }
+
+  /** [[samePath]] as one Spark job over the commit's lines: the least problem, or null. */
+  private def pathProblem(lines: DataFrame): Option[String] = {
+    def of(kind: String) = when(col("kind") === kind, col("dvId"))
+    val perPath = lines
+      .where(col("kind").isin("add", "remove") && col("path").isNotNull)
+      .groupBy("path")
+      .agg(
+        count(of("add")).as("adds"),
+        count(of("remove")).as("removes"),
+        collect_set(of("add")).as("addDvs"),
+        collect_set(of("remove")).as("removeDvs")
+      )
+    val problem = when(col("adds") > 1, concat(lit("add of the same path twice: "), col("path")))
+      .when(col("removes") > 1, concat(lit("remove of the same path twice: "), col("path")))
+      .when(
+        size(array_intersect(col("addDvs"), col("removeDvs"))) > 0,
+        concat(lit("add and remove of the same file: "), col("path"))
+      )
+    Option(perPath.agg(min(problem)).head().getString(0))
+  }
+
   /** The checks and tallies of [[distributed]], over rows already on the driver. */
   private def onDriver(table: TablePath, rows: Seq[Row]): CommitBody = {
     def str(r: Row, f: String) = Option(r.getAs[String](f))
     rows.flatMap(str(_, "problem")).reduceOption(least).foreach { p =>
       throw TxlogErrors.invalidCommitActions(table.root, p)
     }
+    val fileActions = rows.flatMap { r =>
+      val kind = r.getAs[String]("kind")
+      str(r, "path").filter(_ => kind == "add" || kind == "remove").map { path =>
+        (kind, path, r.getAs[String]("dvId"))
+      }
+    }
+    samePath(fileActions).reduceOption(least).foreach { p =>
+      throw TxlogErrors.invalidCommitActions(table.root, p)
+    }
     val byKey =
       rows.groupBy(r => (r.getAs[String]("kind"), str(r, "path"), r.getAs[String]("dvId")))
-    byKey
-      .collect {
-        case ((kind, Some(path), dv), same)
-            if same.size > 1 && (kind == "add" || kind == "remove") =>
-          s"$kind of the same file twice: $path $dv"
-      }
-      .reduceOption(least)
-      .foreach(p => throw TxlogErrors.invalidCommitActions(table.root, p))
     def tally(kind: String): FileTally = byKey.iterator
       .collect { case ((`kind`, _, _), same) =>
         val first = same.head
@@ -104,93 +142,97 @@ private[txlog] object CommitBody {
     }
   }
 
-  /** [[build]] by Spark jobs: one checks and tallies (its result holds one row per kind, size bin
-    * and deleted records bin that has files: at most 3 x 95 x 10 rows, whatever the commit's size);
-    * then the lines are collected, or staged by executors past the driver byte budget.
+  /** [[build]] by Spark jobs. The lines are evaluated once, by executors, into a hidden staging
+    * directory of `_delta_log` (`checked/`, parquet): every check and what is committed read those
+    * files, so a staged DataFrame that would give other rows when evaluated again (a
+    * non-deterministic source, a table read while it changes) commits exactly what was checked. One
+    * job checks and tallies (its result holds one row per kind, size bin and deleted records bin
+    * that has files: at most 3 x 95 x 10 rows, whatever the commit's size), one checks the paths
+    * ([[samePath]]); then the lines are collected, or written as text beside the checked ones past
+    * the driver byte budget.
     */
-  private def distributed(spark: SparkSession, table: TablePath, lines: DataFrame): CommitBody = {
-    val keyed = lines
-      .groupBy("kind", "path", "dvId")
-      .agg(
-        count(lit(1)).as("n"),
-        sum(octet_length(col("line")) + 1).as("bytes"),
-        min(col("problem")).as("problem"),
-        first(col("size")).as("size"),
-        first(col("dvCardinality")).as("dvCardinality"),
-        min(col("dataChange").cast("int")).as("dataChange")
-      )
-    val dup = when(
-      col("n") > 1 && col("kind").isin("add", "remove") && col("path").isNotNull,
-      concat(col("kind"), lit(" of the same file twice: "), col("path"), lit(" "), col("dvId"))
-    )
-    val size = col("size")
-    val cardinality = col("dvCardinality")
-    val rows = Jobs.named(spark, s"check the commit actions for ${table.root}") {
-      keyed
-        .groupBy(
-          col("kind"),
-          FileAggregates.binOf(size, FileSizeHistogram.DefaultBoundaries).as("sizeBin"),
-          FileAggregates
-            .binOf(coalesce(cardinality, lit(0L)), DeletedRecordCounts.LowerBounds)
-            .as("deletedBin")
-        )
+  private def distributed(spark: SparkSession, table: TablePath, input: DataFrame): CommitBody = {
+    val dir = new Path(table.logDir, s".txlog-commit-${UUID.randomUUID()}")
+    var keep = false
+    try {
+      val checked = new Path(dir, "checked")
+      Jobs.named(spark, s"stage the commit actions for ${table.root}") {
+        StagedFiles.write(table, input, checked, "parquet")
+      }
+      val lines = spark.read.options(table.readOptions).parquet(checked.toString)
+      val keyed = lines
+        .groupBy("kind", "path", "dvId")
         .agg(
-          sum(col("n")).as("n"),
-          sum(col("bytes")).as("bytes"),
+          count(lit(1)).as("n"),
+          sum(octet_length(col("line")) + 1).as("bytes"),
           min(col("problem")).as("problem"),
-          min(dup).as("dup"),
-          count(lit(1)).as("files"),
-          coalesce(sum(size), lit(0L)).as("fileBytes"),
-          count(when(size.isNull, 1)).as("withoutSize"),
-          count(when(col("dataChange") === 0, 1)).as("withoutDataChange"),
-          count(cardinality).as("deletionVectors"),
-          coalesce(sum(cardinality), lit(0L)).as("deletedRecords")
+          first(col("size")).as("size"),
+          first(col("dvCardinality")).as("dvCardinality"),
+          min(col("dataChange").cast("int")).as("dataChange")
         )
-        .select(
-          "n",
-          "bytes",
-          "problem",
-          "dup",
-          "kind",
-          "sizeBin",
-          "deletedBin",
-          "files",
-          "fileBytes",
-          "withoutSize",
-          "withoutDataChange",
-          "deletionVectors",
-          "deletedRecords"
-        )
-        .collect()
-        .toSeq
-    }
-    rows.iterator.flatMap(r => Option(r.getString(2))).reduceOption(least).foreach { p =>
-      throw TxlogErrors.invalidCommitActions(table.root, p)
-    }
-    rows.iterator.flatMap(r => Option(r.getString(3))).reduceOption(least).foreach { p =>
-      throw TxlogErrors.invalidCommitActions(table.root, p)
-    }
-    val n = rows.map(_.getLong(0)).sum
-    val bytes = rows.map(_.getLong(1)).sum
-    val delta = CommitFileDelta.fromRows(rows, at = 4)
-    if (n == 0) empty
-    else if (bytes <= maxDriverBytes(spark)) {
-      val collected = Jobs.named(spark, s"collect the commit actions for ${table.root}") {
-        lines.select("line").collect().map(_.getString(0))
+      val size = col("size")
+      val cardinality = col("dvCardinality")
+      val rows = Jobs.named(spark, s"check the commit actions for ${table.root}") {
+        keyed
+          .groupBy(
+            col("kind"),
+            FileAggregates.binOf(size, FileSizeHistogram.DefaultBoundaries).as("sizeBin"),
+            FileAggregates
+              .binOf(coalesce(cardinality, lit(0L)), DeletedRecordCounts.LowerBounds)
+              .as("deletedBin")
+          )
+          .agg(
+            sum(col("n")).as("n"),
+            sum(col("bytes")).as("bytes"),
+            min(col("problem")).as("problem"),
+            count(lit(1)).as("files"),
+            coalesce(sum(size), lit(0L)).as("fileBytes"),
+            count(when(size.isNull, 1)).as("withoutSize"),
+            count(when(col("dataChange") === 0, 1)).as("withoutDataChange"),
+            count(cardinality).as("deletionVectors"),
+            coalesce(sum(cardinality), lit(0L)).as("deletedRecords")
+          )
+          .select(
+            "n",
+            "bytes",
+            "problem",
+            "kind",
+            "sizeBin",
+            "deletedBin",
+            "files",
+            "fileBytes",
+            "withoutSize",
+            "withoutDataChange",
+            "deletionVectors",
+            "deletedRecords"
+          )
+          .collect()
+          .toSeq
       }
-      CommitBody(n, bytes, Some(collected), None, Seq.empty, delta)
-    } else {
-      val dir = new Path(table.logDir, s".txlog-commit-${UUID.randomUUID()}")
-      try {
-        val parts = Jobs.named(spark, s"stage the commit actions for ${table.root}") {
-          StagedFiles.write(table, lines.select("line"), dir, "text").map(_.status.getPath)
+      rows.iterator.flatMap(r => Option(r.getString(2))).reduceOption(least).foreach { p =>
+        throw TxlogErrors.invalidCommitActions(table.root, p)
+      }
+      Jobs
+        .named(spark, s"check the commit's paths for ${table.root}")(pathProblem(lines))
+        .foreach(p => throw TxlogErrors.invalidCommitActions(table.root, p))
+      val n = rows.map(_.getLong(0)).sum
+      val bytes = rows.map(_.getLong(1)).sum
+      val delta = CommitFileDelta.fromRows(rows, at = 3)
+      if (n == 0) empty
+      else if (bytes <= maxDriverBytes(spark)) {
+        val collected = Jobs.named(spark, s"collect the commit actions for ${table.root}") {
+          lines.select("line").collect().map(_.getString(0))
         }
+        CommitBody(n, bytes, Some(collected), None, Seq.empty, delta)
+      } else {
+        val parts = Jobs.named(spark, s"write the commit actions for ${table.root}") {
+          StagedFiles
+            .write(table, lines.select("line"), new Path(dir, "text"), "text")
+            .map(_.status.getPath)
+        }
+        keep = true
         CommitBody(n, bytes, None, Some(dir), parts, delta)
-      } catch {
-        case e: Throwable =>
-          txlog.log.LogWrites.deleteQuietly(table.fs, dir)
-          throw e
       }
-    }
+    } finally if (!keep) txlog.log.LogWrites.deleteQuietly(table.fs, dir)
   }
 }

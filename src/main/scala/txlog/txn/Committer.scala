@@ -48,11 +48,35 @@ private[txlog] object Committer {
       UUID.randomUUID().toString,
       System.currentTimeMillis()
     )
+    // Each staged DataFrame evaluated once, here: everything below reads these.
+    val inputs = new StagedInputs(spark, table)
+    try commitInputs(spark, log, readSnapshot, read, staged, req, inputs)
+    finally inputs.delete()
+  }
+
+  private def commitInputs(
+      spark: SparkSession,
+      log: DeltaLog,
+      readSnapshot: Option[Snapshot],
+      read: ReadSet,
+      given: StagedActions,
+      req: Request,
+      inputs: StagedInputs
+  ): CommitResult = {
+    val table = log.table
     val maxAttempts =
       spark.conf.getOption(MaxAttemptsKey).map(_.trim.toInt).getOrElse(DefaultMaxAttempts)
-    val adds = staged.adds
+    val staged = given.copy(
+      removes = given.removes.map(df =>
+        inputs("removes", FileActionLines.shaped(df, ActionSchemas.remove))
+      ),
+      cdc =
+        given.cdc.map(df => inputs("cdc files", FileActionLines.shaped(df, FileActionLines.cdc)))
+    )
+    val adds = given.adds
       .map(FileActionLines.shaped(_, ActionSchemas.add))
       .reduceOption(_ unionByName _)
+      .map(inputs("adds", _))
     // `removeMd` names the removes' columns: the committed metadata, but for a restore the one
     // read, under which the removed files were written (the restored one may be partitioned
     // otherwise).
@@ -71,10 +95,6 @@ private[txlog] object Committer {
       removes.map(FileActionLines.removes(_, req.commitTime, removeMd)) ++
         staged.cdc.map(FileActionLines.cdcs(_, md))
     val summary = staged.summary(read)
-    // Asked (by a job) only of append-only tables.
-    lazy val dataChangingRemoves = staged.removes.exists(df =>
-      !df.where(org.apache.spark.sql.functions.col("dataChange") === true).isEmpty
-    )
     var base = readSnapshot
     var version = base.fold(0L)(_.version + 1)
     var attempt = 0
@@ -102,9 +122,6 @@ private[txlog] object Committer {
           )
         val protocol = p.orElse(current.map(_._1)).get
         val metadata = m.orElse(current.map(_._2)).get
-        // On the table as read (as delta-spark checks it): a commit that turns appendOnly off
-        // cannot remove data in the same breath; one that turns it on still may.
-        WriterRules.checkAppendOnly(table.root, current.fold(metadata)(_._2), dataChangingRemoves)
         WriterRules.checkDomains(table.root, protocol, staged.domains.keySet)
         val (assigned, rowDomain) = adds match {
           case Some(a) => RowTracking.assign(a, protocol, metadata, highWaterMark(base), version)
@@ -114,10 +131,21 @@ private[txlog] object Committer {
           body.foreach(_.delete(table))
           body = None
           val lines =
-            adds.map(_ => FileActionLines.adds(assigned, metadata)).toSeq ++
+            adds
+              .map(_ => FileActionLines.adds(assigned, metadata, protocol, staged.restoring))
+              .toSeq ++
               fixedLines(metadata, if (staged.restoring) current.fold(metadata)(_._2) else metadata)
           body = Some(CommitBody.build(spark, table, lines))
         }
+        // On the table as read (as delta-spark checks it): a commit that turns appendOnly off
+        // cannot remove data in the same breath; one that turns it on still may. The removes
+        // counted are those checked and written (the body), not the staged DataFrames again.
+        val removed = body.get.files.removes
+        WriterRules.checkAppendOnly(
+          table.root,
+          current.fold(metadata)(_._2),
+          removed.files > removed.withoutDataChange
+        )
         val now = System.currentTimeMillis()
         val ict =
           if (InCommitTimestamps.enabled(protocol, metadata)) Some(inCommitTimestamp(base, now))

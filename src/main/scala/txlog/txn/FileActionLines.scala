@@ -4,7 +4,7 @@ import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{DataType, MapType, StringType, StructType}
 
-import txlog.{Metadata, TxlogErrors}
+import txlog.{Metadata, Protocol, TxlogErrors}
 import txlog.actions.ActionSchemas
 
 /** A commit's file actions as JSON lines written by Spark (`to_json` of the action structs: the
@@ -87,7 +87,8 @@ private[txlog] object FileActionLines {
       schema: StructType,
       df: DataFrame,
       md: Metadata,
-      overrides: Map[String, Column]
+      overrides: Map[String, Column],
+      dvRules: Option[(Protocol, Boolean)] = None
   ): DataFrame = {
     val fields = schema.fieldNames.toSeq.map(n =>
       overrides
@@ -103,6 +104,11 @@ private[txlog] object FileActionLines {
     val statsProblem =
       if (kind == "add") FileActionNames.statsProblem(raw("stats"), raw("path"), md)
       else lit(null).cast(StringType)
+    val dvProblem = dvRules
+      .filter(_ => schema.fieldNames.contains("deletionVector"))
+      .fold(lit(null).cast(StringType)) { case (p, restoring) =>
+        deletionVectorProblem(raw("deletionVector"), raw("stats"), raw("path"), p, md, restoring)
+      }
     val a = col("a")
     val hasDv = schema.fieldNames.contains("deletionVector")
     // What LiveRemoves found wrong with a remove, first.
@@ -112,7 +118,8 @@ private[txlog] object FileActionLines {
     df.select(struct(fields: _*).as("raw"), matchProblem.as("matchProblem"))
       .select(
         raw.withField("partitionValues", partitionValues).as("a"),
-        coalesce(col("matchProblem"), partitionProblem, statsProblem).as("namesProblem")
+        coalesce(col("matchProblem"), dvProblem, partitionProblem, statsProblem)
+          .as("namesProblem")
       )
       .select(
         lit(kind).as("kind"),
@@ -131,9 +138,43 @@ private[txlog] object FileActionLines {
   def shaped(df: DataFrame, schema: StructType): DataFrame =
     df.select(schema.fieldNames.toSeq.map(n => field(df, n, schema)): _*)
 
-  /** Adds, partition values keyed as [[FileActionNames]] says for the table's metadata `md`. */
-  def adds(df: DataFrame, md: Metadata): DataFrame =
-    lines("add", ActionSchemas.add, df, md, Map.empty)
+  /** Adds, partition values keyed as [[FileActionNames]] says for the table's metadata `md`; those
+    * with a deletion vector checked by [[deletionVectorProblem]] against the protocol `p`.
+    */
+  def adds(df: DataFrame, md: Metadata, p: Protocol, restoring: Boolean = false): DataFrame =
+    lines("add", ActionSchemas.add, df, md, Map.empty, Some((p, restoring)))
+
+  /** What is wrong with an add of deletion vector `dv` (null: none), as delta-spark's
+    * `OptimisticTransaction` refuses it: the protocol must support `deletionVectors`, the table
+    * must have `delta.enableDeletionVectors` set (a RESTORE may re-add the files of a version from
+    * before it was unset), and the stats must give `numRecords` (the spec's writer requirement:
+    * readers count the file's rows from it) and, but in a RESTORE, `tightBounds` false
+    * (delta-spark's rule for operations that may add new deletion vectors: the min and max of a
+    * file with deleted rows may be rows no longer there). Null when nothing is.
+    */
+  private def deletionVectorProblem(
+      dv: Column,
+      stats: Column,
+      path: Column,
+      p: Protocol,
+      md: Metadata,
+      restoring: Boolean
+  ): Column = {
+    val supported = TableFeatures.supported(p).contains("deletionVectors")
+    val enabled = md.configuration
+      .get("delta.enableDeletionVectors")
+      .exists(_.trim.equalsIgnoreCase("true"))
+    val refused =
+      if (!supported) Some("add with a deletion vector, but the protocol lacks deletionVectors")
+      else if (!enabled && !restoring) {
+        Some("add with a deletion vector, but delta.enableDeletionVectors is not true")
+      } else None
+    val noRecords = get_json_object(stats, "$.numRecords").isNull
+    val problem = refused.fold(
+      when(noRecords, lit("add with a deletion vector without numRecords in its stats"))
+    )(lit(_))
+    when(dv.isNotNull, concat(problem, lit(": "), coalesce(path, lit("<no path>"))))
+  }
 
   /** Removes: `deletionTimestamp` is `commitTime` where not given. */
   def removes(df: DataFrame, commitTime: Long, md: Metadata): DataFrame = {

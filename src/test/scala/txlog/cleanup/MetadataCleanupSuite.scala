@@ -215,28 +215,36 @@ class MetadataCleanupSuite extends SparkSuite {
     val uuid = "0f0e0d0c-0b0a-4908-8706-050403020100"
     val oldTmp = log.resolve(s".00000000000000000002.json.$uuid.tmp")
     val oldStaging = log.resolve(s".txlog-staging-$uuid")
+    // A large commit's staged lines and staged inputs.
+    val oldCommit = log.resolve(s".txlog-commit-$uuid")
+    val oldInput = log.resolve(s".txlog-input-$uuid")
     val foreign = log.resolve(".some-other-tool.tmp")
     Files.writeString(oldTmp, "{}")
-    Files.createDirectories(oldStaging.resolve("parts"))
-    Files.writeString(oldStaging.resolve("parts").resolve("part-0.parquet"), "x")
+    Seq(oldStaging, oldCommit, oldInput).foreach { d =>
+      Files.createDirectories(d.resolve("parts"))
+      Files.writeString(d.resolve("parts").resolve("part-0.parquet"), "x")
+    }
     Files.writeString(foreign, "x")
     val uuidNew = "1f1e1d1c-1b1a-4918-9716-151413121110"
     val fresh = log.resolve(s"._last_checkpoint.$uuidNew.tmp")
     Files.writeString(fresh, "x")
     val old = today - 3 * Day
-    Seq(oldTmp, oldStaging, foreign).foreach(p => assert(p.toFile.setLastModified(old)))
+    Seq(oldTmp, oldStaging, oldCommit, oldInput, foreign).foreach { p =>
+      assert(p.toFile.setLastModified(old))
+    }
 
     val dry =
       DeltaLog.forTable(spark, t.toString).cleanup(Some("1 day"), force = true).collect().toSeq
     assert(dry.map(_.getAs[String]("kind")).toSet === Set("none", "leftover"))
     val leftovers = dry.filter(_.getAs[String]("kind") == "leftover")
-    assert(paths(leftovers).toSet === Set(oldTmp, oldStaging).map(_.getFileName.toString))
-    assert(Files.exists(oldTmp) && Files.exists(oldStaging))
+    val dead = Set(oldTmp, oldStaging, oldCommit, oldInput)
+    assert(paths(leftovers).toSet === dead.map(_.getFileName.toString))
+    assert(dead.forall(Files.exists(_)))
 
     val done =
       DeltaLog.forTable(spark, t.toString).cleanup(Some("1 day"), dryRun = false, force = true)
-    assert(done.where("kind = 'leftover' AND deleted").count() === 2)
-    assert(!Files.exists(oldTmp) && !Files.exists(oldStaging))
+    assert(done.where("kind = 'leftover' AND deleted").count() === 4)
+    assert(!dead.exists(Files.exists(_)))
     assert(Files.exists(fresh) && Files.exists(foreign), "a live writer's file, another tool's")
     assert(Files.exists(log.resolve("00000000000000000001.json")))
   }

@@ -148,6 +148,10 @@ class CommitChecksumSuite extends SparkSuite {
         Some(p.writerFeatures.getOrElse(Set.empty) + "deletionVectors")
       )
     )
+    val md5 = log.snapshot().metadata
+    t5.updateMetadata(
+      md5.copy(configuration = md5.configuration + ("delta.enableDeletionVectors" -> "true"))
+    )
     commit(t5, "UPGRADE PROTOCOL")
     val t6 = log.startTransaction()
     val old = t6.readFiles(col("path") === "d")
@@ -157,6 +161,8 @@ class CommitChecksumSuite extends SparkSuite {
       old
         .select("path", "size", "partitionValues", "modificationTime")
         .withColumn("dataChange", lit(true))
+        // A file with a DV: its row count (the spec's writer requirement).
+        .withColumn("stats", lit("""{"numRecords":5,"tightBounds":false}"""))
         .withColumn(
           "deletionVector",
           org.apache.spark.sql.functions.struct(

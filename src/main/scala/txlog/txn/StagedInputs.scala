@@ -1,0 +1,42 @@
+package txlog.txn
+
+import java.util.UUID
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.{DataFrame, SparkSession}
+
+import txlog.checkpoint.StagedFiles
+import txlog.log.{LogWrites, TablePath}
+import txlog.util.Jobs
+
+/** A commit's staged DataFrames, each evaluated once: what the writer rules, the row ids, the
+  * conflict check and the commit file see is one evaluation of the user's DataFrame, even when it
+  * would give other rows the next time (a non-deterministic source, a table that changes while it
+  * is read). Up to [[CommitBody.DriverActions]] rows are read onto the driver by one job and kept
+  * as a local relation (bounded: that many file actions); a larger input is written by executors
+  * into a hidden staging directory of `_delta_log` (`.txlog-input-<uuid>`) and read from there.
+  * [[delete]] removes those directories when the commit ends, whatever its outcome.
+  */
+private[txlog] final class StagedInputs(spark: SparkSession, table: TablePath) {
+  private var dirs = Vector.empty[Path]
+
+  /** `df` (shaped as an action schema, so that every column can be written) evaluated once. */
+  def apply(what: String, df: DataFrame): DataFrame = {
+    val head = Jobs.named(spark, s"read the staged $what for ${table.root}") {
+      df.take(CommitBody.DriverActions + 1)
+    }
+    if (head.length <= CommitBody.DriverActions) {
+      spark.createDataFrame(java.util.Arrays.asList(head: _*), df.schema)
+    } else {
+      val dir = new Path(table.logDir, s".txlog-input-${UUID.randomUUID()}")
+      dirs :+= dir
+      Jobs.named(spark, s"stage the $what for ${table.root}") {
+        StagedFiles.write(table, df, dir, "parquet")
+      }
+      spark.read.options(table.readOptions).schema(df.schema).parquet(dir.toString)
+    }
+  }
+
+  /** Removes the staging directories (quietly: they are hidden, and cleanup removes leftovers). */
+  def delete(): Unit = dirs.foreach(d => LogWrites.deleteQuietly(table.fs, d))
+}
