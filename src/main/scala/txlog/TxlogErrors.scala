@@ -189,8 +189,22 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
       "capability fs.s3a.create.conditional.enabled), so two writers could replace each " +
       "other's log files.",
     "Use a Hadoop with conditional create; or set spark.txlog.storage." + scheme +
-      ".kind=rename if this file system's rename is atomic (HDFS-like); or, if only one " +
-      "writer ever writes this table at a time, set spark.txlog.storage.singleWriter=true."
+      ".kind=rename and add " + scheme + " to spark.txlog.storage.atomicRenameSchemes if this " +
+      "file system's rename is atomic (HDFS-like); or, if only one writer ever writes this " +
+      "table at a time, set spark.txlog.storage.singleWriter=true."
+  )
+
+  /** The `rename` kind on storage whose rename is not known to refuse an existing target. */
+  def renameNotAtomic(dir: String, scheme: String): TxlogException = new TxlogException(
+    "STORAGE_NOT_ATOMIC",
+    s"Cannot publish log files under $dir by rename: $scheme: rename is not known to be atomic.",
+    "Publishing by rename needs one that refuses an existing target atomically (HDFS); on " +
+      "other storage it checks first and renames after, so two writers could both publish " +
+      "the same version.",
+    "Leave spark.txlog.storage." + scheme + ".kind unset to use the storage's own way; add " +
+      scheme + " to spark.txlog.storage.atomicRenameSchemes if its rename is atomic (HDFS-like); " +
+      "or, if only one writer ever writes this table at a time, set " +
+      "spark.txlog.storage.singleWriter=true."
   )
 
   def checkpointKindNotAllowed(table: String, kind: String, why: String): TxlogException =

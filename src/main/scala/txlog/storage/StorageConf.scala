@@ -9,10 +9,21 @@ import org.apache.spark.sql.SparkSession
   *   - `spark.txlog.storage.<scheme>.kind` = local | rename | object overrides
   *     [[StoreKind.defaults]] for one scheme;
   *   - `spark.txlog.storage.singleWriter` = true lets object stores without a conditional create
-  *     publish by check-then-create, which is only safe when one writer at a time writes a table.
+  *     publish by check-then-create, which is only safe when one writer at a time writes a table;
+  *   - `spark.txlog.storage.atomicRenameSchemes` (comma-separated) names the schemes besides `hdfs`
+  *     whose `FileContext` rename refuses an existing target atomically, for the `rename` kind
+  *     (elsewhere it is refused, as a check-then-rename is not atomic).
   */
 private[txlog] object StorageConf {
   val SingleWriterKey = "spark.txlog.storage.singleWriter"
+  val AtomicRenameSchemesKey = "spark.txlog.storage.atomicRenameSchemes"
+
+  /** `hdfs` and the schemes [[AtomicRenameSchemesKey]] adds. */
+  def atomicRenameSchemes(hadoopConf: Configuration): Set[String] =
+    Set("hdfs") ++ get(hadoopConf, AtomicRenameSchemesKey).toSeq
+      .flatMap(_.split(","))
+      .map(_.trim.toLowerCase)
+      .filter(_.nonEmpty)
   def kindKey(scheme: String): String = s"spark.txlog.storage.$scheme.kind"
 
   /** The value of `key`: with a running Spark session, the session's setting, else its Hadoop

@@ -59,21 +59,21 @@ private[txlog] object Committer {
       log: DeltaLog,
       readSnapshot: Option[Snapshot],
       read: ReadSet,
-      given: StagedActions,
+      original: StagedActions,
       req: Request,
       inputs: StagedInputs
   ): CommitResult = {
     val table = log.table
     val maxAttempts =
       spark.conf.getOption(MaxAttemptsKey).map(_.trim.toInt).getOrElse(DefaultMaxAttempts)
-    val staged = given.copy(
-      removes = given.removes.map(df =>
+    val staged: StagedActions = original.copy(
+      removes = original.removes.map(df =>
         inputs("removes", FileActionLines.shaped(df, ActionSchemas.remove))
       ),
       cdc =
-        given.cdc.map(df => inputs("cdc files", FileActionLines.shaped(df, FileActionLines.cdc)))
+        original.cdc.map(df => inputs("cdc files", FileActionLines.shaped(df, FileActionLines.cdc)))
     )
-    val adds = given.adds
+    val adds = original.adds
       .map(FileActionLines.shaped(_, ActionSchemas.add))
       .reduceOption(_ unionByName _)
       .map(inputs("adds", _))

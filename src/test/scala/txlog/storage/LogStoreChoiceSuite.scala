@@ -43,4 +43,45 @@ class LogStoreChoiceSuite extends AnyFunSuite {
     )
     assert(local.errorClass === "INVALID_ARGUMENT")
   }
+
+  test("the rename kind where rename is not known atomic: STORAGE_NOT_ATOMIC unless declared") {
+    val abfs = "abfss://c@a.dfs.core.windows.net/t/_delta_log"
+    val kind = "spark.txlog.storage.abfss.kind" -> "rename"
+    val e = intercept[TxlogException](storeFor(abfs, kind).checkPutIfAbsent(new Path(abfs)))
+    assert(e.errorClass === "STORAGE_NOT_ATOMIC" && e.getMessage.contains("atomicRenameSchemes"))
+    storeFor(abfs, kind, "spark.txlog.storage.atomicRenameSchemes" -> "abfss")
+      .checkPutIfAbsent(new Path(abfs))
+    storeFor(abfs, kind, "spark.txlog.storage.singleWriter" -> "true")
+      .checkPutIfAbsent(new Path(abfs))
+    storeFor("hdfs://nn:8020/t/_delta_log").checkPutIfAbsent(
+      new Path("hdfs://nn:8020/t/_delta_log")
+    )
+  }
+
+  test("viewfs:// publishes as its mount target does: a local mount with the local store") {
+    val local = java.nio.file.Files.createTempDirectory("viewfs-mount")
+    val c = new Configuration()
+    c.set("fs.viewfs.mounttable.txl.link./data", local.toUri.toString)
+    c.set("fs.viewfs.impl.disable.cache", "true")
+    val dir = new Path("viewfs://txl/data/t/_delta_log")
+    val fs = dir.getFileSystem(c)
+    val store = LogStores.forPath(fs, dir)
+    assert(store.isInstanceOf[MountedLogStore], store)
+    store.checkPutIfAbsent(dir)
+    val v0 = new Path(dir, "00000000000000000000.json")
+    assert(store.putIfAbsent(v0, "first".getBytes("UTF-8")))
+    assert(!store.putIfAbsent(v0, "second".getBytes("UTF-8")))
+    val onDisk = local.resolve("t/_delta_log/00000000000000000000.json")
+    assert(new String(java.nio.file.Files.readAllBytes(onDisk), "UTF-8") === "first")
+    // A mount of storage without atomic publishing is refused, as that storage is.
+    // (objn: an object store without a conditional create, see ObjectStoreLikeFileSystem.)
+    val objects = java.nio.file.Files.createTempDirectory("viewfs-objects")
+    ObjectStoreLikeFileSystem.register(c)
+    c.set("fs.viewfs.mounttable.txl2.link./data", s"objn://${objects.toUri.getPath}")
+    val other = new Path("viewfs://txl2/data/t/_delta_log")
+    val e = intercept[TxlogException] {
+      LogStores.forPath(other.getFileSystem(c), other).checkPutIfAbsent(other)
+    }
+    assert(e.errorClass === "STORAGE_NOT_ATOMIC", e)
+  }
 }

@@ -15,6 +15,7 @@ final case class StoreCase(scheme: String, settings: Map[String, String] = Map.e
     c.set("fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem")
     c.set("fs.file.impl.disable.cache", "true")
     c.set("spark.txlog.storage.rnm.kind", "rename")
+    c.set("spark.txlog.storage.atomicRenameSchemes", "rnm") // it stands for HDFS
     settings.foreach { case (k, v) => c.set(k, v) }
     c
   }
