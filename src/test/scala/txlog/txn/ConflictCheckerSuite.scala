@@ -1,27 +1,8 @@
 package txlog.txn
 
-import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{EqualTo, Expression, GreaterThan, Literal}
-import org.apache.spark.sql.delta.{
-  DeltaLog => RefLog,
-  DeltaOperations,
-  IsolatedTransactions,
-  OptimisticTransaction
-}
-import org.apache.spark.sql.delta.actions.{
-  Action,
-  AddFile,
-  DeletionVectorDescriptor,
-  DomainMetadata,
-  Protocol => RefProtocol,
-  SetTransaction
-}
+import org.apache.spark.sql.catalyst.expressions.{GreaterThan, Literal}
 import org.apache.spark.sql.functions.col
-
-import txlog.{DeltaLog, SparkSuite, TxlogException}
-import txlog.log.{CommitFile, FileInfo, TablePath}
 
 /** Each scenario is raced with delta-spark's own transactions on a table: the winner commits, then
   * the loser's commit meets it. The exception delta-spark raises (or none) is the expected outcome;

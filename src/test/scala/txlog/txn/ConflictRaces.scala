@@ -3,21 +3,14 @@ package txlog.txn
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
-import org.apache.spark.sql.catalyst.expressions.{EqualTo, Expression, GreaterThan, Literal}
+import org.apache.spark.sql.catalyst.expressions.{EqualTo, Expression, Literal}
 import org.apache.spark.sql.delta.{
   DeltaLog => RefLog,
   DeltaOperations,
   IsolatedTransactions,
   OptimisticTransaction
 }
-import org.apache.spark.sql.delta.actions.{
-  Action,
-  AddFile,
-  DeletionVectorDescriptor,
-  DomainMetadata,
-  Protocol => RefProtocol,
-  SetTransaction
-}
+import org.apache.spark.sql.delta.actions.{Action, AddFile}
 import org.apache.spark.sql.functions.col
 
 import txlog.{DeltaLog, SparkSuite, TxlogException}
