@@ -153,14 +153,6 @@ PROGRESS = re.compile(r"^\[txlog\] (.+): (.+) \(\d+\.\d s\)$", re.MULTILINE)
 EXECUTOR_TASK = re.compile(r"Finished task .* \(executor \d+\)")
 
 
-def short_jobs(conf: dict[str, str]) -> dict[str, str]:
-    """``conf`` with the JIT's first tier only in the driver and the executors: in jobs this
-    short its second tier costs more CPU than it saves (about 45 % of a describe's)."""
-    c1 = "-XX:TieredStopAtLevel=1"
-    keys = ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions")
-    return {**conf, **{k: f"{conf[k]} {c1}" if conf.get(k) else c1 for k in keys}}
-
-
 def submit(cluster: standalone.StandaloneCluster, jar: str, command: str, args: list[str],
            dry_run: bool, tables: list[Path], tmp: Path, conf: dict[str, str]
            ) -> tuple[list[dict[str, Any]], float]:
@@ -198,7 +190,7 @@ def run_commands(cluster: standalone.StandaloneCluster, jar: str, tables: dict[s
     and the seconds each spark-submit took, with the total."""
     # Small tables otherwise load on the driver (their checkpoints read with parquet-mr, no task
     # to check): read every checkpoint with Spark, so each command's replay runs on the workers.
-    conf = {**short_jobs(conf), "spark.txlog.replay.driverCheckpointMaxBytes": "0"}
+    conf = {**conf, "spark.txlog.replay.driverCheckpointMaxBytes": "0"}
     paths = list(tables.values())
 
     def one(command: str, args: list[str], dry_run: bool) -> tuple[list[dict[str, Any]], float]:
