@@ -144,12 +144,13 @@ private[txlog] object CommitBody {
 
   /** [[build]] by Spark jobs. The lines are evaluated once, by executors, into a hidden staging
     * directory of `_delta_log` (`checked/`, parquet): every check and what is committed read those
-    * files, so a staged DataFrame that would give other rows when evaluated again (a
-    * non-deterministic source, a table read while it changes) commits exactly what was checked. One
-    * job checks and tallies (its result holds one row per kind, size bin and deleted records bin
-    * that has files: at most 3 x 95 x 10 rows, whatever the commit's size), one checks the paths
-    * ([[samePath]]); then the lines are collected, or written as text beside the checked ones past
-    * the driver byte budget.
+    * files. The staged inputs are already fixed ([[StagedInputs]]), but the lines join them with
+    * the live files (removes matched, recommitted files' row ids) and number new rows: three jobs
+    * over the lines would do that three times, where one write and three reads of parquet do it
+    * once. One job checks and tallies (its result holds one row per kind, size bin and deleted
+    * records bin that has files: at most 3 x 95 x 10 rows, whatever the commit's size), one checks
+    * the paths ([[samePath]]); then the lines are collected, or written as text beside the checked
+    * ones past the driver byte budget.
     */
   private def distributed(spark: SparkSession, table: TablePath, input: DataFrame): CommitBody = {
     val dir = new Path(table.logDir, s".txlog-commit-${UUID.randomUUID()}")
