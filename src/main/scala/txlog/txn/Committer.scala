@@ -123,9 +123,22 @@ private[txlog] object Committer {
         val protocol = p.orElse(current.map(_._1)).get
         val metadata = m.orElse(current.map(_._2)).get
         WriterRules.checkDomains(table.root, protocol, staged.domains.keySet)
+        val tracked = protocol.hasWriterFeature("rowTracking")
+        if (
+          current.exists { case (cp, cm) => !RowTracking.enabled(cp, cm) } &&
+          RowTracking.enabled(protocol, metadata)
+        ) {
+          // On the latest snapshot: winners of a race may have added files without row ids.
+          LiveRowIds.checkEnablement(table.root, base.get, adds.toSeq ++ removes)
+        }
         val (assigned, rowDomain) = adds match {
-          case Some(a) => RowTracking.assign(a, protocol, metadata, highWaterMark(base), version)
-          case None    => (spark.emptyDataFrame, None)
+          case Some(a) =>
+            // A recommitted file keeps the row ids it has in the snapshot read.
+            val own = readSnapshot
+              .filter(_ => tracked)
+              .fold(a)(s => LiveRowIds.kept(a, s.allFiles, table.root))
+            RowTracking.assign(own, protocol, metadata, highWaterMark(base), version)
+          case None => (spark.emptyDataFrame, None)
         }
         if (body.isEmpty || rowDomain.isDefined) {
           body.foreach(_.delete(table))

@@ -14,7 +14,9 @@ import txlog.replay.FileKeys
   * it: duplicate rows. delta-spark's writers take a remove from the live `AddFile` itself. Here a
   * remove without a deletion vector takes the live file's; a remove whose path is not live, is live
   * more than once, or whose deletion vector is not the live one, gets a [[Problem]] (refused with
-  * INVALID_COMMIT_ACTIONS before anything is written).
+  * INVALID_COMMIT_ACTIONS before anything is written). A remove also takes the live file's
+  * `baseRowId` and `defaultRowCommitVersion` where it names none (spec, "Writer Requirements for
+  * Row Tracking": removes carry those of the last add of their path).
   *
   * One join with the live files whose paths are removed: nothing is brought to the driver.
   */
@@ -26,6 +28,8 @@ private[txn] object LiveRemoves {
   private val Key = "_rk_path"
   private val Count = "_live_n"
   private val LiveDv = "_live_dv"
+  private val LiveBase = "_live_base"
+  private val LiveVersion = "_live_version"
   private val dvType = ActionSchemas.remove("deletionVector").dataType
 
   /** `removes` (any columns, `path` among them) shaped as remove actions, each with the deletion
@@ -37,11 +41,16 @@ private[txn] object LiveRemoves {
       .shaped(removes, ActionSchemas.remove)
       .withColumn(Key, FileKeys.pathKey(col("path"), root))
     val touched = FileActionLines
-      .shaped(live, new StructType().add("path", "string").add("deletionVector", dvType))
+      .shaped(live, LiveRowIds.schema.add("deletionVector", dvType))
       .withColumn(Key, FileKeys.pathKey(col("path"), root))
       .join(staged.select(Key).distinct(), Seq(Key), "left_semi")
       .groupBy(Key)
-      .agg(count(lit(1)).as(Count), first(col("deletionVector")).as(LiveDv))
+      .agg(
+        count(lit(1)).as(Count),
+        first(col("deletionVector")).as(LiveDv),
+        first(col("baseRowId")).as(LiveBase),
+        first(col("defaultRowCommitVersion")).as(LiveVersion)
+      )
     val joined = staged.join(touched, Seq(Key), "left_outer")
     val given = col("deletionVector")
     val problem = when(
@@ -68,7 +77,10 @@ private[txn] object LiveRemoves {
     )
     val columns = ActionSchemas.remove.fieldNames.toSeq.map {
       case "deletionVector" => coalesce(given, col(LiveDv)).as("deletionVector")
-      case n                => col(n)
+      case "baseRowId"      => coalesce(col("baseRowId"), col(LiveBase)).as("baseRowId")
+      case "defaultRowCommitVersion" =>
+        coalesce(col("defaultRowCommitVersion"), col(LiveVersion)).as("defaultRowCommitVersion")
+      case n => col(n)
     }
     joined.select(columns :+ problem.as(Problem): _*)
   }

@@ -13,6 +13,59 @@ private[txlog] object RowTracking {
   /** The domain holding the table's row id high water mark. */
   val Domain = "delta.rowTracking"
 
+  /** The properties naming the materialized row id and row commit version columns, each with the
+    * prefix of the names txlog gives them.
+    */
+  val ColumnNameKeys: Seq[(String, String)] = Seq(
+    "delta.rowTracking.materializedRowIdColumnName" -> "_row-id-col-",
+    "delta.rowTracking.materializedRowCommitVersionColumnName" -> "_row-commit-version-col-"
+  )
+
+  /** Whether row tracking is enabled (supported, and `delta.enableRowTracking` true). */
+  def enabled(p: Protocol, md: Metadata): Boolean =
+    p.hasWriterFeature("rowTracking") &&
+      md.configuration.get("delta.enableRowTracking").exists(_.trim.equalsIgnoreCase("true"))
+
+  /** The metadata a commit writes, with the materialized column names row tracking needs once the
+    * protocol `p` supports it ("Row Tracking": assigned before it is enabled, unique, never equal
+    * to a column's logical or physical name, kept in every later version). The names come from the
+    * table's `current` metadata when it has them (whatever the staged metadata says, as delta-spark
+    * keeps them), else from the `staged` metadata, else new ones. A commit that stages no metadata
+    * but brings row tracking into the protocol (`wasSupported` false) writes the current metadata
+    * with the names. INVALID_METADATA when a name is a column's.
+    */
+  def withColumnNames(
+      table: String,
+      p: Protocol,
+      wasSupported: Boolean,
+      current: Option[Metadata],
+      staged: Option[Metadata]
+  ): Option[Metadata] = {
+    val base = staged.orElse(current.filter(_ => !wasSupported))
+    if (!p.hasWriterFeature("rowTracking") || base.isEmpty) return staged
+    val md = base.get
+    val names = ColumnNameKeys.map { case (key, prefix) =>
+      key -> current
+        .flatMap(_.configuration.get(key))
+        .orElse(md.configuration.get(key))
+        .getOrElse(prefix + java.util.UUID.randomUUID())
+    }
+    val named = md.copy(configuration = md.configuration ++ names)
+    val columns = named.schema.fields.toSeq.flatMap { f =>
+      Seq(f.name) ++ Option(f.metadata)
+        .filter(_.contains("delta.columnMapping.physicalName"))
+        .map(_.getString("delta.columnMapping.physicalName"))
+    }
+    names.find { case (_, name) => columns.contains(name) }.foreach { case (key, name) =>
+      throw TxlogErrors.invalidMetadata(
+        table,
+        s"$key = $name is the name of a column of the schema; row tracking's materialized " +
+          "columns need names of their own"
+      )
+    }
+    if (staged.isEmpty && named == md) None else Some(named)
+  }
+
   /** The adds of a commit of `version` with `baseRowId` and `defaultRowCommitVersion` assigned when
     * the table supports row tracking, and the `delta.rowTracking` domain action carrying the new
     * high water mark (None when nothing changes). `highWaterMark` is the domain's current one.

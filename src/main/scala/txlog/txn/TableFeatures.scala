@@ -72,11 +72,25 @@ private[txlog] object TableFeatures {
         .get("delta.checkpointPolicy")
         .exists(_.trim.equalsIgnoreCase("v2")) -> "v2Checkpoint"
     ).collect { case (true, f) => f }
-    val fromSchema =
-      (if (hasType(schema, _ == TimestampNTZType)) Seq("timestampNtz") else Nil) ++
-        (if (hasInvariants(schema)) Seq("invariants") else Nil)
-    (fromProperties ++ fromSchema).toSet
+    (fromProperties ++ fromSchema(schema)).toSet
   }
+
+  /** The features the schema's types and column metadata call for (spec, "Generated Columns",
+    * "Default Columns", "Identity Columns"; delta-spark's variantType, geospatial and collations).
+    * Types are matched by name, so that a Spark line without them (3.5 has no variant) compiles.
+    */
+  private def fromSchema(schema: StructType): Seq[String] = Seq(
+    hasType(schema, _ == TimestampNTZType) -> "timestampNtz",
+    hasKey(schema, "delta.invariants") -> "invariants",
+    hasKey(schema, "delta.generationExpression") -> "generatedColumns",
+    hasKey(schema, "delta.identity.start") -> "identityColumns",
+    hasKey(schema, "CURRENT_DEFAULT") -> "allowColumnDefaults",
+    hasType(schema, _.typeName == "variant") -> "variantType",
+    hasType(schema, t => Set("geometry", "geography").exists(t.typeName.startsWith)) ->
+      "geospatial",
+    (hasKey(schema, "__COLLATIONS") || hasType(schema, _.typeName.startsWith("string collate"))) ->
+      "collations"
+  ).collect { case (true, f) => f }
 
   /** Features asked for explicitly: `delta.feature.<name> = supported` (or enabled). */
   def explicit(properties: Map[String, String]): Set[String] = properties.collect {
@@ -154,13 +168,5 @@ private[txlog] object TableFeatures {
     case a: ArrayType  => hasType(a.elementType, pred)
     case m: MapType    => hasType(m.keyType, pred) || hasType(m.valueType, pred)
     case other         => pred(other)
-  }
-
-  private def hasInvariants(t: DataType): Boolean = t match {
-    case s: StructType =>
-      s.fields.exists(f => f.metadata.contains("delta.invariants") || hasInvariants(f.dataType))
-    case a: ArrayType => hasInvariants(a.elementType)
-    case m: MapType   => hasInvariants(m.keyType) || hasInvariants(m.valueType)
-    case _            => false
   }
 }

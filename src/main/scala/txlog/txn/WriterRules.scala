@@ -17,10 +17,6 @@ private[txlog] object WriterRules {
   /** Properties that set the protocol rather than being stored (as delta-spark treats them). */
   private val ProtocolProperties = Set("delta.minReaderVersion", "delta.minWriterVersion")
 
-  private val RowIdColumnKey = "delta.rowTracking.materializedRowIdColumnName"
-  private val RowCommitVersionColumnKey =
-    "delta.rowTracking.materializedRowCommitVersionColumnName"
-
   /** The protocol and metadata of a new table: `schema`, `partitionColumns` and table properties
     * `properties` (`delta.*` keys enable features). Example: `WriterRules.newTable(schema,
     * Seq("date"), Map("delta.appendOnly" -> "true"), now)`.
@@ -79,10 +75,10 @@ private[txlog] object WriterRules {
     val rowTracking =
       if (!features.contains("rowTracking")) mapped._2
       else
-        mapped._2 ++ Map(
-          RowIdColumnKey -> s"_row-id-col-${java.util.UUID.randomUUID()}",
-          RowCommitVersionColumnKey -> s"_row-commit-version-col-${java.util.UUID.randomUUID()}"
-        ).filter { case (k, _) => !mapped._2.contains(k) }
+        mapped._2 ++ RowTracking.ColumnNameKeys.collect {
+          case (k, prefix) if !mapped._2.contains(k) =>
+            k -> s"$prefix${java.util.UUID.randomUUID()}"
+        }
     (mapped._1, rowTracking)
   }
 
@@ -126,9 +122,11 @@ private[txlog] object WriterRules {
     val md = completedMd.orElse(current.map(_._2)).getOrElse {
       throw TxlogErrors.invalidMetadata(table, "a new table needs a metaData action")
     }
+    // The features the protocol lists bring the ones they need too (rowTracking: domainMetadata).
     val raised = TableFeatures.withFeatures(
       base,
-      TableFeatures.required(md.schema, md.configuration) ++ explicit
+      TableFeatures.required(md.schema, md.configuration) ++ explicit ++
+        TableFeatures.supported(base)
     )
     ReaderGate.check(table, version, raised)
     if (raised.minWriterVersion > 7) {
@@ -139,7 +137,14 @@ private[txlog] object WriterRules {
       throw TxlogErrors.unsupportedWriterFeatures(table, unsupported.toSeq.sorted, "commit")
     }
     val newProtocol = Some(raised).filter(p => !current.map(_._1).contains(p))
-    (newProtocol, completedMd.map(ictEnablement(raised, current, version)))
+    val named = RowTracking.withColumnNames(
+      table,
+      raised,
+      current.exists(_._1.hasWriterFeature("rowTracking")),
+      current.map(_._2),
+      completedMd
+    )
+    (newProtocol, named.map(ictEnablement(raised, current, version)))
   }
 
   /** Enabling in-commit timestamps records the enablement version (the timestamp is the commit's
@@ -233,6 +238,7 @@ private[txlog] object WriterRules {
         )
       }
       if (newMode == "none") checkNoRenameOrDrop(table, cur.schema, schema)
+      SchemaChanges.check(table, cur.schema, schema)
     }
     if (!columnMappingOn(md.configuration)) md
     else {
