@@ -56,7 +56,9 @@ object TestGroups {
     "RestoreConcurrencySuite" -> 11,
     "CommitChecksumSuite" -> 10,
     "StagedInputsSuite" -> 10,
-    "CliContractSuite" -> 8
+    "CliContractSuite" -> 8,
+    "RowTrackingRulesSuite" -> 22,
+    "MetadataRulesSuite" -> 8
   )
   val Unlisted = 5.0
 
