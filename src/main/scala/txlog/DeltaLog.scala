@@ -7,9 +7,8 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import txlog.checkpoint.CheckpointWriter
 import txlog.checksum.{ChecksumValidator, ChecksumWriter}
 import txlog.history.History
-import txlog.log.{LogListing, LogSegment, TablePath}
-import txlog.replay.{ReadErrors, SnapshotLoader}
-import txlog.timetravel.TimestampResolver
+import txlog.log.{LogListing, TablePath}
+import txlog.table.TableContext
 
 /** The transaction log of one Delta table: the entry point for reading snapshots, time travel and
   * history (VACUUM, RESTORE and REPAIR are in [[TableMaintenance]]).
@@ -22,25 +21,23 @@ import txlog.timetravel.TimestampResolver
   * log.history().show()
   * }}}
   */
-final class DeltaLog private (
-    private[txlog] val spark: SparkSession,
-    private[txlog] val table: TablePath
-) extends TableMaintenance {
+final class DeltaLog private (private[txlog] val context: TableContext) extends TableMaintenance {
 
-  /** The snapshot [[update]] builds on, with the listing it came from. */
-  @volatile private var current: Option[(Snapshot, LogListing)] = None
+  private[txlog] def spark: SparkSession = context.spark
+  private[txlog] def table: TablePath = context.table
+  private def snapshots = context.snapshots
 
   /** A log of the same table that remembers no snapshot (replays from storage afresh). */
-  private[txlog] def detached(): DeltaLog = new DeltaLog(spark, table)
+  private[txlog] def detached(): DeltaLog = new DeltaLog(context.detached())
 
   /** The listing the remembered snapshot was built from (for tests). */
-  private[txlog] def currentListing: Option[LogListing] = current.map(_._2)
+  private[txlog] def currentListing: Option[LogListing] = snapshots.currentListing
 
   /** The table's qualified root path. Example: `log.tablePath`. */
   def tablePath: String = table.root
 
   /** Every file of the log: for history, time travel by timestamp and log hygiene. */
-  private[txlog] def listing(): LogListing = LogListing.list(table)
+  private[txlog] def listing(): LogListing = snapshots.listing()
 
   /** The latest snapshot, replayed now (it is remembered for [[update]]). Only the log from the
     * checkpoint `_last_checkpoint` names is listed (all of it when the hint is wrong).
@@ -49,14 +46,7 @@ final class DeltaLog private (
     * val snap = log.snapshot(); snap.numFiles
     * }}}
     */
-  def snapshot(): Snapshot = relisting(snapshot(LogListing.fromHint(table)))
-
-  private def snapshot(l: LogListing): Snapshot = {
-    val (listed, segment) = LogSegment.resolve(l, None)
-    val s = SnapshotLoader.load(spark, listed, segment)
-    current = Some(s -> listed)
-    s
-  }
+  def snapshot(): Snapshot = snapshots.fresh()
 
   /** The snapshot at `version`; VERSION_NOT_FOUND when the log cannot reconstruct it.
     *
@@ -64,23 +54,10 @@ final class DeltaLog private (
     * val v3 = log.snapshot(3L)
     * }}}
     */
-  def snapshot(version: Long): Snapshot = relisting(
-    at(LogListing.fromHint(table, version), version)
-  )
+  def snapshot(version: Long): Snapshot = snapshots.at(version)
 
-  /** The snapshot at `version` from `l`, or from a complete listing when `l` cannot build it. */
-  private def at(l: LogListing, version: Long): Snapshot = {
-    val (listed, segment) = LogSegment.resolve(l, Some(version))
-    SnapshotLoader.load(spark, listed, segment)
-  }
-
-  /** Runs `load` (which lists the log) once more when a checkpoint part or sidecar it read vanished
-    * after it was listed: a concurrent metadata cleanup replaced it, and a new listing finds the
-    * log as it now is.
-    */
-  private[txlog] def relisting[T](load: => T): T =
-    try load
-    catch { case e: TxlogException if ReadErrors.vanishedCheckpoint(e) => load }
+  /** Runs `load` once more when a checkpoint part or sidecar it read vanished after the listing. */
+  private[txlog] def relisting[T](load: => T): T = snapshots.relisting(load)
 
   /** The snapshot as of a timestamp: the latest version committed at or before it.
     * TIMESTAMP_OUT_OF_RANGE when it is before the earliest or after the latest commit.
@@ -89,12 +66,7 @@ final class DeltaLog private (
     * val s = log.snapshotAsOf(java.sql.Timestamp.valueOf("2024-06-01 00:00:00"))
     * }}}
     */
-  def snapshotAsOf(timestamp: Timestamp): Snapshot = {
-    val l = listing()
-    val latest = latestOf(l)
-    val v = TimestampResolver.resolve(l, latest.protocol, latest.metadata, timestamp.getTime)
-    if (v == latest.version) latest else at(l, v)
-  }
+  def snapshotAsOf(timestamp: Timestamp): Snapshot = snapshots.asOf(timestamp)
 
   /** The snapshot as of a timestamp given as text, read as Spark (and delta-spark's
     * `timestampAsOf`) reads it: `yyyy-MM-dd[ HH:mm:ss[.ffffff]]` in the session time zone
@@ -104,12 +76,7 @@ final class DeltaLog private (
     * val s = log.snapshotAsOf("2024-06-01 12:00:00")
     * }}}
     */
-  def snapshotAsOf(timestamp: String): Snapshot =
-    snapshotAsOf(txlog.timetravel.TimestampText.parse(timestamp, sessionZone))
-
-  private def sessionZone: java.time.ZoneId =
-    org.apache.spark.sql.catalyst.util.DateTimeUtils
-      .getZoneId(spark.sessionState.conf.sessionLocalTimeZone)
+  def snapshotAsOf(timestamp: String): Snapshot = snapshots.asOf(timestamp)
 
   /** The latest snapshot, listing only what changed since the last one this log returned. When that
     * snapshot is cached (or was itself updated from a cached one), the new commits are reconciled
@@ -122,23 +89,7 @@ final class DeltaLog private (
     * val s1 = log.snapshot().cache(); /* writers commit */; val s2 = log.update()
     * }}}
     */
-  def update(): Snapshot = current match {
-    case None => snapshot()
-    case Some((prev, prevListing)) =>
-      relisting {
-        val l = LogListing.after(prevListing, prev.version)
-        if (l.latestVersion == prev.version) prev
-        else {
-          val (listed, segment) = LogSegment.resolve(l, None)
-          val next = SnapshotLoader.update(spark, listed, segment, prev)
-          // A cached update replaces the cache it was built on; an update that shares it does not.
-          // Only a cache txlog made is released: one the user asked for stays until they unpersist.
-          if (next.isCached) prev.cachedRoot.filter(_ ne next).foreach(_.releaseOwnCache())
-          current = Some(next -> listed)
-          next
-        }
-      }
-  }
+  def update(): Snapshot = snapshots.update()
 
   /** The commit history, newest first: version, timestamp, operation, operationParameters and the
     * other commitInfo fields.
@@ -170,23 +121,13 @@ final class DeltaLog private (
       version: Option[Long] = None,
       kind: Option[String] = None,
       options: Map[String, String] = Map.empty
-  ): CheckpointResult = {
-    val snap = relisting {
-      val l = LogListing.fromHint(table, version.getOrElse(Long.MaxValue))
-      version match {
-        case Some(v) if v != l.latestVersion => at(l, v)
-        case _                               => latestOf(l)
-      }
-    }
-    CheckpointWriter.write(spark, snap, kind, options)
-  }
+  ): CheckpointResult = CheckpointWriter.write(spark, snapshots.latestOr(version), kind, options)
 
   /** The latest snapshot of a listing: the remembered one when it is still the latest. */
-  private[txlog] def latestOf(l: LogListing): Snapshot =
-    current.map(_._1).filter(_.version == l.latestVersion).getOrElse(snapshot(l))
+  private[txlog] def latestOf(l: LogListing): Snapshot = snapshots.latestOf(l)
 
   /** The latest snapshot, listing from the hint. */
-  private def latest(): Snapshot = relisting(latestOf(LogListing.fromHint(table)))
+  private def latest(): Snapshot = snapshots.latest()
 
   // Version checksums: txlog.checksum does the work.
 
@@ -272,10 +213,7 @@ final class DeltaLog private (
     * val txn = log.startTransaction(); txn.addFiles(newFiles); txn.commit()
     * }}}
     */
-  def startTransaction(): Transaction = new Transaction(spark, this, Some(update()))
-
-  /** A transaction creating the table (read version -1). */
-  private[txlog] def creatingTransaction(): Transaction = new Transaction(spark, this, None)
+  def startTransaction(): Transaction = Transaction.start(context)
 
   // ---- Log hygiene: log compaction and metadata cleanup ----
 
@@ -325,19 +263,7 @@ final class DeltaLog private (
       retention: Option[String] = None,
       dryRun: Boolean = true,
       force: Boolean = false
-  ): DataFrame = {
-    val l = listing()
-    val latest = latestOf(l)
-    txlog.cleanup.MetadataCleanup.run(
-      spark,
-      l,
-      latest.protocol,
-      latest.metadata.configuration,
-      retention,
-      dryRun,
-      force
-    )
-  }
+  ): DataFrame = txlog.cleanup.MetadataCleanup.run(context, retention, dryRun, force)
 }
 
 object DeltaLog {
@@ -354,7 +280,9 @@ object DeltaLog {
       throw TxlogErrors.invalidArgument("path", "must be a non-empty table path")
     }
     BuildInfo.runtimeMismatch.foreach(why => throw TxlogErrors.jarSparkMismatch(why))
-    new DeltaLog(spark, TablePath.qualified(path, spark.sessionState.newHadoopConf()))
+    new DeltaLog(
+      new TableContext(spark, TablePath.qualified(path, spark.sessionState.newHadoopConf()))
+    )
   }
 
   /** Creates a Delta table at `path`: commits version 0 with the protocol and metadata the schema,
@@ -375,7 +303,7 @@ object DeltaLog {
       properties: Map[String, String]
   ): DeltaLog = {
     val log = forTable(spark, path)
-    txlog.txn.TableCreation.create(spark, log, schema, partitionBy, properties)
+    txlog.txn.TableCreation.create(log.context, schema, partitionBy, properties)
     log
   }
 }

@@ -67,7 +67,7 @@ trait TableMaintenance { self: DeltaLog =>
             .load(spark, commitsOnly, txlog.log.LogSegment.build(commitsOnly, None))
         )
       }
-    txlog.vacuum.Vacuum.run(spark, this, l, snapshot, options, progress)
+    txlog.vacuum.Vacuum.run(context, l, snapshot, options, progress)
   }
 
   // ---- RESTORE (txlog.restore does the work)
@@ -116,7 +116,7 @@ trait TableMaintenance { self: DeltaLog =>
     version.filter(_ < 0).foreach { v =>
       throw TxlogErrors.invalidArgument("version", s"$v is negative")
     }
-    txlog.restore.Restore.run(spark, this, options, progress)
+    txlog.restore.Restore.run(context, options, progress)
   }
 
   // ---- REPAIR (txlog.repair does the work)
@@ -152,5 +152,5 @@ trait TableMaintenance { self: DeltaLog =>
       options: txlog.repair.Repair.Options,
       progress: String => Unit = _ => ()
   ): RepairResult =
-    txlog.repair.Repair.run(spark, this, options, progress)
+    txlog.repair.Repair.run(context, options, progress)
 }

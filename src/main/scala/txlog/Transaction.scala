@@ -1,7 +1,8 @@
 package txlog
 
-import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+import org.apache.spark.sql.{Column, DataFrame}
 
+import txlog.table.TableContext
 import txlog.txn.{Committer, DomainAction, ReadSet, StagedActions}
 
 /** A transaction on a table: what it read (for conflict checks) and what it stages, committed as
@@ -17,8 +18,7 @@ import txlog.txn.{Committer, DomainAction, ReadSet, StagedActions}
   * }}}
   */
 final class Transaction private[txlog] (
-    spark: SparkSession,
-    log: DeltaLog,
+    ctx: TableContext,
     /** The snapshot the transaction read (None: it creates the table). */
     private[txlog] val readSnapshot: Option[Snapshot]
 ) {
@@ -193,14 +193,15 @@ final class Transaction private[txlog] (
     }
 
   private def stage(f: StagedActions => StagedActions): Transaction = synchronized {
-    if (commitCalled) throw TxlogErrors.transactionAlreadyCommitted(log.tablePath)
+    if (commitCalled) throw TxlogErrors.transactionAlreadyCommitted(ctx.root)
     staged = f(staged)
     this
   }
 
   /** The read set, for conflict checks. */
   private[txlog] def readSet: ReadSet = synchronized {
-    ReadSet(readVersion, predicates, wholeTable, filesRead, appIdsRead, domainsRead)
+    val md = readSnapshot.map(_.metadata)
+    ReadSet(readVersion, predicates, wholeTable, filesRead, appIdsRead, domainsRead, md)
   }
 
   /** Commits the staged actions as the next version, retrying over concurrent commits that do not
@@ -216,13 +217,12 @@ final class Transaction private[txlog] (
       operationMetrics: Map[String, String] = Map.empty
   ): CommitResult = {
     val (read, actions) = synchronized {
-      if (commitCalled) throw TxlogErrors.transactionAlreadyCommitted(log.tablePath)
+      if (commitCalled) throw TxlogErrors.transactionAlreadyCommitted(ctx.root)
       commitCalled = true
       (readSet, staged)
     }
     val r = Committer.commit(
-      spark,
-      log,
+      ctx,
       readSnapshot,
       read,
       actions,
@@ -236,4 +236,13 @@ final class Transaction private[txlog] (
 
   /** The result of [[commit]], once committed. Example: `txn.commitResult.map(_.version)`. */
   def commitResult: Option[CommitResult] = synchronized(result)
+}
+
+private[txlog] object Transaction {
+
+  /** A transaction on the latest snapshot of `ctx`'s table (found with `update`). */
+  def start(ctx: TableContext): Transaction = new Transaction(ctx, Some(ctx.snapshots.update()))
+
+  /** A transaction creating the table (read version -1). */
+  def creating(ctx: TableContext): Transaction = new Transaction(ctx, None)
 }

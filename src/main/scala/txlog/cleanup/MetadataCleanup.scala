@@ -21,6 +21,21 @@ import txlog.table.{TableProperties, WriterGate}
   */
 private[txlog] object MetadataCleanup {
 
+  /** [[run]] on the table of `ctx`, as of its latest snapshot (the remembered one when nothing was
+    * committed since), at the context's clock. Example: `MetadataCleanup.run(ctx, None, true)`.
+    */
+  def run(
+      ctx: txlog.table.TableContext,
+      retention: Option[String],
+      dryRun: Boolean,
+      force: Boolean
+  ): DataFrame = {
+    val l = ctx.snapshots.listing()
+    val latest = ctx.snapshots.relisting(ctx.snapshots.latestOf(l))
+    val conf = latest.metadata.configuration
+    run(ctx.spark, l, latest.protocol, conf, retention, dryRun, force, ctx.now())
+  }
+
   /** Plans and (unless `dryRun`) performs metadata cleanup. `retention` is a duration such as "30
     * days" (default: the table's delta.logRetentionDuration); `configuration` and `protocol` are
     * the latest snapshot's. Returns the candidates as [[CleanupCandidate.schema]] rows, or one row

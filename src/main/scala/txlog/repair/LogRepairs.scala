@@ -6,11 +6,13 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 
-import txlog.{DeltaLog, Snapshot, TxlogException}
+import txlog.{Snapshot, TxlogException}
+import txlog.checkpoint.CheckpointWriter
 import txlog.checksum.ChecksumWriter
 import txlog.log.{CheckpointInstance, CheckpointNaming, LogListing, LogSegment}
 import txlog.maintenance.{Finding, ListingRules, Rules, StateRules, Validator}
 import txlog.replay.SnapshotLoader
+import txlog.table.TableContext
 
 /** Repairs of the log's own files, by validate's rules, in this order (each step sees the log as
   * the previous one left it; a dry run predicts it):
@@ -30,15 +32,15 @@ import txlog.replay.SnapshotLoader
   * few per log file.
   */
 private[txlog] final class LogRepairs(
-    spark: SparkSession,
-    log: DeltaLog,
+    ctx: TableContext,
     aside: SetAside,
     dryRun: Boolean,
     step: Repair.Steps
 ) {
   import RepairAction._
 
-  private val table = log.table
+  private val spark = ctx.spark
+  private val table = ctx.table
   val actions: ArrayBuffer[RepairAction] = ArrayBuffer.empty
 
   /** Checkpoints found bad and not rebuildable: they stay, and nothing points at them. */
@@ -114,7 +116,11 @@ private[txlog] final class LogRepairs(
       if (dryRun) None
       else {
         val r =
-          try step(s"write checkpoint $v")(log.detached().checkpoint(Some(v), Some(kind), options))
+          try
+            step(s"write checkpoint $v") {
+              val snap = ctx.detached().snapshots.latestOr(Some(v))
+              CheckpointWriter.write(spark, snap, Some(kind), options)
+            }
           catch {
             case NonFatal(e) =>
               // Leave the log as it was: the old checkpoint back in place.
@@ -170,7 +176,7 @@ private[txlog] final class LogRepairs(
       )
       val written =
         if (dryRun) None
-        else Some(step(s"write checksum $v")(ChecksumWriter.write(log.detached().snapshot(v))))
+        else Some(step(s"write checksum $v")(ChecksumWriter.write(ctx.detached().snapshots.at(v))))
       add(
         WriteChecksum,
         Some(v),

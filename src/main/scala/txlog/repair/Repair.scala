@@ -6,11 +6,11 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.functions.{coalesce, col, concat, count, lit, sum, when}
 import org.apache.spark.storage.StorageLevel
 
-import txlog.{DeltaLog, RepairResult, Snapshot, Transaction, TxlogErrors, TxlogException}
+import txlog.{RepairResult, Snapshot, Transaction, TxlogErrors, TxlogException}
 import txlog.log.{LogListing, LogSegment}
 import txlog.maintenance.{Finding, ListingRules, Rules}
 import txlog.replay.SnapshotLoader
-import txlog.table.WriterGate
+import txlog.table.{TableContext, WriterGate}
 import txlog.util.Jobs
 
 /** REPAIR (FSCK) of a table, as named Spark jobs:
@@ -58,16 +58,16 @@ private[txlog] object Repair {
   }
 
   def run(
-      spark: SparkSession,
-      log: DeltaLog,
+      ctx: TableContext,
       options: Options,
       progress: String => Unit = _ => ()
   ): RepairResult = {
+    val spark = ctx.spark
     val dryRun = options.dryRun
-    val table = log.table
+    val table = ctx.table
     val step = new Steps(spark, table.root, progress)
     val aside = new SetAside(table, ZonedDateTime.now())
-    val repairs = new LogRepairs(spark, log, aside, dryRun, step)
+    val repairs = new LogRepairs(ctx, aside, dryRun, step)
     val listing = step("list the log")(LogListing.list(table))
     def latestOf(l: LogListing): Either[TxlogException, Snapshot] =
       try Right(SnapshotLoader.load(spark, l, LogSegment.build(l, None)))
@@ -100,7 +100,7 @@ private[txlog] object Repair {
       if (dryRun) (predicted, None)
       else
         try {
-          val t = log.detached().startTransaction()
+          val t = Transaction.start(ctx.detached())
           (Right(t.readSnapshot.get), Some(t))
         } catch { case e: TxlogException if !LogRepairs.refused(e) => (Left(e), None) }
     val unreadable = latest.left.toSeq.map { e =>

@@ -3,7 +3,8 @@ package txlog.restore
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{coalesce, col, count, lit, sum}
 
-import txlog.{DeltaLog, RestoreResult, Snapshot}
+import txlog.{RestoreResult, Snapshot, Transaction}
+import txlog.table.TableContext
 import txlog.replay.ReadErrors
 import txlog.txn.TableFeatures
 import txlog.util.{Jobs, SerializableConf}
@@ -34,18 +35,18 @@ private[txlog] object Restore {
   )
 
   def run(
-      spark: SparkSession,
-      log: DeltaLog,
+      ctx: TableContext,
       options: Options,
       progress: String => Unit = _ => ()
   ): RestoreResult = {
-    val root = log.tablePath
-    val txn = log.startTransaction()
+    val spark = ctx.spark
+    val root = ctx.root
+    val txn = Transaction.start(ctx)
     val latest = txn.readSnapshot.get
     val target: Snapshot = options.version match {
       case Some(v) if v == latest.version => latest
-      case Some(v)                        => log.snapshot(v)
-      case None                           => log.snapshotAsOf(options.timestamp.get)
+      case Some(v)                        => ctx.snapshots.at(v)
+      case None                           => ctx.snapshots.asOf(options.timestamp.get)
     }
     def step[T](name: String)(body: => T): T = {
       progress(name)
@@ -55,7 +56,7 @@ private[txlog] object Restore {
     }
     val diff = RestoreDiff.of(latest, target)
     if (!options.force) step("check the files to add back exist") {
-      val conf = new SerializableConf(log.table.hadoopConf)
+      val conf = new SerializableConf(ctx.table.hadoopConf)
       MissingFiles.check(root, target.version, MissingFiles.of(spark, root, conf, diff.toAdd))
     }
     val (restored, restoredSize) = step("measure the files to add back")(tally(diff.toAdd))

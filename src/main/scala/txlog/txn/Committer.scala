@@ -6,9 +6,10 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
-import txlog.{BuildInfo, CommitResult, DeltaLog, Metadata, Protocol, Snapshot, TxlogErrors}
+import txlog.{BuildInfo, CommitResult, Metadata, Protocol, Snapshot, TxlogErrors}
 import txlog.actions.ActionSchemas
 import txlog.log.{CommitFile, LogListing, TablePath}
+import txlog.table.TableContext
 import txlog.timetravel.InCommitTimestamps
 
 /** Commits staged actions with optimistic concurrency: put-if-absent of the next version; on a lost
@@ -30,8 +31,7 @@ private[txlog] object Committer {
   )
 
   def commit(
-      spark: SparkSession,
-      log: DeltaLog,
+      ctx: TableContext,
       readSnapshot: Option[Snapshot],
       read: ReadSet,
       staged: StagedActions,
@@ -39,7 +39,8 @@ private[txlog] object Committer {
       operationParameters: Map[String, String],
       operationMetrics: Map[String, String]
   ): CommitResult = {
-    val table = log.table
+    val spark = ctx.spark
+    val table = ctx.table
     checkStaged(table, staged)
     val req = Request(
       operation,
@@ -50,20 +51,20 @@ private[txlog] object Committer {
     )
     // Each staged DataFrame evaluated once, here: everything below reads these.
     val inputs = new StagedInputs(spark, table)
-    try commitInputs(spark, log, readSnapshot, read, staged, req, inputs)
+    try commitInputs(ctx, readSnapshot, read, staged, req, inputs)
     finally inputs.delete()
   }
 
   private def commitInputs(
-      spark: SparkSession,
-      log: DeltaLog,
+      ctx: TableContext,
       readSnapshot: Option[Snapshot],
       read: ReadSet,
       original: StagedActions,
       req: Request,
       inputs: StagedInputs
   ): CommitResult = {
-    val table = log.table
+    val spark = ctx.spark
+    val table = ctx.table
     val maxAttempts =
       spark.conf.getOption(MaxAttemptsKey).map(_.trim.toInt).getOrElse(DefaultMaxAttempts)
     val staged: StagedActions = original.copy(
@@ -180,7 +181,7 @@ private[txlog] object Committer {
             domains,
             body.get.files
           )
-          val report = postCommit(spark, table, version, base, checksum)
+          val report = postCommit(ctx, version, base, checksum)
           return CommitResult(
             version,
             committed = true,
@@ -196,13 +197,13 @@ private[txlog] object Committer {
             "Another writer created version 0 of the table first."
           )
         }
-        val latest = latestAfter(log, version)
+        val latest = latestAfter(ctx, version)
         // A winner that recorded our app id at or past our version did our work: commit nothing.
         if (alreadyCommitted(table, latest, staged.txns)) {
           return CommitResult(latest.version, committed = false, attempt, None, None, Seq.empty)
         }
-        val winners = winningCommits(log, table, version, latest.version)
-        ConflictChecker.check(spark, table, isolation(base.get.metadata), read, summary, winners)
+        val winners = winningCommits(ctx, version, latest.version)
+        ConflictChecker.check(ctx, isolation(base.get.metadata), read, summary, winners)
         base = Some(latest)
         version = latest.version + 1
       }
@@ -290,31 +291,29 @@ private[txlog] object Committer {
   }
 
   /** The latest snapshot, at least `version` (the one this writer lost). */
-  private def latestAfter(log: DeltaLog, version: Long): Snapshot = {
-    val s = log.update()
-    if (s.version >= version) s else log.snapshot()
+  private def latestAfter(ctx: TableContext, version: Long): Snapshot = {
+    val s = ctx.snapshots.update()
+    if (s.version >= version) s else ctx.snapshots.fresh()
   }
 
   /** The commits `from` to `to`, oldest first. */
   private def winningCommits(
-      log: DeltaLog,
-      table: TablePath,
+      ctx: TableContext,
       from: Long,
       to: Long
   ): Seq[CommitFile] = {
     def of(l: LogListing) = l.commits.filter(c => c.version >= from && c.version <= to)
-    val listed = log.currentListing.map(of).getOrElse(Seq.empty)
-    if (listed.size == to - from + 1) listed else of(LogListing.list(table))
+    val listed = ctx.snapshots.currentListing.map(of).getOrElse(Seq.empty)
+    if (listed.size == to - from + 1) listed else of(ctx.snapshots.listing())
   }
 
   private def postCommit(
-      spark: SparkSession,
-      table: TablePath,
+      ctx: TableContext,
       version: Long,
       base: Option[Snapshot],
       checksum: CommitChecksum.Input
   ): PostCommitReport =
-    try PostCommit.run(spark, table, version, base, Some(checksum))
+    try PostCommit.run(ctx, version, base, Some(checksum))
     catch {
       case NonFatal(e) =>
         val cls = e match {

@@ -4,6 +4,7 @@ import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 
 import txlog.Metadata
 import txlog.log.{CommitFile, TablePath}
+import txlog.table.TableContext
 
 /** What a transaction read, for conflict detection.
   *
@@ -81,16 +82,16 @@ private[txlog] object ConflictChecker {
     * may rebase onto them.
     */
   def check(
-      spark: SparkSession,
-      table: TablePath,
+      ctx: TableContext,
       isolation: IsolationLevel,
       read: ReadSet,
       staged: StagedSummary,
       winners: Seq[CommitFile]
   ): Unit = {
-    lazy val readMetadata = read.readMetadata.getOrElse(
-      txlog.DeltaLog.forTable(spark, table.root).snapshot(read.readVersion).metadata
-    )
+    val spark = ctx.spark
+    val table = ctx.table
+    lazy val readMetadata =
+      read.readMetadata.getOrElse(ctx.snapshots.at(read.readVersion).metadata)
     winners.sortBy(_.version).foreach { c =>
       val winner = WinningCommit.read(spark, table, c)
       new WinnerCheck(spark, table, isolation, read, staged, winner, () => readMetadata).run()

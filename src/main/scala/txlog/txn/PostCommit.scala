@@ -2,11 +2,10 @@ package txlog.txn
 
 import scala.util.control.NonFatal
 
-import org.apache.spark.sql.SparkSession
-
-import txlog.{CheckpointResult, DeltaLog, Snapshot, TxlogException}
-import txlog.log.TablePath
-import txlog.table.TableProperties
+import txlog.{CheckpointResult, Snapshot, TxlogException}
+import txlog.checkpoint.CheckpointWriter
+import txlog.cleanup.MetadataCleanup
+import txlog.table.{TableContext, TableProperties}
 
 /** What a transaction does after its commit landed: a checkpoint every `delta.checkpointInterval`
   * commits (default 10) and then, when `delta.enableExpiredLogCleanup` is on (the default),
@@ -20,15 +19,17 @@ private[txlog] object PostCommit {
 
   /** Runs the post-commit work for `version`, committed on top of `readSnapshot` (the snapshot the
     * transaction last rebased on, version - 1, or None for a new table); `checksum` is what the
-    * commit's version checksum is derived from (None: write none).
+    * commit's version checksum is derived from (None: write none). The checkpoint is of the
+    * snapshot the commit produced: `ctx`'s snapshots updated from the one the transaction read
+    * (only the new commits are read), not the table replayed again.
     */
   def run(
-      spark: SparkSession,
-      table: TablePath,
+      ctx: TableContext,
       version: Long,
       readSnapshot: Option[Snapshot],
       checksum: Option[CommitChecksum.Input] = None
   ): PostCommitReport = {
+    val table = ctx.table
     val problems = Seq.newBuilder[String]
     def attempt[T](step: String)(body: => T): Option[T] =
       try Some(body)
@@ -44,18 +45,19 @@ private[txlog] object PostCommit {
       }.flatten
     }
     val checkpoint = attempt("checkpoint") {
-      val log = DeltaLog.forTable(spark, table.root)
       val conf = readSnapshot.map(_.metadata.configuration)
       // The interval as of the read snapshot; a commit that creates the table uses the default.
       val interval = intervalOf(conf.getOrElse(Map.empty))
       if (version > 0 && version % interval == 0) {
-        // The latest snapshot is remembered by the log: checkpoint() reuses it when nobody
-        // committed since.
-        val latest = log.snapshot()
-        val written = log.checkpoint(Some(version))
-        val props = TableProperties.withDefaults(latest.metadata.configuration)
+        val updated = ctx.snapshots.update()
+        val produced =
+          if (updated.version == version) updated else ctx.snapshots.latestOr(Some(version))
+        val written = CheckpointWriter.write(ctx.spark, produced, None, Map.empty)
+        val props = TableProperties.withDefaults(produced.metadata.configuration)
         if (props("delta.enableExpiredLogCleanup").trim.equalsIgnoreCase("true")) {
-          attempt("expired log cleanup")(log.cleanup(None, dryRun = false).count())
+          attempt("expired log cleanup") {
+            MetadataCleanup.run(ctx, None, dryRun = false, force = false).count()
+          }
         }
         Some(written)
       } else None

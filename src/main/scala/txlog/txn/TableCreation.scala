@@ -2,11 +2,11 @@ package txlog.txn
 
 import java.io.FileNotFoundException
 
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.types.StructType
 
-import txlog.{CommitResult, DeltaLog, TxlogErrors}
+import txlog.{CommitResult, Transaction, TxlogErrors}
 import txlog.log.{CheckpointFile, CommitFile, FileInfo, FileNames}
+import txlog.table.TableContext
 
 /** Table creation: a transaction at read version -1 committing version 0 with the protocol and
   * metadata of [[WriterRules.newTable]].
@@ -14,13 +14,12 @@ import txlog.log.{CheckpointFile, CommitFile, FileInfo, FileNames}
 private[txlog] object TableCreation {
 
   def create(
-      spark: SparkSession,
-      log: DeltaLog,
+      ctx: TableContext,
       schema: StructType,
       partitionBy: Seq[String],
       properties: Map[String, String]
   ): CommitResult = {
-    val table = log.table
+    val table = ctx.table
     if (schema == null) throw TxlogErrors.invalidArgument("schema", "is null")
     val existing =
       try table.fs.listStatus(table.logDir).toSeq
@@ -42,9 +41,9 @@ private[txlog] object TableCreation {
       schema,
       Option(partitionBy).getOrElse(Nil),
       Option(properties).getOrElse(Map.empty),
-      System.currentTimeMillis()
+      ctx.now()
     )
-    val txn = log.creatingTransaction()
+    val txn = Transaction.creating(ctx)
     txn.upgradeProtocol(p).updateMetadata(m)
     txn.commit(
       "CREATE TABLE",

@@ -7,10 +7,10 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{coalesce, col, count, lit, sum}
 import org.apache.spark.storage.StorageLevel
 
-import txlog.{DeltaLog, Snapshot, TxlogErrors, VacuumResult}
+import txlog.{Snapshot, TxlogErrors, VacuumResult}
 import txlog.log.LogListing
 import txlog.replay.ReadErrors
-import txlog.table.{TableProperties, WriterGate}
+import txlog.table.{TableContext, TableProperties, WriterGate}
 import txlog.util.{Jobs, SerializableConf}
 
 /** VACUUM: deletes the files no version within the retention needs, as named Spark jobs.
@@ -43,20 +43,20 @@ private[txlog] object Vacuum {
   )
 
   def run(
-      spark: SparkSession,
-      log: DeltaLog,
+      ctx: TableContext,
       listing: LogListing,
       snapshot: Snapshot,
       options: Options,
       progress: String => Unit = _ => ()
   ): VacuumResult = {
+    val spark = ctx.spark
     val table = listing.table
     val version = snapshot.version
     WriterGate.check(table.root, version, snapshot.protocol, "vacuum")
     val configured = TableProperties.deletedFileRetentionMillis(snapshot.metadata.configuration)
     val specified =
       Retention.specified(table.root, options.retentionHours, configured, options.force)
-    val now = txlog.util.Clock.now()
+    val now = ctx.now()
     val deleteBefore = specified.fold(snapshot.tombstoneCutoff)(now - _)
     val root = TableRoot(table.root)
     val md = snapshot.metadata
@@ -146,7 +146,7 @@ private[txlog] object Vacuum {
       result(diff, () => diff.unpersist(), 0L, None, Nil)
     } else {
       val started = step("record VACUUM START") {
-        VacuumCommits.start(log, !options.force, specified, configured, numFiles, size)
+        VacuumCommits.start(ctx, !options.force, specified, configured, numFiles, size)
       }
       val deleted =
         try
@@ -155,13 +155,13 @@ private[txlog] object Vacuum {
           }
         catch {
           case NonFatal(e) =>
-            try VacuumCommits.end(log, None)
+            try VacuumCommits.end(ctx, None)
             catch { case NonFatal(f) => e.addSuppressed(f) }
             diff.unpersist()
             throw e
         }
       diff.unpersist()
-      val ended = step("record VACUUM END")(VacuumCommits.end(log, Some(deleted._2 -> dirs)))
+      val ended = step("record VACUUM END")(VacuumCommits.end(ctx, Some(deleted._2 -> dirs)))
       val problems = windowEnd.flatMap(LastVacuumInfo.write(table, _)).toSeq
       result(deleted._1, deleted._3, deleted._2, Some(started -> ended), problems)
     }

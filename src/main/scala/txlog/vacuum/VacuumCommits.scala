@@ -1,6 +1,7 @@
 package txlog.vacuum
 
-import txlog.DeltaLog
+import txlog.Transaction
+import txlog.table.TableContext
 
 /** The empty commits that record a vacuum in the history, as delta-spark writes them: `VACUUM
   * START` before anything is deleted (retention parameters; numFilesToDelete and
@@ -13,15 +14,15 @@ private[txlog] object VacuumCommits {
   val End = "VACUUM END"
 
   def start(
-      log: DeltaLog,
+      ctx: TableContext,
       retentionCheckEnabled: Boolean,
       specifiedMillis: Option[Long],
       defaultMillis: Long,
       numFiles: Long,
       sizeInBytes: Long
   ): Long =
-    log
-      .startTransaction()
+    Transaction
+      .start(ctx)
       .commit(
         Start,
         Map(
@@ -33,9 +34,9 @@ private[txlog] object VacuumCommits {
       .version
 
   /** `done` is (files deleted, directories) when the deletes completed, None when they failed. */
-  def end(log: DeltaLog, done: Option[(Long, Long)]): Long =
-    log
-      .startTransaction()
+  def end(ctx: TableContext, done: Option[(Long, Long)]): Long =
+    Transaction
+      .start(ctx)
       .commit(
         End,
         Map("status" -> (if (done.isDefined) "COMPLETED" else "FAILED")),

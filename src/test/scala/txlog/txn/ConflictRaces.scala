@@ -115,8 +115,7 @@ trait ConflictRaces extends SparkSuite {
     def outcome(): String =
       try {
         ConflictChecker.check(
-          spark,
-          table,
+          new txlog.table.TableContext(spark, table),
           level,
           read,
           staged,

@@ -35,9 +35,9 @@ class PostCommitSuite extends SparkSuite {
     val filesFromCommits = RefLog.forTable(spark, dir).update().allFiles.count()
     val log = DeltaLog.forTable(spark, dir)
     val before3 = log.snapshot(2L)
-    val none = PostCommit.run(spark, log.table, 3L, Some(before3))
+    val none = PostCommit.run(log.context, 3L, Some(before3))
     assert(none.checkpoint.isEmpty && none.problems.isEmpty, none)
-    val report = PostCommit.run(spark, log.table, 4L, Some(log.snapshot(3L)))
+    val report = PostCommit.run(log.context, 4L, Some(log.snapshot(3L)))
     assert(report.problems.isEmpty, report.problems)
     assert(report.checkpoint.map(_.version) === Some(4L))
     // Spec name of a classic checkpoint of version 4.
@@ -57,7 +57,7 @@ class PostCommitSuite extends SparkSuite {
     val logDir = new java.io.File(dir, "_delta_log")
     new java.io.File(logDir, "00000000000000000002.json").delete()
     new java.io.File(logDir, "00000000000000000001.json").delete()
-    val report = PostCommit.run(spark, log.table, 4L, Some(read))
+    val report = PostCommit.run(log.context, 4L, Some(read))
     assert(report.checkpoint.isEmpty)
     assert(report.problems.exists(_.startsWith("checkpoint:")), report.problems)
   }
