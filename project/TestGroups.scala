@@ -58,7 +58,8 @@ object TestGroups {
     "StagedInputsSuite" -> 10,
     "CliContractSuite" -> 8,
     "RowTrackingRulesSuite" -> 22,
-    "MetadataRulesSuite" -> 8
+    "MetadataRulesSuite" -> 8,
+    "TableContextSuite" -> 20
   )
   val Unlisted = 5.0
 
