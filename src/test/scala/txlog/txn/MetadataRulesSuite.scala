@@ -78,6 +78,21 @@ class MetadataRulesSuite extends SparkSuite {
     }
   }
 
+  /** txlog refuses `schema` with `errorClass`, its message naming `text`. */
+  private def refused(schema: StructType, errorClass: String, text: String): Unit = {
+    val (txlog, message) = ours(schema)
+    assert(txlog === errorClass)
+    assert(message.contains(text), message)
+  }
+
+  /** delta-spark commits `schema` on a copy; the copy, its cache cleared. */
+  private def committedByDeltaSpark(schema: StructType): Path = {
+    val (delta, copy) = reference(schema)
+    assert(delta.isRight, s"delta-spark: $delta")
+    RefLog.clearCache()
+    copy
+  }
+
   private val current = StructType.fromDDL("id LONG NOT NULL, name STRING")
   private def meta(pairs: (String, Any)*) = {
     val b = new MetadataBuilder()
@@ -131,9 +146,7 @@ class MetadataRulesSuite extends SparkSuite {
 
   for ((feature, what, schema) <- columns) {
     test(s"$what: UNSUPPORTED_WRITER_FEATURES ($feature), not a commit without the feature") {
-      val (txlog, message) = ours(schema)
-      assert(txlog === "UNSUPPORTED_WRITER_FEATURES")
-      assert(message.contains(feature), message)
+      refused(schema, "UNSUPPORTED_WRITER_FEATURES", feature)
     }
   }
 
@@ -148,9 +161,7 @@ class MetadataRulesSuite extends SparkSuite {
       .asInstanceOf[StructType]
     val (delta, _) = reference(schema)
     assert(delta.exists(_.contains("variantType")), s"delta-spark: $delta")
-    val (txlog, message) = ours(schema)
-    assert(txlog === "UNSUPPORTED_WRITER_FEATURES")
-    assert(message.contains("variantType"), message)
+    refused(schema, "UNSUPPORTED_WRITER_FEATURES", "variantType")
   }
 
   test("a collated string column: UNSUPPORTED_WRITER_FEATURES (collations)") {
@@ -163,39 +174,28 @@ class MetadataRulesSuite extends SparkSuite {
           .build()
       )
     )
-    val (txlog, message) = ours(schema)
-    assert(txlog === "UNSUPPORTED_WRITER_FEATURES")
-    assert(message.contains("collations"), message)
+    refused(schema, "UNSUPPORTED_WRITER_FEATURES", "collations")
   }
 
   test("a column's type changed: delta-spark then cannot read the old file; INVALID_METADATA") {
     val schema = StructType.fromDDL("id STRING NOT NULL, name STRING")
-    val (delta, copy) = reference(schema)
-    assert(delta.isRight, s"delta-spark: $delta")
-    RefLog.clearCache()
+    val copy = committedByDeltaSpark(schema)
     assert(Try(spark.read.format("delta").load(copy.toString).collect()).isFailure)
-    val (txlog, message) = ours(schema)
-    assert(txlog === "INVALID_METADATA")
-    assert(message.contains("column id would change type from BIGINT to STRING"), message)
+    refused(schema, "INVALID_METADATA", "column id would change type from BIGINT to STRING")
   }
 
   test("a nullable column made non-null: delta-spark then reads a null in it; INVALID_METADATA") {
     val schema = StructType.fromDDL("id LONG NOT NULL, name STRING NOT NULL")
-    val (delta, copy) = reference(schema)
-    assert(delta.isRight, s"delta-spark: $delta")
-    RefLog.clearCache()
+    val copy = committedByDeltaSpark(schema)
     val read = spark.read.format("delta").load(copy.toString)
     assert(!read.schema("name").nullable)
     assert(read.select("name").collect().count(_.isNullAt(0)) === 1)
-    val (txlog, message) = ours(schema)
-    assert(txlog === "INVALID_METADATA")
-    assert(message.contains("name would become non-null"), message)
+    refused(schema, "INVALID_METADATA", "name would become non-null")
   }
 
   test("a new column and a non-null column made nullable still commit, as in delta-spark") {
     val schema = StructType.fromDDL("id LONG, name STRING, extra INT")
-    val (delta, _) = reference(schema)
-    assert(delta.isRight, s"delta-spark: $delta")
+    committedByDeltaSpark(schema)
     assert(ours(schema) === ("none", ""))
   }
 }
