@@ -59,7 +59,8 @@ object TestGroups {
     "CliContractSuite" -> 8,
     "RowTrackingRulesSuite" -> 22,
     "MetadataRulesSuite" -> 8,
-    "TableContextSuite" -> 20
+    "TableContextSuite" -> 20,
+    "S3FaultsSuite" -> 35
   )
   val Unlisted = 5.0
 

@@ -2,14 +2,16 @@ package txlog.checkpoint
 
 import java.util.UUID
 
+import scala.util.control.NonFatal
+
 import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions._
 
-import txlog.{CheckpointResult, Snapshot, TxlogErrors}
+import txlog.{CheckpointResult, Snapshot, TxlogErrors, TxlogException}
 import txlog.actions.ActionSchemas
 import txlog.log.{FileNames, LastCheckpoint, LogWrites, TablePath}
-import txlog.replay.FileKeys
+import txlog.replay.{FileKeys, ReadErrors}
 import txlog.storage.{LogStore, LogStores}
 import txlog.table.WriterGate
 import txlog.util.Jobs
@@ -61,6 +63,16 @@ private[txlog] object CheckpointWriter {
           case CheckpointKind.Uuid(format, sidecars) => w.uuid(format, sidecars)
         }
       }
+    } catch {
+      case e: TxlogException => throw e
+      // The storage failed while the staged files were written, read back or copied: nothing a
+      // reader uses was published (a part or sidecar without its whole checkpoint is ignored).
+      case NonFatal(e) if ReadErrors.storageFailure(e) =>
+        val name = k match {
+          case CheckpointKind.Classic(_) => FileNames.classicCheckpointName(version)
+          case _                         => s"${FileNames.padded(version)}.checkpoint.*"
+        }
+        throw TxlogErrors.writeFailed(new Path(table.logDir, name).toString, e.toString, e)
     } finally LogWrites.deleteQuietly(table.fs, staging)
   }
 
