@@ -7,9 +7,10 @@ It runs the demo (replay, history, time travel, checkpoint, version checksum, cl
 commits) in a JVM started with `-XX:ArchiveClassesAtExit`, then replays and checkpoints a
 scratch copy of the demo table once more with every read distributed (the path large tables
 take), so that the classes of both paths are archived when the JVM exits. Use the archive by
-starting the driver with `-XX:SharedArchiveFile=<archive>` (README, "Cold start"). The archive
-holds only the JVM's own class data: it is valid for this JDK and this Spark installation's
-class path; with another, the JVM ignores it (with a warning) and starts as usual.
+starting the driver with `-XX:SharedArchiveFile=<archive>` (docs/platforms.md, "Cold start").
+The archive holds only the JVM's own class data: it is valid for this JDK and this Spark
+installation's class path; with another, the JVM ignores it (with a warning) and starts as
+usual.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import demo  # noqa: E402  (the demo module beside this script)
 
 DISTRIBUTED = {
-    "spark.txlog.replay.localReadMaxBytes": "0",
-    "spark.txlog.replay.driverCheckpointMaxBytes": "0",
+    "spark.txlog.replay.maxLocalReadBytes": "0",
+    "spark.txlog.replay.maxDriverCheckpointBytes": "0",
 }
 
 

@@ -60,7 +60,8 @@ object TestGroups {
     "RowTrackingRulesSuite" -> 22,
     "MetadataRulesSuite" -> 8,
     "TableContextSuite" -> 20,
-    "S3FaultsSuite" -> 35
+    "S3FaultsSuite" -> 35,
+    "TxlogConfSuite" -> 10
   )
   val Unlisted = 5.0
 

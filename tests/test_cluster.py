@@ -55,7 +55,7 @@ W1_FILES_ENV = "TXLOG_CLUSTER_W1_FILES"  # a smaller W1 for a quick look; defaul
 # reconciled by tasks (batches of commits read through the Hadoop API in the executors, touched
 # keys broadcast as hashes), commits checked and written by executors.
 DISTRIBUTED = {
-    "spark.txlog.replay.localReadMaxBytes": "1",
+    "spark.txlog.replay.maxLocalReadBytes": "1",
     "spark.txlog.commit.maxDriverBytes": "1",
 }
 
@@ -86,7 +86,7 @@ FIXTURE_RUNS = [
 ]
 # W1's 100-commit tail (about 6 MiB of JSON) is read and reconciled by tasks, as a larger tail
 # would be, rather than on the driver; updates after one small commit stay on the driver.
-W1_CONF = {"spark.txlog.replay.localReadMaxBytes": str(1 << 20)}
+W1_CONF = {"spark.txlog.replay.maxLocalReadBytes": str(1 << 20)}
 FIXTURES_ENV = "TXLOG_CLUSTER_FIXTURES"  # "all": every run above, with the full step list
 VIEWFS_HOST = "txlogtest"
 

@@ -19,6 +19,7 @@ __all__ = [
     "CorruptLogError",
     "UnsupportedFeatureError",
     "InvalidArgumentError",
+    "InvalidSettingError",
     "JarNotFoundError",
     "JarVersionMismatchError",
     "JarSparkMismatchError",
@@ -113,7 +114,7 @@ class LogWriteError(TxlogError, OSError):
     """A log file could not be written or failed verification; nothing partial was
     published (``LOG_WRITE_FAILED``, ``CHECKPOINT_VERIFICATION_FAILED``), or the storage
     cannot publish log files safely (``STORAGE_NOT_ATOMIC``: no atomic put-if-absent; see the
-    README's Storage section for ``spark.txlog.storage.*``), or a commit's outcome could not be
+    docs/storage.md for ``spark.txlog.storage.*``), or a commit's outcome could not be
     read back (``COMMIT_OUTCOME_UNKNOWN``: ``version`` may or may not be this transaction's)."""
 
 
@@ -124,6 +125,12 @@ class LogFileExistsError(LogWriteError, FileExistsError):
 
 class InvalidArgumentError(TxlogError, ValueError):
     """An argument was rejected by the JVM (``INVALID_ARGUMENT``)."""
+
+
+class InvalidSettingError(TxlogError, ValueError):
+    """A ``spark.txlog.*`` session setting has a value that does not parse or is out of range
+    (``INVALID_SETTING``); the message names the key and what it must be. Nothing was read or
+    written. The settings are listed in ``docs/configuration.md``."""
 
 
 class JarNotFoundError(TxlogError, FileNotFoundError):
@@ -314,6 +321,7 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "STORAGE_NOT_ATOMIC": LogWriteError,
     "COMMIT_OUTCOME_UNKNOWN": LogWriteError,
     "INVALID_ARGUMENT": InvalidArgumentError,
+    "INVALID_SETTING": InvalidSettingError,
     "CHECKSUM_NOT_FOUND": ChecksumNotFoundError,
     # ---- Writer rules
     "PROTOCOL_DOWNGRADE": ProtocolDowngradeError,

@@ -190,7 +190,7 @@ def run_commands(cluster: standalone.StandaloneCluster, jar: str, tables: dict[s
     and the seconds each spark-submit took, with the total."""
     # Small tables otherwise load on the driver (their checkpoints read with parquet-mr, no task
     # to check): read every checkpoint with Spark, so each command's replay runs on the workers.
-    conf = {**conf, "spark.txlog.replay.driverCheckpointMaxBytes": "0"}
+    conf = {**conf, "spark.txlog.replay.maxDriverCheckpointBytes": "0"}
     paths = list(tables.values())
 
     def one(command: str, args: list[str], dry_run: bool) -> tuple[list[dict[str, Any]], float]:

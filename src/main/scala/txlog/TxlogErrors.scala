@@ -232,6 +232,26 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
         "Scala version (Python: txlog.configure_spark picks it)."
     )
 
+  /** A `spark.txlog.*` setting (txlog.config.TxlogConf) whose value does not parse or is out of
+    * range: raised when an operation reads it, before anything is read or written.
+    */
+  def invalidSetting(key: String, value: String, expected: String): TxlogException =
+    new TxlogException(
+      "INVALID_SETTING",
+      s"Invalid value '$value' for the setting $key.",
+      s"$key must be $expected.",
+      s"Set $key to $expected, or unset it for its default (docs/configuration.md)."
+    )
+
+  /** A `spark.txlog.*` key the session sets that is not one of txlog's settings. */
+  def unknownSetting(key: String, closest: String, listed: String): TxlogException =
+    new TxlogException(
+      "INVALID_SETTING",
+      s"The session sets $key, which is not a txlog setting.",
+      s"txlog reads only the settings listed in $listed; a misspelt key would be ignored.",
+      s"Unset $key, or correct it (did you mean $closest?)."
+    )
+
   def invalidArgument(name: String, detail: String): TxlogException =
     new TxlogException("INVALID_ARGUMENT", s"Invalid argument '$name': $detail", "", "")
 

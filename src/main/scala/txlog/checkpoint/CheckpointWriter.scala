@@ -8,6 +8,7 @@ import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions._
 
+import txlog.config.TxlogConf
 import txlog.{CheckpointResult, Snapshot, TxlogErrors, TxlogException}
 import txlog.actions.ActionSchemas
 import txlog.log.{FileNames, LastCheckpoint, LogWrites, TablePath}
@@ -35,8 +36,7 @@ import txlog.util.Jobs
 private[txlog] object CheckpointWriter {
 
   /** Actions per sidecar or multi-part part when their number is not given. */
-  val RowsPerFileConf = "spark.txlog.checkpoint.rowsPerFile"
-  private val DefaultRowsPerFile = 1000000L
+  val RowsPerFileConf: String = TxlogConf.CheckpointRowsPerFile.key
 
   /** Writes the checkpoint; `observer` is told of each stage reached (see [[WriteObserver]]). */
   def write(
@@ -87,11 +87,7 @@ private[txlog] object CheckpointWriter {
   ) {
     private val fs = table.fs
     private val version = snapshot.version
-    private val rowsPerFile = spark.conf
-      .getOption(RowsPerFileConf)
-      .map(_.toLong)
-      .filter(_ > 0)
-      .getOrElse(DefaultRowsPerFile)
+    private val rowsPerFile = TxlogConf.CheckpointRowsPerFile.get(spark)
 
     /** Live files and unexpired tombstones, counted from the lean file state by a pass of its own.
       */

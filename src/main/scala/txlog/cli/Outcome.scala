@@ -44,6 +44,9 @@ private[txlog] object ExitCodes {
     "APPEND_ONLY_VIOLATION"
   )
 
+  /** Error classes of a command or setting given wrongly: nothing ran. */
+  val UsageClasses: Set[String] = Set("INVALID_ARGUMENT", "INVALID_SETTING")
+
   /** Error classes of failures the same command may get past when run again. */
   val RetryableClasses: Set[String] = Set(
     "LOG_READ_FAILED",
@@ -63,10 +66,10 @@ private[txlog] object ExitCodes {
   def of(e: Throwable): (String, Int) = {
     val chain = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(20).toSeq
     chain.collectFirst { case t: txlog.TxlogException => t } match {
-      case Some(t) if t.errorClass == "INVALID_ARGUMENT" => (t.errorClass, Usage)
-      case Some(t) if RefusalClasses(t.errorClass)       => (t.errorClass, Refused)
-      case Some(t) if RetryableClasses(t.errorClass)     => (t.errorClass, Retryable)
-      case Some(t)                                       => (t.errorClass, Failed)
+      case Some(t) if UsageClasses(t.errorClass)     => (t.errorClass, Usage)
+      case Some(t) if RefusalClasses(t.errorClass)   => (t.errorClass, Refused)
+      case Some(t) if RetryableClasses(t.errorClass) => (t.errorClass, Retryable)
+      case Some(t)                                   => (t.errorClass, Failed)
       case None if chain.exists(_.isInstanceOf[java.io.IOException]) =>
         (e.getClass.getName, Retryable)
       case None => (e.getClass.getName, Failed)

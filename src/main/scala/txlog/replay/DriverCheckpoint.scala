@@ -9,6 +9,7 @@ import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.types.StructType
 import org.slf4j.LoggerFactory
 
+import txlog.config.TxlogConf
 import txlog.{TxlogErrors, TxlogException}
 import txlog.actions.ActionSchemas
 import txlog.log.{CheckpointInstance, LogSegment}
@@ -139,10 +140,10 @@ private[txlog] object DriverCheckpoint {
     * [[LogLineReader.LocalReadMaxBytesConf]] (32 MiB unless set: about 300,000 files with stats),
     * so that a session reading every tail with Spark reads checkpoints so too.
     */
-  val MaxBytesConf = "spark.txlog.replay.driverCheckpointMaxBytes"
+  val MaxBytesConf: String = TxlogConf.ReplayMaxDriverCheckpointBytes.key
 
   /** For tests: a checkpoint the driver read fails instead of falling back to Spark. */
-  val StrictConf = "spark.txlog.testing.driverCheckpointStrict"
+  val StrictConf: String = TxlogConf.TestingDriverCheckpointStrict.key
 
   private val nonFileSchema: StructType = ActionSchemas.nonFileActions.add(
     "sidecar",
@@ -155,9 +156,8 @@ private[txlog] object DriverCheckpoint {
     * one within [[LogLineReader.LocalReadMaxBytesConf]] too).
     */
   def of(spark: SparkSession, segment: LogSegment): Option[DriverCheckpoint] = {
-    val max = spark.conf
-      .getOption(MaxBytesConf)
-      .map(_.trim.toLong)
+    val max = TxlogConf.ReplayMaxDriverCheckpointBytes
+      .get(spark)
       .getOrElse(LogLineReader.localReadMaxBytes(spark))
     segment.checkpoint
       .filter(cp => max > 0 && cp.sizeInBytes <= max)
@@ -166,5 +166,5 @@ private[txlog] object DriverCheckpoint {
   }
 
   private def strict(spark: SparkSession): Boolean =
-    spark.conf.getOption(StrictConf).contains("true")
+    TxlogConf.TestingDriverCheckpointStrict.get(spark)
 }

@@ -5,6 +5,7 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.storage.StorageLevel
 
+import txlog.config.TxlogConf
 import txlog.util.Jobs
 
 /** The counting columns of one partition of a [[FileIndex]], sorted by key, and the deletion times
@@ -97,7 +98,7 @@ private[txlog] object FileIndex {
   /** Snapshots with more files and tombstones than this are not indexed (the index is held in
     * memory, spilling to disk); their updates count by scanning the cached files.
     */
-  val MaxIndexedFilesConf = "spark.txlog.update.maxIndexedFiles"
+  val MaxIndexedFilesConf: String = TxlogConf.UpdateMaxIndexedFiles.key
 
   private[replay] def key(pathKey: String, dvId: String): String = pathKey + "\u0000" + dvId
 
@@ -110,7 +111,7 @@ private[txlog] object FileIndex {
       counts: FileCounts,
       job: String
   ): Option[FileIndex] = {
-    val max = spark.conf.getOption(MaxIndexedFilesConf).map(_.toLong).getOrElse(5000000L)
+    val max = TxlogConf.UpdateMaxIndexedFiles.get(spark)
     if (counts.files + counts.tombstones > max) None
     else {
       val partitioner = new HashPartitioner(spark.sparkContext.defaultParallelism)

@@ -8,6 +8,7 @@ import org.apache.hadoop.fs.{FileSystem, FSError, Path}
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
+import txlog.config.TxlogConf
 import txlog.TxlogErrors
 import txlog.log.{FileInfo, TablePath}
 import txlog.util.SerializableConf
@@ -31,15 +32,11 @@ private[txlog] object LogLineReader {
     * file actions with stats), keeps about 45 MiB on the driver's heap (measured on the bench's W2
     * table) and reads such a tail 2 to 3 times faster than tasks do on a 2-core machine.
     */
-  val LocalReadMaxBytesConf = "spark.txlog.replay.localReadMaxBytes"
-  private val DefaultLocalReadMaxBytes = 32L * 1024 * 1024
+  val LocalReadMaxBytesConf: String = TxlogConf.ReplayMaxLocalReadBytes.key
 
   /** The budget of [[LocalReadMaxBytesConf]] in force. */
   def localReadMaxBytes(spark: SparkSession): Long =
-    spark.conf
-      .getOption(LocalReadMaxBytesConf)
-      .map(_.trim.toLong)
-      .getOrElse(DefaultLocalReadMaxBytes)
+    TxlogConf.ReplayMaxLocalReadBytes.get(spark)
 
   /** Bytes of log one read task takes on. */
   private val BytesPerTask = 16L * 1024 * 1024

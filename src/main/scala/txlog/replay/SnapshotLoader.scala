@@ -3,6 +3,7 @@ package txlog.replay
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions.col
 
+import txlog.config.TxlogConf
 import txlog.{Snapshot, TxlogErrors}
 import txlog.actions.ActionSchemas
 import txlog.log.{LogListing, LogSegment}
@@ -27,7 +28,7 @@ private[txlog] object SnapshotLoader {
     * [[DriverBudgets.MaxOverlayBytesConf]] (default 128 MiB). The byte budget is the bound that
     * matters for driver memory; this count is kept for compatibility.
     */
-  val MaxOverlayActionsConf = "spark.txlog.update.maxOverlayActions"
+  val MaxOverlayActionsConf: String = TxlogConf.UpdateMaxOverlayActions.key
 
   /** The snapshot at `segment`. With `previous`, an earlier snapshot of the same checkpoint whose
     * commits `segment` extends, and a tail small enough for the driver, its non-file state is
@@ -119,7 +120,7 @@ private[txlog] object SnapshotLoader {
       case (DriverTailFiles(f), _)                             => Some(f)
       case _                                                   => None
     }
-    val maxOverlay = spark.conf.getOption(MaxOverlayActionsConf).map(_.toLong).getOrElse(100000L)
+    val maxOverlay = TxlogConf.UpdateMaxOverlayActions.get(spark)
     val maxBytes = DriverBudgets.maxOverlayBytes(spark)
     combined.filter(o => o.size <= maxOverlay && o.bytes <= maxBytes) match {
       case Some(overlay) =>

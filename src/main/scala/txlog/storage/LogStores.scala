@@ -26,9 +26,10 @@ private[txlog] object LogStores {
     StorageConf.kind(fs.getConf, scheme) match {
       case StoreKind.Local =>
         if (scheme != "file") {
-          throw TxlogErrors.invalidArgument(
+          throw TxlogErrors.invalidSetting(
             StorageConf.kindKey(scheme),
-            s"'local' is only for file: paths, not $scheme:"
+            "local",
+            s"rename or object ('local' is only for file: paths, not $scheme:)"
           )
         }
         new LocalLogStore(fs)

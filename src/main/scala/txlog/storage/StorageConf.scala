@@ -3,6 +3,8 @@ package txlog.storage
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 
+import txlog.config.TxlogConf
+
 /** The settings that choose a [[LogStore]], read from the active Spark session and else from the
   * Hadoop configuration of the file system (same keys):
   *
@@ -15,16 +17,15 @@ import org.apache.spark.sql.SparkSession
   *     (elsewhere it is refused, as a check-then-rename is not atomic).
   */
 private[txlog] object StorageConf {
-  val SingleWriterKey = "spark.txlog.storage.singleWriter"
-  val AtomicRenameSchemesKey = "spark.txlog.storage.atomicRenameSchemes"
+  val SingleWriterKey: String = TxlogConf.StorageSingleWriter.key
+  val AtomicRenameSchemesKey: String = TxlogConf.StorageAtomicRenameSchemes.key
 
   /** `hdfs` and the schemes [[AtomicRenameSchemesKey]] adds. */
   def atomicRenameSchemes(hadoopConf: Configuration): Set[String] =
-    Set("hdfs") ++ get(hadoopConf, AtomicRenameSchemesKey).toSeq
-      .flatMap(_.split(","))
-      .map(_.trim.toLowerCase)
+    Set("hdfs") ++ TxlogConf.StorageAtomicRenameSchemes
+      .from(get(hadoopConf, AtomicRenameSchemesKey))
       .filter(_.nonEmpty)
-  def kindKey(scheme: String): String = s"spark.txlog.storage.$scheme.kind"
+  def kindKey(scheme: String): String = TxlogConf.storageKindKey(scheme)
 
   /** The value of `key`: with a running Spark session, the session's setting, else its Hadoop
     * configuration's; without one, `hadoopConf`'s. A file system's own configuration is not read
@@ -46,5 +47,5 @@ private[txlog] object StorageConf {
       .getOrElse(StoreKind.defaults.getOrElse(scheme, StoreKind.Object))
 
   def singleWriter(hadoopConf: Configuration): Boolean =
-    get(hadoopConf, SingleWriterKey).exists(_.trim.equalsIgnoreCase("true"))
+    TxlogConf.StorageSingleWriter.from(get(hadoopConf, SingleWriterKey))
 }

@@ -1,5 +1,6 @@
 package txlog.storage
 
+import txlog.config.TxlogConf
 import txlog.TxlogErrors
 
 /** The kinds of storage txlog tells apart when publishing log files. */
@@ -26,9 +27,6 @@ private[txlog] object StoreKind {
   /** The kind named `value` in the setting `key`. */
   def parse(key: String, value: String): StoreKind =
     all.find(_.name == value.trim.toLowerCase).getOrElse {
-      throw TxlogErrors.invalidArgument(
-        key,
-        s"'$value' is not a storage kind; use one of ${all.map(_.name).mkString(", ")}"
-      )
+      throw TxlogErrors.invalidSetting(key, value, s"one of ${all.map(_.name).mkString(", ")}")
     }
 }

@@ -2,6 +2,7 @@ package txlog.table
 
 import org.apache.spark.sql.SparkSession
 
+import txlog.config.TxlogConf
 import txlog.log.TablePath
 import txlog.util.Clock
 
@@ -12,6 +13,7 @@ import txlog.util.Clock
   * instead of opening the table again.
   */
 private[txlog] final class TableContext(val spark: SparkSession, val table: TablePath) {
+  TxlogConf.check(spark)
 
   /** The snapshots of this table handle. */
   val snapshots: SnapshotManager = new SnapshotManager(spark, table)

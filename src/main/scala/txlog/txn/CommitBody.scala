@@ -7,6 +7,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions._
 
+import txlog.config.TxlogConf
 import txlog.TxlogErrors
 import txlog.checkpoint.StagedFiles
 import txlog.checksum.{DeletedRecordCounts, FileAggregates, FileSizeHistogram}
@@ -31,14 +32,12 @@ private[txlog] final case class CommitBody(
 }
 
 private[txlog] object CommitBody {
-  val MaxDriverBytesKey = "spark.txlog.commit.maxDriverBytes"
-  val DefaultMaxDriverBytes: Long = 64L << 20
 
   val empty: CommitBody =
     CommitBody(0, 0, Some(Array.empty), None, Seq.empty, CommitFileDelta.empty)
 
   def maxDriverBytes(spark: SparkSession): Long =
-    spark.conf.getOption(MaxDriverBytesKey).map(_.trim.toLong).getOrElse(DefaultMaxDriverBytes)
+    TxlogConf.CommitMaxDriverBytes.get(spark)
 
   /** Commits of at most this many file actions are checked and tallied on the driver. */
   val DriverActions = 10000

@@ -6,6 +6,7 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
+import txlog.config.TxlogConf
 import txlog.{BuildInfo, CommitResult, Metadata, Protocol, Snapshot, TxlogErrors}
 import txlog.actions.ActionSchemas
 import txlog.log.{CommitFile, LogListing, TablePath}
@@ -18,8 +19,6 @@ import txlog.timetravel.InCommitTimestamps
   * again, up to `spark.txlog.commit.maxAttempts`.
   */
 private[txlog] object Committer {
-  val MaxAttemptsKey = "spark.txlog.commit.maxAttempts"
-  val DefaultMaxAttempts = 100
 
   /** Parameters of one commit that do not change between attempts. */
   final case class Request(
@@ -65,8 +64,7 @@ private[txlog] object Committer {
   ): CommitResult = {
     val spark = ctx.spark
     val table = ctx.table
-    val maxAttempts =
-      spark.conf.getOption(MaxAttemptsKey).map(_.trim.toInt).getOrElse(DefaultMaxAttempts)
+    val maxAttempts = TxlogConf.CommitMaxAttempts.get(spark).toInt
     val staged: StagedActions = original.copy(
       removes = original.removes.map(df =>
         inputs("removes", FileActionLines.shaped(df, ActionSchemas.remove))

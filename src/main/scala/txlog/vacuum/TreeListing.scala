@@ -11,6 +11,7 @@ import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.util.LongAccumulator
 
+import txlog.config.TxlogConf
 import txlog.TxlogErrors
 import txlog.util.SerializableConf
 
@@ -35,7 +36,7 @@ private[txlog] final case class Listed(path: String, length: Long, isDir: Boolea
 private[txlog] object TreeListing {
 
   /** Tasks the root's entries are spread over (default: twice the default parallelism). */
-  val ParallelismKey = "spark.txlog.vacuum.listingParallelism"
+  val ParallelismKey: String = TxlogConf.VacuumListingParallelism.key
 
   def list(
       spark: SparkSession,
@@ -45,9 +46,9 @@ private[txlog] object TreeListing {
       directories: LongAccumulator
   ): RDD[Listed] = {
     val sc = spark.sparkContext
-    val parallelism = spark.conf
-      .getOption(ParallelismKey)
-      .map(_.trim.toInt)
+    val parallelism = TxlogConf.VacuumListingParallelism
+      .get(spark)
+      .map(_.toInt)
       .getOrElse(sc.defaultParallelism * 2)
       .max(1)
     val top = sc

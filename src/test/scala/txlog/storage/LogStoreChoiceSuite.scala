@@ -37,11 +37,11 @@ class LogStoreChoiceSuite extends AnyFunSuite {
     )
     val bad =
       intercept[TxlogException](storeFor("s3a://b/t", "spark.txlog.storage.s3a.kind" -> "x"))
-    assert(bad.errorClass === "INVALID_ARGUMENT")
+    assert(bad.errorClass === "INVALID_SETTING")
     val local = intercept[TxlogException](
       storeFor("s3a://b/t", "spark.txlog.storage.s3a.kind" -> "local")
     )
-    assert(local.errorClass === "INVALID_ARGUMENT")
+    assert(local.errorClass === "INVALID_SETTING")
   }
 
   test("the rename kind where rename is not known atomic: STORAGE_NOT_ATOMIC unless declared") {

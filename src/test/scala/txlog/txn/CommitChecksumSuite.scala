@@ -90,9 +90,9 @@ class CommitChecksumSuite extends SparkSuite {
 
   paths.foreach { case (name, budget) =>
     test(s"every commit writes a checksum delta-spark accepts, without recounting ($name)") {
-      budget.foreach(spark.conf.set(CommitBody.MaxDriverBytesKey, _))
+      budget.foreach(spark.conf.set(txlog.config.TxlogConf.CommitMaxDriverBytes.key, _))
       try checksumsAccepted(name)
-      finally spark.conf.unset(CommitBody.MaxDriverBytesKey)
+      finally spark.conf.unset(txlog.config.TxlogConf.CommitMaxDriverBytes.key)
     }
   }
 

@@ -132,7 +132,7 @@ trait ConflictRaces extends SparkSuite {
           e.errorClass
       }
     val onDriver = outcome()
-    val conf = "spark.txlog.replay.localReadMaxBytes"
+    val conf = "spark.txlog.replay.maxLocalReadBytes"
     spark.conf.set(conf, "0")
     val distributed =
       try outcome()

@@ -34,10 +34,10 @@ class StagedInputsSuite extends SparkSuite {
         lit(true).as("dataChange"),
         lit("""{"numRecords":3}""").as("stats")
       )
-    spark.conf.set(CommitBody.MaxDriverBytesKey, "1")
+    spark.conf.set(txlog.config.TxlogConf.CommitMaxDriverBytes.key, "1")
     val r =
       try DeltaLog.forTable(spark, dir).startTransaction().addFiles(adds).commit("WRITE")
-      finally spark.conf.unset(CommitBody.MaxDriverBytesKey)
+      finally spark.conf.unset(txlog.config.TxlogConf.CommitMaxDriverBytes.key)
     assert(StagedInputsSuite.evaluations.get === 1L, "evaluations of the staged DataFrame")
     RefLog.clearCache()
     val files = RefLog.forTable(spark, dir).update().allFiles.collect().toSeq

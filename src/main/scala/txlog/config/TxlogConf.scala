@@ -1,0 +1,216 @@
+package txlog.config
+
+import org.apache.spark.sql.SparkSession
+
+import txlog.TxlogErrors
+import txlog.config.Setting.{Flag, Names, OptionalWhole, Whole}
+import txlog.storage.StoreKind
+
+/** Every `spark.txlog.*` session setting txlog reads, in one place: key, default, meaning. Keys
+  * follow one pattern, `spark.txlog.<area>.<name>`, with the area the part of txlog the setting
+  * steers and budgets named `max<What>`; two keys renamed to it are still read under their former
+  * names. `docs/configuration.md` lists [[all]] (a test keeps the two in step, and another checks
+  * that no key is read anywhere else).
+  *
+  * {{{
+  * spark.conf.set(TxlogConf.CommitMaxAttempts.key, "20")
+  * val attempts = TxlogConf.CommitMaxAttempts.get(spark) // 20
+  * }}}
+  */
+private[txlog] object TxlogConf {
+  private val MiB = 1L << 20
+
+  val CommitMaxAttempts = new Whole(
+    "spark.txlog.commit.maxAttempts",
+    100,
+    "The attempts a commit makes in all: after a lost race without a conflict it is rebased " +
+      "and tried again, up to this many; then COMMIT_RETRIES_EXHAUSTED.",
+    min = 1,
+    max = Int.MaxValue
+  )
+
+  val CommitMaxDriverBytes = new Whole(
+    "spark.txlog.commit.maxDriverBytes",
+    64 * MiB,
+    "A commit of at most 10,000 file actions whose lines fit this is checked, tallied and " +
+      "written on the driver. A larger one is checked and tallied by Spark jobs and written " +
+      "by executors.",
+    min = 0,
+    bytes = true
+  )
+
+  val CheckpointRowsPerFile = new Whole(
+    "spark.txlog.checkpoint.rowsPerFile",
+    1000000,
+    "Actions per part of a multi-part checkpoint and per V2 sidecar, when their number is " +
+      "not given.",
+    min = 1
+  )
+
+  val ReplayMaxLocalReadBytes = new Whole(
+    "spark.txlog.replay.maxLocalReadBytes",
+    32 * MiB,
+    "A tail (the commits and log compactions after the checkpoint) up to this size is read " +
+      "and reconciled on the driver, without a job; a larger one by tasks, with a window " +
+      "function. 0 reads every tail with Spark.",
+    min = 0,
+    bytes = true,
+    formerKeys = Seq("spark.txlog.replay.localReadMaxBytes")
+  )
+
+  val ReplayMaxDriverCheckpointBytes = new OptionalWhole(
+    "spark.txlog.replay.maxDriverCheckpointBytes",
+    "the value of `spark.txlog.replay.maxLocalReadBytes`",
+    "Under a small tail, a checkpoint (all parts and sidecars) up to this size is read on " +
+      "the driver with parquet-mr; a larger one by Spark jobs. 0 turns the driver read off.",
+    min = 0,
+    formerKeys = Seq("spark.txlog.replay.driverCheckpointMaxBytes")
+  )
+
+  val DriverMaxOverlayBytes = new Whole(
+    "spark.txlog.driver.maxOverlayBytes",
+    128 * MiB,
+    "The file actions since a cached snapshot that update() holds on the driver (its " +
+      "overlay). Past it, update() caches the new files and releases the old cache.",
+    min = 0,
+    bytes = true
+  )
+
+  val DriverMaxKeyHashBytes = new Whole(
+    "spark.txlog.driver.maxKeyHashBytes",
+    128 * MiB,
+    "The sorted 64-bit hashes of a large tail's touched keys, broadcast to filter the base " +
+      "(the checkpoint, or a cached snapshot) without shuffling it. Past it, the base is " +
+      "anti-joined by a shuffle.",
+    min = 0,
+    bytes = true
+  )
+
+  val UpdateMaxIndexedFiles = new Whole(
+    "spark.txlog.update.maxIndexedFiles",
+    5000000,
+    "A cached snapshot with at most this many files and tombstones gets an executor-side " +
+      "index, which update() uses to count. Past it, counts scan the cached files.",
+    min = 0
+  )
+
+  val UpdateMaxOverlayActions = new Whole(
+    "spark.txlog.update.maxOverlayActions",
+    100000,
+    "The overlay's bound counted in file actions, besides " +
+      "spark.txlog.driver.maxOverlayBytes; the byte budget is the one that bounds memory.",
+    min = 0
+  )
+
+  val StorageSingleWriter = new Flag(
+    "spark.txlog.storage.singleWriter",
+    false,
+    "true lets storage without put-if-absent publish by check-then-create (serialised " +
+      "within one JVM). Safe only when one writer at a time writes the table."
+  )
+
+  val StorageAtomicRenameSchemes = new Names(
+    "spark.txlog.storage.atomicRenameSchemes",
+    "File system schemes besides hdfs whose rename is atomic and fails when the target exists; " +
+      "Comma-separated schemes whose FileContext rename refuses an existing target in one " +
+      "step. Elsewhere the rename kind is refused (STORAGE_NOT_ATOMIC) unless single-writer " +
+      "mode is on."
+  )
+
+  val VacuumListingParallelism = new OptionalWhole(
+    "spark.txlog.vacuum.listingParallelism",
+    "twice the default parallelism",
+    "The tasks a full VACUUM spreads the table root's entries over when it lists the table.",
+    min = 1
+  )
+
+  val TestingDriverCheckpointStrict = new Flag(
+    "spark.txlog.testing.driverCheckpointStrict",
+    false,
+    "For txlog's tests: a checkpoint read on the driver fails instead of falling back to Spark.",
+    internal = true
+  )
+
+  /** The per-scheme store kind, `spark.txlog.storage.<scheme>.kind`: local, rename or object. */
+  def storageKindKey(scheme: String): String = s"spark.txlog.storage.$scheme.kind"
+
+  /** Keys made per file system scheme: (pattern, default, meaning). */
+  val patterns: Seq[(String, String, String)] = Seq(
+    (
+      storageKindKey("<scheme>"),
+      "`local` for `file`, `rename` for `hdfs`, `object` for every other scheme; a `viewfs://` " +
+        "path publishes as its mount does",
+      "How log files are published on that scheme: `local`, `rename` or `object` (see " +
+        "[storage.md](storage.md))."
+    )
+  )
+
+  /** Every setting, in the order the docs list them. */
+  val all: Seq[Setting[_]] = Seq(
+    CommitMaxAttempts,
+    CommitMaxDriverBytes,
+    CheckpointRowsPerFile,
+    ReplayMaxLocalReadBytes,
+    ReplayMaxDriverCheckpointBytes,
+    DriverMaxOverlayBytes,
+    DriverMaxKeyHashBytes,
+    UpdateMaxIndexedFiles,
+    UpdateMaxOverlayActions,
+    StorageSingleWriter,
+    StorageAtomicRenameSchemes,
+    VacuumListingParallelism,
+    TestingDriverCheckpointStrict
+  )
+
+  private lazy val byKey: Map[String, Setting[_]] =
+    all.flatMap(s => (s.key +: s.formerKeys).map(_ -> s)).toMap
+
+  private val KindKey = """spark\.txlog\.storage\.([a-z][a-z0-9+.-]*)\.kind""".r
+
+  /** INVALID_SETTING for the first `spark.txlog.*` key the session sets that is not one of txlog's
+    * settings (a misspelt key would otherwise be ignored without a word) or whose value is bad. Run
+    * when a table is opened, before anything is read or written.
+    */
+  def check(spark: SparkSession): Unit =
+    spark.conf.getAll.toSeq.filter(_._1.startsWith("spark.txlog.")).sortBy(_._1).foreach {
+      case (k, v) =>
+        byKey.get(k) match {
+          case Some(s) => s.from(Some(v))
+          case None =>
+            k match {
+              case KindKey(_) => StoreKind.parse(k, v)
+              case _ =>
+                throw TxlogErrors.unknownSetting(k, closest(k), "docs/configuration.md")
+            }
+        }
+    }
+
+  /** The registered key nearest to `key` by edit distance. */
+  private def closest(key: String): String =
+    all.map(_.key).minBy(distance(key, _))
+
+  private def distance(a: String, b: String): Int = {
+    var prev = Array.tabulate(b.length + 1)(identity)
+    a.indices.foreach { i =>
+      val cur = new Array[Int](b.length + 1)
+      cur(0) = i + 1
+      b.indices.foreach { j =>
+        val sub = prev(j) + (if (a(i) == b(j)) 0 else 1)
+        cur(j + 1) = math.min(sub, math.min(prev(j + 1), cur(j)) + 1)
+      }
+      prev = cur
+    }
+    prev(b.length)
+  }
+
+  /** The table of `docs/configuration.md`: one markdown row per setting users set. */
+  def markdownTable: String = {
+    val rows = all.filterNot(_.internal).map { s =>
+      val former = s.formerKeys.map(k => s" Formerly `$k`, still read.").mkString
+      (s.key, s.defaultText, s.doc + former)
+    } ++ patterns
+    ("| key | default | meaning |" +: "| --- | --- | --- |" +: rows.map { case (k, d, m) =>
+      s"| `$k` | $d | $m |"
+    }).mkString("\n")
+  }
+}
