@@ -183,7 +183,7 @@ test-cluster: jar venv
 demo: jar venv
 	$(VENV_PY) examples/demo.py
 
-# An opt-in class data sharing archive for the Spark driver's JVM (README, "Cold start").
+# An opt-in class data sharing archive for the driver JVM (docs/platforms.md, "Cold start").
 CDS_ARCHIVE := target/cds/txlog-spark_$(DEFAULT_LINE).jsa
 cds: jar venv
 	$(VENV_PY) examples/cds_archive.py $(CDS_ARCHIVE)

@@ -73,7 +73,8 @@ def _cds_effect(results: dict) -> list[str]:
         return []
     lines = ["## Class data sharing: txlog-cds ÷ txlog (below 1: the archive helps)", ""]
     lines += ["`txlog-cds` starts the driver JVM with `-XX:SharedArchiveFile=` the archive "
-              "`make cds` wrote (README, \"Cold start\"); cold runs show its effect.", ""]
+              "`make cds` wrote (docs/platforms.md, \"Cold start\"); cold runs show its "
+              "effect.", ""]
     jobs = [j for j in results["jobs"] if figures[CDS].get(j, {}).get("status") == "ok"]
     return lines + _table(
         ["job", "txlog-cds cold (s)", "txlog cold (s)", "cold ratio", "txlog-cds warm (s)",

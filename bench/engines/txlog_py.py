@@ -131,9 +131,9 @@ class TxlogBaseline(Txlog):
 
 
 class TxlogCds(Txlog):
-    """txlog with the opt-in class data sharing archive of `make cds` (README, "Cold start"):
-    the driver JVM maps Spark's and txlog's archived classes instead of loading them, which a
-    cold run (the first operation in a fresh process) measures."""
+    """txlog with the opt-in class data sharing archive of `make cds` (docs/platforms.md, "Cold
+    start"): the driver JVM maps Spark's and txlog's archived classes instead of loading
+    them, which a cold run (the first operation in a fresh process) measures."""
 
     name = "txlog-cds"
 

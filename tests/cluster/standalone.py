@@ -210,7 +210,7 @@ def submit(master: str, jar: str, py_files: Path, job: Path, args: list[str], tm
            log: Path, conf: dict[str, str], driver_memory: str = "1g",
            timeout_s: float = 900) -> Submission:
     """``spark-submit --master MASTER --jars JAR --py-files ZIP JOB ARGS`` with the venv's bin
-    first on PATH, as the README tells users; its output goes to ``log``."""
+    first on PATH, as docs/operations.md tells users; its output goes to ``log``."""
     argv = _submit_argv(master, driver_memory, conf,
                         ["--jars", jar, "--py-files", str(py_files)], [str(job), *args])
     with open(log, "wb") as sink:
