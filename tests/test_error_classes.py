@@ -9,15 +9,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from txlog.errors import ERROR_CLASSES, TxlogError
+from txlog.errors import ERROR_CLASSES, JarSparkMismatchError, TxlogError, error_for
 
 SCALA = Path(__file__).resolve().parents[1] / "src" / "main" / "scala" / "txlog"
 
-#: JVM error classes deliberately left to the base class, and why.
-UNMAPPED = {
-    "JAR_SPARK_MISMATCH": "Python raises JarSparkMismatchError itself before the JVM is used; "
-                          "the JVM's check is a backstop for spark-submit users",
-}
+#: JVM error classes deliberately left to the base class, and why (none at present).
+UNMAPPED: dict[str, str] = {}
 
 
 def jvm_classes() -> set[str]:
@@ -50,3 +47,11 @@ def test_exit_code_lists_name_real_classes() -> None:
     outcome = (SCALA / "cli" / "Outcome.scala").read_text()
     named = set(re.findall(r'"([A-Z][A-Z_]+[A-Z])"', outcome))
     assert named and named <= jvm_classes(), named - jvm_classes()
+
+
+def test_every_mapped_class_is_built_from_a_jvm_error() -> None:
+    for error_class, cls in ERROR_CLASSES.items():
+        err = error_for(error_class, f"[{error_class}] problem", "/t/_delta_log/1.json", 1)
+        assert type(err) is cls and err.error_class == error_class, error_class
+    mismatch = error_for("JAR_SPARK_MISMATCH", "built for Spark 4.2, runs on 3.5")
+    assert isinstance(mismatch, JarSparkMismatchError) and mismatch.jar_line is None

@@ -12,11 +12,11 @@ from __future__ import annotations
 from . import errors
 from ._spark import configure_spark
 from ._version import __version__
-from .delta_log import CheckpointResult, DeltaLog
+from .delta_log import CheckpointResult, DeltaLog, create_table
 from .repair import RepairResult
 from .restore import RestoreResult
 from .snapshot import Metadata, Protocol, Snapshot
-from .transaction import CommitResult, Transaction, create_table
+from .transaction import CommitResult, Transaction
 from .vacuum import VacuumResult
 
 __all__ = [

@@ -3,6 +3,7 @@ TypeError or ValueError naming the bad argument, before anything is asked of Spa
 
 from __future__ import annotations
 
+import json
 import operator
 import os
 from datetime import date, datetime, timezone
@@ -61,3 +62,44 @@ def _timestamp_text(timestamp: Any) -> str:
     raise TypeError(
         f"timestamp must be a str, datetime or date, got {type(timestamp).__name__}"
     )
+
+
+def _text(name: str, value: Any) -> str:
+    """``value`` if it is a non-blank str; TypeError naming ``name`` otherwise."""
+    if not isinstance(value, str) or not value.strip():
+        raise TypeError(f"{name} must be a non-empty str, got {type(value).__name__}")
+    return value
+
+
+def _str_map(name: str, value: dict[str, Any] | None) -> dict[str, str]:
+    """A dict with str keys as str -> str (other values as JSON text); {} for None."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise TypeError(f"{name} must be a dict, got {type(value).__name__}")
+    out = {}
+    for k, v in value.items():
+        if not isinstance(k, str):
+            raise TypeError(f"{name} keys must be str, got {type(k).__name__}")
+        out[k] = v if isinstance(v, str) else json.dumps(v)
+    return out
+
+
+def _df(name: str, df: Any) -> Any:
+    """The JVM handle of a pyspark DataFrame; TypeError naming ``name`` otherwise."""
+    from pyspark.sql import DataFrame
+
+    if not isinstance(df, DataFrame):
+        raise TypeError(f"{name} must be a pyspark DataFrame, got {type(df).__name__}")
+    return df._jdf
+
+
+def _schema_text(name: str, schema: Any) -> str:
+    """A StructType as its JSON, or a non-blank DDL str; TypeError naming ``name`` otherwise."""
+    from pyspark.sql.types import StructType
+
+    if isinstance(schema, StructType):
+        return schema.json()
+    if isinstance(schema, str) and schema.strip():
+        return schema
+    raise TypeError(f"{name} must be a StructType or a DDL str, got {type(schema).__name__}")

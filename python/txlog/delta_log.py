@@ -18,13 +18,15 @@ from datetime import date, datetime
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.types import StructType
 
-from ._args import _path_text, _timestamp_text, _version_text
+from ._args import _path_text, _schema_text, _str_map, _timestamp_text, _version_text
 from ._gateway import call, call_text, java_session, jvm_facade
 from .maintenance import TableMaintenance
 from .snapshot import Snapshot
+from .transaction import Transaction
 
-__all__ = ["DeltaLog", "CheckpointResult"]
+__all__ = ["DeltaLog", "CheckpointResult", "create_table"]
 
 
 @dataclass(frozen=True)
@@ -69,21 +71,19 @@ class DeltaLog(TableMaintenance):
         facade = jvm_facade(spark)
         return cls(call(facade.forTable, jspark, text), spark, facade)
 
-    def start_transaction(self) -> Any:
+    def start_transaction(self) -> Transaction:
         """A :class:`txlog.Transaction` on the latest snapshot.
 
         >>> txn = log.start_transaction()
         >>> txn.add_files(new_files).commit()
         """
-        from .transaction import Transaction
-
         return Transaction(call(self._facade.startTransaction, self._jlog), self._spark,
                            self._facade)
 
     @property
     def table_path(self) -> str:
         """The table's qualified root path, e.g. ``file:/data/events``."""
-        return str(call(self._jlog.tablePath))
+        return str(call(self._facade.tablePath, self._jlog))
 
     def snapshot(
         self,
@@ -214,3 +214,32 @@ class DeltaLog(TableMaintenance):
         text = None if version is None else _version_text(version)
         jdf = call(self._facade.validateChecksum, java_session(self._spark), self._jlog, text)
         return DataFrame(jdf, self._spark)
+
+
+def create_table(
+    spark: SparkSession,
+    path: str | os.PathLike[str],
+    schema: StructType | str,
+    partition_by: list[str] | None = None,
+    properties: dict[str, str] | None = None,
+) -> DeltaLog:
+    """Creates a Delta table at ``path`` (version 0: protocol and metadata) and returns its log.
+
+    ``schema`` is a :class:`pyspark.sql.types.StructType` or a DDL string; ``properties`` are
+    table properties (``delta.*`` keys enable features, which choose the protocol). Raises
+    :class:`txlog.errors.TableExistsError` when a table exists there.
+
+    >>> log = txlog.create_table(spark, "/data/t", "id BIGINT, d DATE", partition_by=["d"],
+    ...                          properties={"delta.enableChangeDataFeed": "true"})
+    """
+    text = _path_text(path)
+    schema_text = _schema_text("schema", schema)
+    parts = partition_by or []
+    if not isinstance(parts, (list, tuple)) or not all(isinstance(c, str) for c in parts):
+        raise TypeError("partition_by must be a list of column names")
+    facade = jvm_facade(spark)
+    jlog = call(
+        facade.createTable, java_session(spark), text, schema_text, ",".join(parts),
+        _str_map("properties", properties),
+    )  # fmt: skip
+    return DeltaLog(jlog, spark, facade)

@@ -151,12 +151,14 @@ class JarVersionMismatchError(TxlogError):
 
 class JarSparkMismatchError(TxlogError):
     """The txlog jar is built for another Spark line or Scala version than the running Spark's
-    (``JAR_SPARK_MISMATCH``). ``jar_line`` and ``spark_line`` read like ``"4.2_2.13"``."""
+    (``JAR_SPARK_MISMATCH``). ``jar_line`` and ``spark_line`` read like ``"4.2_2.13"``; raised
+    by Python before the JVM is used, or by the JVM (the lines then are None and the message
+    names them) when a session was built without :func:`txlog.configure_spark`."""
 
-    def __init__(self, message: str, jar_line: str, spark_line: str) -> None:
+    def __init__(self, message: str, jar_line: str | None, spark_line: str | None) -> None:
         super().__init__(message, "JAR_SPARK_MISMATCH")
-        self.jar_line: str = jar_line
-        self.spark_line: str = spark_line
+        self.jar_line: str | None = jar_line
+        self.spark_line: str | None = spark_line
 
 
 class UnsupportedSparkVersionError(TxlogError):
@@ -346,6 +348,8 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "REPAIR_TOO_MANY_LOST_FILES": RepairTooManyLostFilesError,
     # ---- RESTORE ----
     "RESTORE_MISSING_FILES": RestoreMissingFilesError,
+    # ---- The jar ----
+    "JAR_SPARK_MISMATCH": JarSparkMismatchError,
 }
 
 
@@ -354,6 +358,8 @@ def error_for(error_class: str | None, message: str, file: str | None = None,
     """The Python exception for a JVM error class. Example:
     ``error_for("LOG_VERSION_GAP", "...")`` is a :class:`CorruptLogError`."""
     cls = ERROR_CLASSES.get(error_class or "", TxlogError)
+    if cls is JarSparkMismatchError:
+        return JarSparkMismatchError(message, None, None)
     err = cls(message, error_class, file, version)
     if error_class == "LOG_WRITE_FAILED":
         err.retryable = True

@@ -11,18 +11,16 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from typing import Any
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
-from ._gateway import call, java_session, jvm_facade
-from ._args import _path_text, _whole_number
-from .delta_log import DeltaLog
+from ._args import _df, _schema_text, _str_map, _text, _whole_number
+from ._gateway import call
 
-__all__ = ["Transaction", "CommitResult", "create_table"]
+__all__ = ["Transaction", "CommitResult"]
 
 
 @dataclass(frozen=True)
@@ -41,65 +39,6 @@ class CommitResult:
     checksum: str | None = None
 
 
-def _text(name: str, value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise TypeError(f"{name} must be a non-empty str, got {type(value).__name__}")
-    return value
-
-
-def _str_map(name: str, value: dict[str, Any] | None) -> dict[str, str]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise TypeError(f"{name} must be a dict, got {type(value).__name__}")
-    out = {}
-    for k, v in value.items():
-        if not isinstance(k, str):
-            raise TypeError(f"{name} keys must be str, got {type(k).__name__}")
-        out[k] = v if isinstance(v, str) else json.dumps(v)
-    return out
-
-
-def _df(name: str, df: Any) -> Any:
-    if not isinstance(df, DataFrame):
-        raise TypeError(f"{name} must be a pyspark DataFrame, got {type(df).__name__}")
-    return df._jdf
-
-
-def create_table(
-    spark: SparkSession,
-    path: str | os.PathLike[str],
-    schema: StructType | str,
-    partition_by: list[str] | None = None,
-    properties: dict[str, str] | None = None,
-) -> DeltaLog:
-    """Creates a Delta table at ``path`` (version 0: protocol and metadata) and returns its log.
-
-    ``schema`` is a :class:`pyspark.sql.types.StructType` or a DDL string; ``properties`` are
-    table properties (``delta.*`` keys enable features, which choose the protocol). Raises
-    :class:`txlog.errors.TableExistsError` when a table exists there.
-
-    >>> log = txlog.create_table(spark, "/data/t", "id BIGINT, d DATE", partition_by=["d"],
-    ...                          properties={"delta.enableChangeDataFeed": "true"})
-    """
-    text = _path_text(path)
-    if isinstance(schema, StructType):
-        schema_text = schema.json()
-    elif isinstance(schema, str) and schema.strip():
-        schema_text = schema
-    else:
-        raise TypeError(f"schema must be a StructType or a DDL str, got {type(schema).__name__}")
-    parts = partition_by or []
-    if not isinstance(parts, (list, tuple)) or not all(isinstance(c, str) for c in parts):
-        raise TypeError("partition_by must be a list of column names")
-    facade = jvm_facade(spark)
-    jlog = call(
-        facade.createTable, java_session(spark), text, schema_text, ",".join(parts),
-        _str_map("properties", properties),
-    )  # fmt: skip
-    return DeltaLog(jlog, spark, facade)
-
-
 class Transaction:
     """A transaction on a table, started by :meth:`txlog.DeltaLog.start_transaction`: what it
     read (recorded for conflict checks) and what it stages, committed once as a new version.
@@ -114,7 +53,7 @@ class Transaction:
     @property
     def read_version(self) -> int:
         """The version the transaction read. Example: ``txn.read_version``."""
-        return int(call(self._jtxn.readVersion))
+        return int(call(self._facade.readVersion, self._jtxn))
 
     def read_files(self, predicate: str | Column | None = None) -> DataFrame:
         """The read snapshot's files (columns of ``Snapshot.all_files``) matching ``predicate``
@@ -139,7 +78,7 @@ class Transaction:
 
         >>> txn.read_whole_table()
         """
-        call(self._jtxn.readWholeTable)
+        call(self._facade.readWholeTable, self._jtxn)
         return self
 
     def txn_version(self, app_id: str) -> int | None:
@@ -154,7 +93,7 @@ class Transaction:
 
         >>> txn.add_files(new_files)
         """
-        call(self._jtxn.addFiles, _df("df", df))
+        call(self._facade.addFiles, self._jtxn, _df("df", df))
         return self
 
     def remove_files(self, df: DataFrame) -> Transaction:
@@ -163,12 +102,12 @@ class Transaction:
         a ``deletionVector`` it takes the live file's; a path that is not live, or another
         deletion vector, fails the commit (``INVALID_COMMIT_ACTIONS``) before anything is
         written. Example: ``txn.remove_files(txn.read_files("..."))``."""
-        call(self._jtxn.removeFiles, _df("df", df))
+        call(self._facade.removeFiles, self._jtxn, _df("df", df))
         return self
 
     def add_cdc_files(self, df: DataFrame) -> Transaction:
         """Stages cdc actions (change data files). Example: ``txn.add_cdc_files(changes)``."""
-        call(self._jtxn.addCdcFiles, _df("df", df))
+        call(self._facade.addCdcFiles, self._jtxn, _df("df", df))
         return self
 
     def update_metadata(
@@ -184,12 +123,7 @@ class Transaction:
         """
         options: dict[str, str] = {}
         if schema is not None:
-            if isinstance(schema, StructType):
-                options["schema"] = schema.json()
-            elif isinstance(schema, str) and schema.strip():
-                options["schema"] = schema
-            else:
-                raise TypeError(f"schema must be a StructType or str, got {type(schema).__name__}")
+            options["schema"] = _schema_text("schema", schema)
         if properties is not None:
             if not isinstance(properties, dict):
                 raise TypeError(f"properties must be a dict, got {type(properties).__name__}")
@@ -239,12 +173,12 @@ class Transaction:
         """Stages domain metadata. Example: ``txn.set_domain("myapp", '{"k": 1}')``."""
         if not isinstance(configuration, str):
             raise TypeError(f"configuration must be a str, got {type(configuration).__name__}")
-        call(self._jtxn.setDomain, _text("domain", domain), configuration)
+        call(self._facade.setDomain, self._jtxn, _text("domain", domain), configuration)
         return self
 
     def remove_domain(self, domain: str) -> Transaction:
         """Stages the removal of a domain. Example: ``txn.remove_domain("myapp")``."""
-        call(self._jtxn.removeDomain, _text("domain", domain))
+        call(self._facade.removeDomain, self._jtxn, _text("domain", domain))
         return self
 
     def commit(
@@ -263,6 +197,6 @@ class Transaction:
         ))  # fmt: skip
         self.result = CommitResult(
             int(doc["version"]), bool(doc["committed"]), int(doc["attempts"]),
-            doc["checkpointVersion"], list(doc["postCommitProblems"]), doc.get("checksum"),
+            doc["checkpoint_version"], list(doc["post_commit_problems"]), doc["checksum"],
         )  # fmt: skip
         return self.result.version if self.result.committed else None

@@ -1,5 +1,7 @@
 package txlog
 
+import scala.jdk.CollectionConverters._
+
 /** What [[DeltaLog.checkpoint]] wrote.
   *
   * {{{
@@ -38,4 +40,20 @@ final case class CheckpointResult(
     numRemoveFiles: Long,
     sizeInBytes: Long,
     alreadyExisted: Boolean = false
-)
+) extends Summarized {
+
+  /** version, kind, files, sidecars, the counts, size_in_bytes and already_existed. Example:
+    * `r.summaryFields.toMap("num_add_files")`.
+    */
+  def summaryFields: Seq[(String, Any)] = Seq(
+    "version" -> version,
+    "kind" -> kind,
+    "files" -> files.asJava,
+    "sidecars" -> sidecars.asJava,
+    "num_actions" -> numActions,
+    "num_add_files" -> numAddFiles,
+    "num_remove_files" -> numRemoveFiles,
+    "size_in_bytes" -> sizeInBytes,
+    "already_existed" -> alreadyExisted
+  )
+}

@@ -1,5 +1,7 @@
 package txlog
 
+import scala.jdk.CollectionConverters._
+
 /** What `Transaction.commit` did.
   *
   * @param version
@@ -28,4 +30,17 @@ final case class CommitResult(
     checksum: Option[String],
     checkpoint: Option[CheckpointResult],
     postCommitProblems: Seq[String]
-)
+) extends Summarized {
+
+  /** version, committed, attempts, checkpoint_version, checksum, post_commit_problems. Example:
+    * `r.summaryFields.toMap("attempts")`.
+    */
+  def summaryFields: Seq[(String, Any)] = Seq(
+    "version" -> version,
+    "committed" -> committed,
+    "attempts" -> attempts,
+    "checkpoint_version" -> Summarized.orNull(checkpoint.map(_.version)),
+    "checksum" -> checksum.orNull,
+    "post_commit_problems" -> postCommitProblems.asJava
+  )
+}

@@ -51,7 +51,21 @@ final class RepairResult private[txlog] (
     val setAsideDir: Option[String],
     val actions: DataFrame,
     release: () => Unit
-) {
+) extends Summarized {
+
+  /** The repair's numbers (an exit code of 1 on the command line means: a dry run found something
+    * to do, or a repair left something undone). Example: `r.summaryFields.toMap("commit_version")`.
+    */
+  def summaryFields: Seq[(String, Any)] = Seq(
+    "num_checkpoints_rewritten" -> numCheckpointsRewritten,
+    "num_checksums_rewritten" -> numChecksumsRewritten,
+    "last_checkpoint_rewritten" -> lastCheckpointRewritten,
+    "num_files_removed" -> numFilesRemoved,
+    "size_of_files_removed" -> sizeOfFilesRemoved,
+    "num_not_repairable" -> numNotRepairable,
+    "commit_version" -> Summarized.orNull(commitVersion),
+    "set_aside_dir" -> setAsideDir.orNull
+  )
 
   /** Whether there was anything to repair or report. Example: `if (!r.isClean) r.actions.show()`.
     */

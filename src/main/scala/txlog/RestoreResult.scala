@@ -44,7 +44,20 @@ final case class RestoreResult(
     numRestoredFiles: Long,
     removedFilesSize: Long,
     restoredFilesSize: Long
-) {
+) extends Summarized {
+
+  /** The restore's versions and metrics. Example: `r.summaryFields.toMap("num_restored_files")`. */
+  def summaryFields: Seq[(String, Any)] = Seq(
+    "restored_version" -> restoredVersion,
+    "read_version" -> readVersion,
+    "version" -> Summarized.orNull(version),
+    "table_size_after_restore" -> tableSizeAfterRestore,
+    "num_of_files_after_restore" -> numOfFilesAfterRestore,
+    "num_removed_files" -> numRemovedFiles,
+    "num_restored_files" -> numRestoredFiles,
+    "removed_files_size" -> removedFilesSize,
+    "restored_files_size" -> restoredFilesSize
+  )
 
   /** The metrics as the commit's operationMetrics name them. Example:
     * `r.metrics("numRemovedFiles")`.

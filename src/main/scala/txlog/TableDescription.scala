@@ -2,6 +2,8 @@ package txlog
 
 import java.sql.Timestamp
 
+import scala.jdk.CollectionConverters._
+
 /** What `DeltaLog.describe()` reports: the fields of delta-spark's `DESCRIBE DETAIL` under their
   * names there, plus the health of the log ([[LogHealth]]).
   *
@@ -33,7 +35,30 @@ final case class TableDescription(
     tableFeatures: Seq[String],
     version: Long,
     health: LogHealth
-)
+) extends Summarized {
+
+  /** Every field in snake_case, `health` as a nested object. Example:
+    * `log.describe().summaryFields.toMap("num_files")`.
+    */
+  def summaryFields: Seq[(String, Any)] = Seq(
+    "format" -> format,
+    "id" -> id,
+    "name" -> name.orNull,
+    "description" -> description.orNull,
+    "location" -> location,
+    "created_at" -> Summarized.orNull(createdAt.map(_.getTime)),
+    "last_modified" -> lastModified.getTime,
+    "partition_columns" -> partitionColumns.asJava,
+    "num_files" -> numFiles,
+    "size_in_bytes" -> sizeInBytes,
+    "properties" -> properties.asJava,
+    "min_reader_version" -> minReaderVersion,
+    "min_writer_version" -> minWriterVersion,
+    "table_features" -> tableFeatures.asJava,
+    "version" -> version,
+    "health" -> Summarized.javaMap(health.summaryFields)
+  )
+}
 
 /** The state of a table's `_delta_log`, as `DeltaLog.describe()` finds it.
   *
@@ -72,4 +97,18 @@ final case class LogHealth(
     lastCheckpointVersion: Option[Long],
     latestChecksumVersion: Option[Long],
     checksumCurrent: Boolean
-)
+) extends Summarized {
+
+  /** Every field in snake_case. Example: `log.describe().health.toJson`. */
+  def summaryFields: Seq[(String, Any)] = Seq(
+    "checkpoint_version" -> Summarized.orNull(checkpointVersion),
+    "checkpoint_kind" -> checkpointKind.orNull,
+    "checkpoint_age_millis" -> Summarized.orNull(checkpointAgeMillis),
+    "commits_since_checkpoint" -> commitsSinceCheckpoint,
+    "log_files" -> logFiles,
+    "log_bytes" -> logBytes,
+    "last_checkpoint_version" -> Summarized.orNull(lastCheckpointVersion),
+    "latest_checksum_version" -> Summarized.orNull(latestChecksumVersion),
+    "checksum_current" -> checksumCurrent
+  )
+}

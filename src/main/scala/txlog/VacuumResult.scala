@@ -1,5 +1,7 @@
 package txlog
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.DataFrame
 
 /** What [[DeltaLog.vacuum]] found, and deleted unless it was a dry run.
@@ -63,7 +65,24 @@ final class VacuumResult private[txlog] (
     val problems: Seq[String],
     val files: DataFrame,
     release: () => Unit
-) {
+) extends Summarized {
+
+  /** The vacuum's numbers. Example: `r.summaryFields.toMap("num_deleted_files")`. */
+  def summaryFields: Seq[(String, Any)] = Seq(
+    "mode" -> mode,
+    "retention_hours" -> retentionMillis / 3600000.0,
+    "delete_before" -> deleteBeforeTimestamp,
+    "num_files" -> numFiles,
+    "size_in_bytes" -> sizeInBytes,
+    "num_deleted_files" -> numDeletedFiles,
+    "num_failed_deletes" -> numFailedDeletes,
+    "num_vacuumed_directories" -> numVacuumedDirectories,
+    "num_skipped_paths" -> numSkippedPaths,
+    "skipped_path_examples" -> skippedPathExamples.asJava,
+    "start_commit" -> Summarized.orNull(startCommit),
+    "end_commit" -> Summarized.orNull(endCommit),
+    "problems" -> problems.asJava
+  )
 
   /** The files and directories a vacuum that deleted could not delete (0 in a dry run): the storage
     * refused them (a directory with a file that stayed counts too); [[files]] has them with

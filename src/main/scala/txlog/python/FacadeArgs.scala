@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
 
-import txlog.TxlogErrors
+import txlog.util.OptionValues
 
 /** The conversions every part of [[PythonFacade]] applies to what py4j hands it: maps, whole
   * numbers as text, JSON answers.
@@ -21,9 +21,5 @@ private[python] trait FacadeArgs {
     Option(m).map(_.asScala.toMap).getOrElse(Map.empty)
 
   /** `text` as a non-negative whole number, or INVALID_ARGUMENT naming `name`. */
-  protected def wholeNumber(name: String, text: String): Long =
-    Option(text)
-      .flatMap(v => scala.util.Try(v.toLong).toOption)
-      .filter(_ >= 0)
-      .getOrElse(throw TxlogErrors.invalidArgument(name, s"'$text' is not a non-negative integer"))
+  protected def wholeNumber(name: String, text: String): Long = OptionValues.wholeNumber(name, text)
 }

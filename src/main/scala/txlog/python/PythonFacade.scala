@@ -6,7 +6,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
-import txlog.{BuildInfo, DeltaLog, RepairResult, Snapshot, TxlogErrors, VacuumResult}
+import txlog.util.OptionValues
+import txlog.{BuildInfo, DeltaLog, RepairResult, Snapshot, Summarized, TxlogErrors, VacuumResult}
 
 /** The one entry point the Python package calls through py4j. It takes only strings, maps and
   * DataFrames (plus the handles it returned), so argument conversion stays trivial on the Python
@@ -25,6 +26,9 @@ object PythonFacade extends TransactionFacade {
 
   /** Example: `PythonFacade.forTable(jspark, "/data/t")`. */
   def forTable(spark: SparkSession, path: String): DeltaLog = DeltaLog.forTable(spark, path)
+
+  /** The table's qualified root path. Example: `PythonFacade.tablePath(log)`. */
+  def tablePath(log: DeltaLog): String = log.tablePath
 
   /** A snapshot by options: none for the latest, `version` (a whole number) or `timestamp` (text,
     * see `DeltaLog.snapshotAsOf`). Example: `PythonFacade.snapshot(log, {"version": "3"})`.
@@ -109,19 +113,7 @@ object PythonFacade extends TransactionFacade {
     val o = Option(options).map(_.asScala.toMap).getOrElse(Map.empty)
     val version = o.get("version").map(wholeNumber("version", _))
     val r = log.checkpoint(version, o.get("kind"), o -- Seq("version", "kind"))
-    text(
-      Map[String, Any](
-        "version" -> r.version,
-        "kind" -> r.kind,
-        "files" -> r.files.asJava,
-        "sidecars" -> r.sidecars.asJava,
-        "num_actions" -> r.numActions,
-        "num_add_files" -> r.numAddFiles,
-        "already_existed" -> r.alreadyExisted,
-        "num_remove_files" -> r.numRemoveFiles,
-        "size_in_bytes" -> r.sizeInBytes
-      ).asJava
-    )
+    text(Summarized.javaMap(r.summaryFields))
   }
 
   // Version checksums.
@@ -158,11 +150,7 @@ object PythonFacade extends TransactionFacade {
     */
   def cleanup(log: DeltaLog, options: JMap[String, String]): DataFrame = {
     val o = Option(options).map(_.asScala.toMap).getOrElse(Map.empty)
-    val dryRun = o.getOrElse("dryRun", "true").toLowerCase match {
-      case "true"  => true
-      case "false" => false
-      case other   => throw TxlogErrors.invalidArgument("dryRun", s"'$other' is not true or false")
-    }
+    val dryRun = flag(o, "dryRun", default = true)
     log.cleanup(o.get("retention"), dryRun, flag(o, "force", default = false))
   }
 
@@ -175,12 +163,7 @@ object PythonFacade extends TransactionFacade {
     */
   def vacuum(log: DeltaLog, options: JMap[String, String]): VacuumResult = {
     val o = asScala(options)
-    val hours = o.get("retentionHours").map { v =>
-      scala.util
-        .Try(v.trim.toDouble)
-        .toOption
-        .getOrElse(throw TxlogErrors.invalidArgument("retentionHours", s"'$v' is not a number"))
-    }
+    val hours = OptionValues.nonNegativeNumber(o, "retentionHours")
     log.vacuum(
       hours,
       flag(o, "dryRun", default = true),
@@ -194,7 +177,7 @@ object PythonFacade extends TransactionFacade {
     * ...) plus `table` and `dry_run`. Example: `json.loads(PythonFacade.vacuumSummary(r))`.
     */
   def vacuumSummary(result: VacuumResult): String = {
-    summary(result.tablePath, result.dryRun, txlog.cli.Commands.vacuumFields(result))
+    summary(result.tablePath, result.dryRun, result.summaryFields)
   }
 
   // ---- RESTORE ----
@@ -206,19 +189,14 @@ object PythonFacade extends TransactionFacade {
     */
   def restore(log: DeltaLog, options: JMap[String, String]): String = {
     val o = asScala(options)
-    val version = o.get("version").map { v =>
-      scala.util
-        .Try(v.trim.toLong)
-        .toOption
-        .getOrElse(throw TxlogErrors.invalidArgument("version", s"'$v' is not an integer"))
-    }
+    val version = OptionValues.wholeNumber(o, "version")
     val r = log.restore(
       version,
       o.get("timestamp"),
       flag(o, "force", default = false),
       flag(o, "dryRun", default = false)
     )
-    summary(r.tablePath, r.dryRun, txlog.cli.Commands.restoreFields(r))
+    summary(r.tablePath, r.dryRun, r.summaryFields)
   }
 
   /** `DeltaLog.repair`: options `dryRun` ("true" by default). Example: `PythonFacade.repair(log,
@@ -237,7 +215,7 @@ object PythonFacade extends TransactionFacade {
     * `table` and `dry_run`. Example: `json.loads(PythonFacade.repairSummary(r))`.
     */
   def repairSummary(result: RepairResult): String = {
-    summary(result.tablePath, result.dryRun, txlog.cli.Commands.repairFields(result))
+    summary(result.tablePath, result.dryRun, result.summaryFields)
   }
 
   /** The actions of a repair. Example: `PythonFacade.repairActions(r)`. */
@@ -247,13 +225,8 @@ object PythonFacade extends TransactionFacade {
   def unpersistRepair(result: RepairResult): Unit = result.unpersist()
 
   /** `table`, `dry_run` and a command's fields as one JSON object. */
-  private def summary(table: String, dryRun: Boolean, more: Seq[(String, Any)]): String = {
-    val fields = new java.util.LinkedHashMap[String, Any]()
-    fields.put("table", table)
-    fields.put("dry_run", dryRun)
-    more.foreach { case (k, v) => fields.put(k, v) }
-    mapper.writeValueAsString(fields)
-  }
+  private def summary(table: String, dryRun: Boolean, more: Seq[(String, Any)]): String =
+    Summarized.json(Seq("table" -> table, "dry_run" -> dryRun) ++ more)
 
   /** The files of a vacuum (path, size, isDirectory, deleted). Example:
     * `PythonFacade.vacuumFiles(r)`.
@@ -264,13 +237,7 @@ object PythonFacade extends TransactionFacade {
   def unpersistVacuum(result: VacuumResult): Unit = result.unpersist()
 
   private def flag(o: Map[String, String], name: String, default: Boolean): Boolean =
-    o.get(name).map(_.trim.toLowerCase) match {
-      case None          => default
-      case Some("true")  => true
-      case Some("false") => false
-      case Some(other) =>
-        throw TxlogErrors.invalidArgument(name, s"'$other' is not true or false")
-    }
+    OptionValues.flag(o, name, default)
 
   // ---- Maintenance: describe, validate and the command line ----
 
@@ -278,12 +245,7 @@ object PythonFacade extends TransactionFacade {
     * the command line prints (in parts when long, see [[PythonText]]). Example:
     * `json.loads(call_text(PythonFacade.describeTable, log))`.
     */
-  def describeTable(log: DeltaLog): AnyRef = {
-    val d = log.describe()
-    val fields = new java.util.LinkedHashMap[String, Any]()
-    txlog.cli.Commands.describeFields(d).foreach { case (k, v) => fields.put(k, v) }
-    text(fields)
-  }
+  def describeTable(log: DeltaLog): AnyRef = text(Summarized.javaMap(log.describe().summaryFields))
 
   /** `DeltaLog.validate()`: the findings (version, file, rule, severity, detail). Example:
     * `PythonFacade.validate(log).count()`.

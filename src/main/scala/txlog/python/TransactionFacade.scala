@@ -42,6 +42,30 @@ private[python] trait TransactionFacade extends FacadeArgs {
   /** Example: `PythonFacade.startTransaction(log)`. */
   def startTransaction(log: DeltaLog): Transaction = log.startTransaction()
 
+  /** The version the transaction read (-1 when it creates the table). Example:
+    * `PythonFacade.readVersion(txn)`.
+    */
+  def readVersion(txn: Transaction): Long = txn.readVersion
+
+  /** Example: `PythonFacade.readWholeTable(txn)`. */
+  def readWholeTable(txn: Transaction): Transaction = { txn.readWholeTable(); txn }
+
+  /** Stages adds, one per row. Example: `PythonFacade.addFiles(txn, df._jdf)`. */
+  def addFiles(txn: Transaction, df: DataFrame): Transaction = txn.addFiles(df)
+
+  /** Stages removes, one per row. Example: `PythonFacade.removeFiles(txn, df._jdf)`. */
+  def removeFiles(txn: Transaction, df: DataFrame): Transaction = txn.removeFiles(df)
+
+  /** Stages cdc actions, one per row. Example: `PythonFacade.addCdcFiles(txn, df._jdf)`. */
+  def addCdcFiles(txn: Transaction, df: DataFrame): Transaction = txn.addCdcFiles(df)
+
+  /** Example: `PythonFacade.setDomain(txn, "myapp", "{}")`. */
+  def setDomain(txn: Transaction, domain: String, configuration: String): Transaction =
+    txn.setDomain(domain, configuration)
+
+  /** Example: `PythonFacade.removeDomain(txn, "myapp")`. */
+  def removeDomain(txn: Transaction, domain: String): Transaction = txn.removeDomain(domain)
+
   /** Files read, by a predicate (a Column, or null for every file). Example:
     * `PythonFacade.readFiles(txn, col)`.
     */
@@ -105,25 +129,13 @@ private[python] trait TransactionFacade extends FacadeArgs {
   def setAppTransaction(txn: Transaction, appId: String, version: String): Transaction =
     txn.setAppTransaction(appId, wholeNumber("version", version))
 
-  /** Commits; `operationParameters` as text values. Returns the result as JSON: version, committed,
-    * attempts, checkpointVersion (or null), checksum (the `.crc` written, or null),
-    * postCommitProblems. Example: `PythonFacade.commit(txn, "WRITE", {})`.
+  /** Commits; `operationParameters` as text values. Returns the result's fields as JSON
+    * ([[txlog.CommitResult.summaryFields]]). Example: `PythonFacade.commit(txn, "WRITE", {})`.
     */
   def commit(
       txn: Transaction,
       operation: String,
       operationParameters: JMap[String, String]
-  ): String = {
-    val r = txn.commit(Option(operation).getOrElse("WRITE"), asScala(operationParameters))
-    mapper.writeValueAsString(
-      Map[String, Any](
-        "version" -> r.version,
-        "committed" -> r.committed,
-        "attempts" -> r.attempts,
-        "checkpointVersion" -> r.checkpoint.map(c => Long.box(c.version)).orNull,
-        "checksum" -> r.checksum.orNull,
-        "postCommitProblems" -> r.postCommitProblems.asJava
-      ).asJava
-    )
-  }
+  ): String =
+    txn.commit(Option(operation).getOrElse("WRITE"), asScala(operationParameters)).toJson
 }
