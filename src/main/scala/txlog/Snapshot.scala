@@ -6,8 +6,8 @@ import org.apache.spark.storage.StorageLevel
 
 import txlog.log.LogSegment
 import txlog.replay.{CachedBase, FileCounts, FileIndex, NonFileState, ReadErrors, SnapshotLoader}
-import txlog.scan.FileColumns
-import txlog.table.TableProperties
+import txlog.protocol.FileColumns
+import txlog.protocol.TableProperties
 import txlog.util.Jobs
 
 /** The state of a Delta table at one version: protocol, metadata, live files, tombstones,

@@ -3,7 +3,8 @@ package txlog
 import org.apache.spark.sql.{Column, DataFrame}
 
 import txlog.table.TableContext
-import txlog.txn.{Committer, DomainAction, ReadSet, StagedActions}
+import txlog.txn.{Committer, ReadSet, StagedActions}
+import txlog.protocol.DomainAction
 
 /** A transaction on a table: what it read (for conflict checks) and what it stages, committed as
   * one new version with optimistic concurrency. Start one with `DeltaLog.startTransaction()`; it

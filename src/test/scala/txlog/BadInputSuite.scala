@@ -5,7 +5,7 @@ import java.nio.file.{Files, Path, StandardOpenOption}
 
 import scala.jdk.CollectionConverters._
 
-import txlog.log.FileNames
+import txlog.protocol.FileNames
 
 /** Bad input gets a typed error naming the file and version, and never a write. */
 class BadInputSuite extends SparkSuite {

@@ -5,7 +5,9 @@ import java.nio.file.Files
 
 import scala.jdk.CollectionConverters._
 
-import txlog.log.{CompactionFile, FileNames, LogListing, LogSegment}
+import txlog.log.{LogListing, LogSegment}
+import txlog.protocol.CompactionFile
+import txlog.protocol.FileNames
 import txlog.replay.{FileIndex, SnapshotLoader}
 
 /** Which files a version is replayed from: checkpoints, commits, log compactions. */

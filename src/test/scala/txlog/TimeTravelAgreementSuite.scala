@@ -94,7 +94,7 @@ class TimeTravelAgreementSuite extends SparkSuite with txlog.oracle.LiveSample {
 
   private def setCommitTimes(table: String, times: Seq[Long]): Unit =
     times.zipWithIndex.foreach { case (t, v) =>
-      val f = new java.io.File(table, s"_delta_log/${txlog.log.FileNames.commitName(v)}")
+      val f = new java.io.File(table, s"_delta_log/${txlog.protocol.FileNames.commitName(v)}")
       assert(f.setLastModified(t))
     }
 

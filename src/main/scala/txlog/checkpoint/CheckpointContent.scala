@@ -7,9 +7,9 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.StructType
 
 import txlog.{Metadata, Protocol, Snapshot}
-import txlog.actions.ActionSchemas
-import txlog.scan.FileColumns
-import txlog.table.TableProperties
+import txlog.protocol.ActionSchemas
+import txlog.protocol.FileColumns
+import txlog.protocol.TableProperties
 
 /** The rows of a checkpoint of a snapshot ("Checkpoints", "Checkpoint Schema"): one action per row,
   * each in its own struct column. No commitInfo or cdc; removes only until they expire (and without

@@ -1,7 +1,7 @@
 package txlog.checkpoint
 
 import txlog.{Metadata, Protocol, TxlogErrors}
-import txlog.table.TableProperties
+import txlog.protocol.TableProperties
 
 /** The checkpoint a writer produces ("Checkpoint Specs", "Checkpoint Naming Scheme"): which file
   * names, and whether the content follows the V2 spec (a checkpointMetadata action, and file

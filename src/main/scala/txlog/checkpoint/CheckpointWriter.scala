@@ -10,11 +10,12 @@ import org.apache.spark.sql.functions._
 
 import txlog.config.TxlogConf
 import txlog.{CheckpointResult, Snapshot, TxlogErrors, TxlogException}
-import txlog.actions.ActionSchemas
-import txlog.log.{FileNames, LastCheckpoint, LogWrites, TablePath}
+import txlog.protocol.ActionSchemas
+import txlog.log.{LastCheckpoint, LogWrites, TablePath}
+import txlog.protocol.FileNames
 import txlog.replay.{FileKeys, ReadErrors}
 import txlog.storage.{LogStore, LogStores}
-import txlog.table.WriterGate
+import txlog.protocol.WriterGate
 import txlog.util.Jobs
 
 /** Writes a checkpoint of a snapshot as Spark jobs: executors write the parquet (or JSON) into a

@@ -1,7 +1,7 @@
 package txlog.checksum
 
 import txlog.Snapshot
-import txlog.timetravel.InCommitTimestamps
+import txlog.protocol.InCommitTimestamps
 
 /** The version checksum of a snapshot: protocol, metadata, txns and domain metadata from the
   * driver-side state, everything about files from one aggregation ([[FileAggregates]]).

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.JsonNodeFactory
 
 import txlog.{ChecksumMismatch, ChecksumValidation, Snapshot}
-import txlog.timetravel.InCommitTimestamps
+import txlog.protocol.InCommitTimestamps
 
 /** The spec's "State Validation": the checksum file of a version is compared field by field with
   * the same values recomputed from a replay of the log. The file size histogram is recomputed over

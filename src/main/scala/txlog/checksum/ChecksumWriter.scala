@@ -3,8 +3,9 @@ package txlog.checksum
 import org.apache.hadoop.fs.Path
 
 import txlog.{Snapshot, TxlogErrors}
-import txlog.log.{FileNames, LogWrites}
-import txlog.table.WriterGate
+import txlog.log.LogWrites
+import txlog.protocol.FileNames
+import txlog.protocol.WriterGate
 
 /** Writes the version checksum file of a snapshot. The spec forbids overwriting one, so the file is
   * published with put-if-absent and LOG_FILE_EXISTS is raised when it already exists (whoever wrote

@@ -12,7 +12,8 @@ import org.apache.commons.io.IOUtils
 import org.apache.hadoop.fs.Path
 
 import txlog.TxlogErrors
-import txlog.log.{FileNames, TablePath}
+import txlog.log.TablePath
+import txlog.protocol.FileNames
 
 /** A version checksum file as read from `_delta_log`, checked for the shape the spec requires
   * (MALFORMED_LOG_FILE otherwise). Fields are kept as JSON and read through the accessors; unknown

@@ -9,8 +9,9 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.types.StructType
 
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
 import txlog.log._
+import txlog.protocol._
 import txlog.replay.LogActions
 import txlog.timetravel.CommitTimeline
 

@@ -8,7 +8,8 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 
 import txlog.{Protocol, TxlogErrors}
 import txlog.log.LogListing
-import txlog.table.{TableProperties, WriterGate}
+import txlog.protocol.TableProperties
+import txlog.protocol.WriterGate
 
 /** Runs a [[CleanupPlan]]: deletes its candidates oldest first, unless it is a dry run.
   *

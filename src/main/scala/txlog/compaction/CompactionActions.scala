@@ -5,7 +5,7 @@ import org.apache.spark.sql.expressions.Window
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{IntegerType, LongType, StringType, StructType}
 
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
 import txlog.replay.{FileReconciler, LogActions, NonFileState}
 
 /** The content of a log compaction file ("Log Compaction Files", "Action Reconciliation") as a

@@ -1,7 +1,8 @@
 package txlog.compaction
 
 import txlog.TxlogErrors
-import txlog.log.{CommitFile, LogListing}
+import txlog.log.LogListing
+import txlog.protocol.CommitFile
 
 /** Checks the commit range a log compaction covers, and returns its commits in order. */
 private[txlog] object CompactionRange {

@@ -4,9 +4,11 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 
 import txlog.Protocol
-import txlog.log.{CommitFile, FileNames, LogListing, LogSegment}
+import txlog.log.{LogListing, LogSegment}
+import txlog.protocol.CommitFile
+import txlog.protocol.FileNames
 import txlog.replay.{LogActions, ReadErrors}
-import txlog.table.WriterGate
+import txlog.protocol.WriterGate
 
 /** Writes `<start>.<end>.compacted.json` for a range of commits ("Log Compaction Files"). */
 private[txlog] object LogCompactor {

@@ -7,7 +7,7 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{LongType, StructType}
 
 import txlog.{Metadata, Protocol}
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
 import txlog.log.LogListing
 import txlog.replay.{LogActions, LogLineReader}
 import txlog.timetravel.CommitTimeline

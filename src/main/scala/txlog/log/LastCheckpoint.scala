@@ -7,6 +7,7 @@ import scala.util.control.NonFatal
 import org.apache.commons.io.IOUtils
 import org.apache.hadoop.fs.{FileSystem, Path}
 import org.slf4j.LoggerFactory
+import txlog.protocol.FileNames
 
 /** The content of `_delta_log/_last_checkpoint` ("Last Checkpoint File Schema"). */
 private[txlog] final case class LastCheckpoint(

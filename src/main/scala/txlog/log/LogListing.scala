@@ -7,6 +7,13 @@ import scala.collection.mutable.ArrayBuffer
 import org.apache.hadoop.fs.FileStatus
 
 import txlog.TxlogErrors
+import txlog.protocol.FileNames
+import txlog.protocol.CommitFile
+import txlog.protocol.CheckpointFile
+import txlog.protocol.CheckpointNaming
+import txlog.protocol.CompactionFile
+import txlog.protocol.FileInfo
+import txlog.protocol.VersionChecksumFile
 
 /** One listing of `_delta_log`, sorted and grouped by the spec's file kinds. Only complete
   * checkpoints are kept: a multi-part checkpoint with a missing part is ignored, as the spec's

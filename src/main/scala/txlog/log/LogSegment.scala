@@ -1,6 +1,9 @@
 package txlog.log
 
 import txlog.{TxlogErrors, TxlogException}
+import txlog.protocol.CommitFile
+import txlog.protocol.CompactionFile
+import txlog.protocol.LogFile
 
 /** The files that make up one version of a table: the newest complete checkpoint at or below it,
   * then the contiguous commits after the checkpoint up to the version, where log compaction files

@@ -2,6 +2,7 @@ package txlog.log
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, LocalFileSystem, Path, RawLocalFileSystem}
+import txlog.protocol.FileNames
 
 /** A table's root, qualified by its file system (`/data/t` becomes `file:/data/t`), with its
   * `_delta_log` directory and the Hadoop configuration used to reach both.

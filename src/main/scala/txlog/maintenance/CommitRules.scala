@@ -4,7 +4,7 @@ import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
 import txlog.log.LogListing
 import txlog.replay.{FileKeys, LogActions, LogLineReader}
 

@@ -5,7 +5,8 @@ import org.apache.spark.sql.expressions.Window
 import org.apache.spark.sql.functions._
 
 import txlog.TxlogException
-import txlog.log.{CompactionFile, LogListing}
+import txlog.log.LogListing
+import txlog.protocol.CompactionFile
 import txlog.replay.{FileKeys, FileReconciler, LogActions}
 
 /** Each log compaction file against the commits it stands for ("Log Compaction Files"): readers use

@@ -6,8 +6,10 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 
 import txlog.{LogHealth, Snapshot, TableDescription}
-import txlog.log.{CheckpointInstance, CheckpointNaming, FileNames, LogListing}
-import txlog.txn.TableFeatures
+import txlog.log.{CheckpointInstance, LogListing}
+import txlog.protocol.CheckpointNaming
+import txlog.protocol.FileNames
+import txlog.protocol.TableFeatures
 import txlog.util.Jobs
 
 /** Builds [[TableDescription]]: DESCRIBE DETAIL's fields from a snapshot (one counting job) and the

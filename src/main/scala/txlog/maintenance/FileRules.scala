@@ -9,6 +9,7 @@ import org.apache.spark.sql.functions.col
 import txlog.Snapshot
 import txlog.replay.FileKeys
 import txlog.util.SerializableConf
+import txlog.protocol.DvPaths
 
 /** The data and deletion-vector files the latest snapshot references exist, with the sizes the log
   * says. A Spark job over the snapshot's file list: tasks ask the Hadoop FileSystem about each

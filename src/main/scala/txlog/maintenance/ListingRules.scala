@@ -7,7 +7,8 @@ import scala.util.control.NonFatal
 import org.apache.commons.io.IOUtils
 import org.apache.hadoop.fs.Path
 
-import txlog.log.{FileNames, LastCheckpointChecksum, LogListing}
+import txlog.log.{LastCheckpointChecksum, LogListing}
+import txlog.protocol.FileNames
 
 /** Rules decided from the log's listing alone (no Spark job): version contiguity and
   * `_last_checkpoint`.

@@ -7,7 +7,7 @@ import org.apache.spark.storage.StorageLevel
 import txlog.{Snapshot, TxlogException}
 import txlog.log.{LogListing, LogSegment, TablePath}
 import txlog.replay.SnapshotLoader
-import txlog.timetravel.InCommitTimestamps
+import txlog.protocol.InCommitTimestamps
 import txlog.util.Jobs
 
 /** The whole-history audit behind `DeltaLog.validate()`: every rule of [[Rules]], run step by step

@@ -1,4 +1,4 @@
-package txlog.actions
+package txlog.protocol
 
 import org.apache.spark.sql.types._
 

@@ -1,4 +1,4 @@
-package txlog.txn
+package txlog.protocol
 
 /** A domainMetadata action a transaction stages ("Domain Metadata"): `removed` tombstones it. */
 private[txlog] final case class DomainAction(

@@ -1,4 +1,4 @@
-package txlog.maintenance
+package txlog.protocol
 
 import java.net.URI
 import java.nio.ByteBuffer

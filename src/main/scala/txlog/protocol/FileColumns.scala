@@ -1,4 +1,4 @@
-package txlog.scan
+package txlog.protocol
 
 import org.apache.spark.sql.Column
 import org.apache.spark.sql.functions._
@@ -14,11 +14,10 @@ import txlog.Metadata
   * typed columns carry the logical names.
   */
 private[txlog] object FileColumns {
-  private val PhysicalNameKey = "delta.columnMapping.physicalName"
 
   /** The column's name in data files and file actions: its physical name under column mapping. */
   def physicalName(f: StructField): String =
-    if (f.metadata.contains(PhysicalNameKey)) f.metadata.getString(PhysicalNameKey) else f.name
+    ColumnMapping.physicalName(f)
 
   /** `partitionValues_parsed`: one typed field per partition column; null when unpartitioned.
     * Fields carry the logical names, or the physical ones with `physical` (as checkpoints do).

@@ -1,4 +1,4 @@
-package txlog.log
+package txlog.protocol
 
 /** Parses and builds the file names of `_delta_log` ("Delta Log Entries", "Checkpoints"). */
 private[txlog] object FileNames {

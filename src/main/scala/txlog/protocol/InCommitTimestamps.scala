@@ -1,4 +1,4 @@
-package txlog.timetravel
+package txlog.protocol
 
 import java.io.{BufferedReader, InputStreamReader}
 import java.nio.charset.StandardCharsets.UTF_8
@@ -8,7 +8,7 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.fs.Path
 
 import txlog.{Metadata, Protocol, TxlogErrors}
-import txlog.log.{CommitFile, LastCheckpointChecksum, TablePath}
+import txlog.log.{LastCheckpointChecksum, TablePath}
 
 /** The spec's "In-Commit Timestamps": enablement and reading a commit's inCommitTimestamp. */
 private[txlog] object InCommitTimestamps {

@@ -1,4 +1,4 @@
-package txlog.log
+package txlog.protocol
 
 import org.apache.hadoop.fs.FileStatus
 

@@ -1,4 +1,4 @@
-package txlog.txn
+package txlog.protocol
 
 import org.apache.spark.sql.types._
 
@@ -62,7 +62,7 @@ private[txlog] object TableFeatures {
       properties.keys.exists(_.startsWith("delta.constraints.")) -> "checkConstraints",
       on(properties, "delta.enableChangeDataFeed") -> "changeDataFeed",
       properties
-        .get("delta.columnMapping.mode")
+        .get(ColumnMapping.ModeProperty)
         .exists(m => !m.trim.equalsIgnoreCase("none")) -> "columnMapping",
       on(properties, "delta.enableDeletionVectors") -> "deletionVectors",
       on(properties, "delta.enableRowTracking") -> "rowTracking",

@@ -1,4 +1,4 @@
-package txlog.table
+package txlog.protocol
 
 import org.apache.spark.sql.catalyst.util.IntervalUtils
 import org.apache.spark.unsafe.types.UTF8String
@@ -16,7 +16,7 @@ private[txlog] object TableProperties {
     // The spec's default, which delta-rs follows; delta-spark (DeltaConfigs) defaults to true and
     // so writes stats_parsed for tables that do not set it. Set it to true for that behaviour.
     "delta.checkpoint.writeStatsAsStruct" -> "false",
-    "delta.columnMapping.mode" -> "none",
+    ColumnMapping.ModeProperty -> "none",
     "delta.deletedFileRetentionDuration" -> "interval 1 week",
     "delta.enableChangeDataFeed" -> "false",
     "delta.enableDeletionVectors" -> "false",

@@ -1,6 +1,7 @@
-package txlog.table
+package txlog.protocol
 
 import txlog.{Protocol, TxlogErrors}
+import txlog.table.SparkTypes
 
 /** The "Writer Requirements" check for txlog's log maintenance (checkpoints, checksums, log
   * compaction, metadata cleanup): a writer must implement every writer feature the protocol lists,
@@ -33,7 +34,7 @@ private[txlog] object WriterGate {
     "icebergCompatV2",
     "clustering",
     "vacuumProtocolCheck",
-    txlog.timetravel.InCommitTimestamps.Feature,
+    txlog.protocol.InCommitTimestamps.Feature,
     "typeWidening",
     "typeWidening-preview",
     "variantType",

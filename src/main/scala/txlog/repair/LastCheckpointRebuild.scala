@@ -8,7 +8,9 @@ import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
 import txlog.checkpoint.StagedFiles
-import txlog.log.{CheckpointInstance, CheckpointNaming, FileNames, LastCheckpoint, LogWrites}
+import txlog.log.{CheckpointInstance, LastCheckpoint, LogWrites}
+import txlog.protocol.CheckpointNaming
+import txlog.protocol.FileNames
 import txlog.log.TablePath
 
 /** `_last_checkpoint` rebuilt from a checkpoint on storage ("Last Checkpoint File Schema"): its

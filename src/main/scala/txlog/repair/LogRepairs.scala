@@ -9,7 +9,8 @@ import org.apache.spark.sql.SparkSession
 import txlog.{Snapshot, TxlogException}
 import txlog.checkpoint.CheckpointWriter
 import txlog.checksum.ChecksumWriter
-import txlog.log.{CheckpointInstance, CheckpointNaming, LogListing, LogSegment}
+import txlog.log.{CheckpointInstance, LogListing, LogSegment}
+import txlog.protocol.CheckpointNaming
 import txlog.maintenance.{Finding, ListingRules, Rules, StateRules, Validator}
 import txlog.replay.SnapshotLoader
 import txlog.table.TableContext

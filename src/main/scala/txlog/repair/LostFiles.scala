@@ -6,7 +6,7 @@ import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.types.{StringType, StructType}
 
 import txlog.Snapshot
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
 import txlog.maintenance.{FileRules, Rules}
 import txlog.util.SerializableConf
 

@@ -10,7 +10,8 @@ import txlog.{RepairResult, Snapshot, Transaction, TxlogErrors, TxlogException}
 import txlog.log.{LogListing, LogSegment}
 import txlog.maintenance.{Finding, ListingRules, Rules}
 import txlog.replay.SnapshotLoader
-import txlog.table.{TableContext, WriterGate}
+import txlog.table.TableContext
+import txlog.protocol.WriterGate
 import txlog.util.Jobs
 
 /** REPAIR (FSCK) of a table, as named Spark jobs:

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory
 
 import txlog.config.TxlogConf
 import txlog.{TxlogErrors, TxlogException}
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
 import txlog.log.{CheckpointInstance, LogSegment}
 
 /** A small checkpoint read on the driver, without Spark jobs: its non-file rows when the snapshot

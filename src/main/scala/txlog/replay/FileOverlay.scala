@@ -6,7 +6,7 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types.{StringType, StructType}
 
 import txlog.TxlogErrors
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
 
 /** The newest action on one logical file among actions held on the driver: lean `add` or `remove`
   * ([[ActionSchemas.leanFileActions]]), where it came from, and its line, parsed in full on demand.

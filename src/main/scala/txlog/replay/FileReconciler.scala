@@ -10,7 +10,7 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{StringType, StructType}
 
 import txlog.TxlogErrors
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
 import txlog.replay.NonFileState.invalidLine
 
 /** Reconciles file actions into one row per logical file ("Action Reconciliation": keep the newest

@@ -7,7 +7,7 @@ import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{broadcast, col, struct, when}
 import org.apache.spark.sql.types.StructType
 
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
 import txlog.log.LogSegment
 
 /** The reconciled file actions of a segment, as a lazy DataFrame of (pathKey, dvId, add, remove).

@@ -4,8 +4,11 @@ import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
-import txlog.actions.ActionSchemas
-import txlog.log.{CheckpointInstance, CheckpointNaming, FileInfo, LogFile, TablePath}
+import txlog.protocol.ActionSchemas
+import txlog.log.{CheckpointInstance, TablePath}
+import txlog.protocol.CheckpointNaming
+import txlog.protocol.FileInfo
+import txlog.protocol.LogFile
 
 /** The actions of a log segment as DataFrames: the checkpoint's rows and the tail's parsed lines.
   * Every row carries `version` and `idx` (its order within the version), so that "the latest action

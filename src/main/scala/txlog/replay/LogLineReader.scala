@@ -10,7 +10,8 @@ import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
 import txlog.config.TxlogConf
 import txlog.TxlogErrors
-import txlog.log.{FileInfo, TablePath}
+import txlog.log.TablePath
+import txlog.protocol.FileInfo
 import txlog.util.SerializableConf
 
 /** Reads newline-delimited JSON log files (commits, log compactions, JSON checkpoints) as rows of

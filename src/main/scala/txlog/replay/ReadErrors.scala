@@ -12,7 +12,10 @@ import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.txlog.SparkErrors
 
 import txlog.{TxlogErrors, TxlogException}
-import txlog.log.{CheckpointFile, FileInfo, FileNames, LogSegment}
+import txlog.log.LogSegment
+import txlog.protocol.CheckpointFile
+import txlog.protocol.FileInfo
+import txlog.protocol.FileNames
 
 /** Turns a failure while reading a segment's files into an error that names the file.
   *

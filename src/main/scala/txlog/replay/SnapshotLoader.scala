@@ -5,9 +5,9 @@ import org.apache.spark.sql.functions.col
 
 import txlog.config.TxlogConf
 import txlog.{Snapshot, TxlogErrors}
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
 import txlog.log.{LogListing, LogSegment}
-import txlog.table.ReaderGate
+import txlog.protocol.ReaderGate
 import txlog.timetravel.CommitTimeline
 import txlog.util.Jobs
 

@@ -6,8 +6,9 @@ import org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
 import txlog.TxlogErrors
-import txlog.actions.ActionSchemas
-import txlog.log.{LogFile, TablePath}
+import txlog.protocol.ActionSchemas
+import txlog.log.TablePath
+import txlog.protocol.LogFile
 
 /** The actions of the commits (and log compactions) after a checkpoint. A tail small enough to read
   * on the driver (see [[LogLineReader]]) is read and parsed there, without a Spark job, and kept as

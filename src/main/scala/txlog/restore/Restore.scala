@@ -6,7 +6,7 @@ import org.apache.spark.sql.functions.{coalesce, col, count, lit, sum}
 import txlog.{RestoreResult, Snapshot, Transaction}
 import txlog.table.TableContext
 import txlog.replay.ReadErrors
-import txlog.txn.TableFeatures
+import txlog.protocol.TableFeatures
 import txlog.util.{Jobs, SerializableConf}
 
 /** RESTORE, by delta-spark's rules (its RestoreTableCommand):

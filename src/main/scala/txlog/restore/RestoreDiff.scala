@@ -4,7 +4,7 @@ import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.functions.{coalesce, col, lit}
 
 import txlog.Snapshot
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
 import txlog.replay.FileKeys
 
 /** The file actions of a restore, as DataFrames (nothing reaches the driver): a logical file is

@@ -2,6 +2,7 @@ package txlog.timetravel
 
 import txlog.{Metadata, Protocol, TxlogErrors}
 import txlog.log.LogListing
+import txlog.protocol.InCommitTimestamps
 
 /** The commit timestamp of every version, by one rule used by snapshots, history and timestamp time
   * travel (the spec's "In-Commit Timestamps"):
@@ -68,7 +69,7 @@ private[txlog] final class CommitTimeline private (
     case Some(c) => InCommitTimestamps.read(listing.table, c)
     case None =>
       throw TxlogErrors.malformedLogFile(
-        listing.table.root + "/_delta_log/" + txlog.log.FileNames.commitName(version),
+        listing.table.root + "/_delta_log/" + txlog.protocol.FileNames.commitName(version),
         version,
         "In-commit timestamps are enabled but the commit file is missing (cleaned up), so its " +
           "inCommitTimestamp cannot be read."

@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 import com.fasterxml.jackson.databind.ObjectMapper
 
 import txlog.{Metadata, Protocol}
+import txlog.protocol.DomainAction
 
 /** The JSON lines of a commit's driver-side actions, with the spec's field names and absent
   * optional fields left out: commitInfo, protocol, metaData, txn, domainMetadata.

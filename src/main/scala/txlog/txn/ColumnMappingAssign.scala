@@ -5,15 +5,14 @@ import java.util.UUID
 import org.apache.spark.sql.types._
 
 import txlog.{Metadata, TxlogErrors}
+import txlog.protocol.ColumnMapping
 
 /** Column mapping on write ("Column Mapping"): every field, nested ones included, carries
   * `delta.columnMapping.id` and `delta.columnMapping.physicalName`; the table's
   * `delta.columnMapping.maxColumnId` is the largest id given out.
   */
 private[txlog] object ColumnMappingAssign {
-  val IdKey = "delta.columnMapping.id"
-  val PhysicalNameKey = "delta.columnMapping.physicalName"
-  val MaxIdProperty = "delta.columnMapping.maxColumnId"
+  import ColumnMapping.{IdKey, MaxIdProperty, PhysicalNameKey}
 
   /** `schema` with ids and physical names given to the fields that have none, counting on from
     * `maxId`; returns the schema and the new largest id. Fields that have them keep them. A field

@@ -4,10 +4,12 @@ import org.apache.hadoop.fs.Path
 
 import txlog.{Metadata, Protocol, Snapshot, TxlogException}
 import txlog.checksum._
-import txlog.log.{FileNames, LogWrites, TablePath}
+import txlog.log.{LogWrites, TablePath}
+import txlog.protocol.FileNames
 import txlog.replay.{DomainMetadata, SetTransaction}
-import txlog.table.TableProperties
-import txlog.timetravel.InCommitTimestamps
+import txlog.protocol.TableProperties
+import txlog.protocol.InCommitTimestamps
+import txlog.protocol.DomainAction
 
 /** The version checksum (`n.crc`) of a commit, derived from the previous version's checksum and the
   * commit's own actions, never by recounting the table's files.

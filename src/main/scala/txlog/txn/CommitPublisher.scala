@@ -8,7 +8,8 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.fs.Path
 
 import txlog.TxlogErrors
-import txlog.log.{FileNames, TablePath}
+import txlog.log.TablePath
+import txlog.protocol.FileNames
 import txlog.storage.{LogStores, StagedBytes}
 
 /** Publishes one commit file `_delta_log/<version>.json` by put-if-absent: the header lines (the

@@ -8,10 +8,12 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import txlog.config.TxlogConf
 import txlog.{BuildInfo, CommitResult, Metadata, Protocol, Snapshot, TxlogErrors}
-import txlog.actions.ActionSchemas
-import txlog.log.{CommitFile, LogListing, TablePath}
+import txlog.protocol.ActionSchemas
+import txlog.log.{LogListing, TablePath}
+import txlog.protocol.CommitFile
 import txlog.table.TableContext
-import txlog.timetravel.InCommitTimestamps
+import txlog.protocol.InCommitTimestamps
+import txlog.protocol.DomainAction
 
 /** Commits staged actions with optimistic concurrency: put-if-absent of the next version; on a lost
   * race, the winning commits are checked for conflicts ([[ConflictChecker]]), the commit is rebased

@@ -3,7 +3,8 @@ package txlog.txn
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 
 import txlog.Metadata
-import txlog.log.{CommitFile, TablePath}
+import txlog.log.TablePath
+import txlog.protocol.CommitFile
 import txlog.table.TableContext
 
 /** What a transaction read, for conflict detection.

@@ -5,7 +5,8 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{DataType, MapType, StringType, StructType}
 
 import txlog.{Metadata, Protocol, TxlogErrors}
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
+import txlog.protocol.TableFeatures
 
 /** A commit's file actions as JSON lines written by Spark (`to_json` of the action structs: the
   * spec's field names, null fields left out), one row per action: (kind, path, dvId, problem, line,

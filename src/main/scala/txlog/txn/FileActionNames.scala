@@ -5,7 +5,7 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{ArrayType, StringType}
 
 import txlog.Metadata
-import txlog.scan.FileColumns
+import txlog.protocol.FileColumns
 
 /** File actions name columns as the spec's "Column Mapping" writer requirements say: partition
   * values and statistics by the columns' physical names (the same as their names without column

@@ -4,7 +4,7 @@ import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.StructType
 
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
 import txlog.replay.FileKeys
 
 /** Staged removes matched, by path, to the live files of the snapshot the transaction read.

@@ -5,7 +5,8 @@ import scala.util.control.NonFatal
 import txlog.{CheckpointResult, Snapshot, TxlogException}
 import txlog.checkpoint.CheckpointWriter
 import txlog.cleanup.MetadataCleanup
-import txlog.table.{TableContext, TableProperties}
+import txlog.table.TableContext
+import txlog.protocol.TableProperties
 
 /** What a transaction does after its commit landed: a checkpoint every `delta.checkpointInterval`
   * commits (default 10) and then, when `delta.enableExpiredLogCleanup` is on (the default),

@@ -6,6 +6,8 @@ import org.apache.spark.sql.functions._
 
 import txlog.{Metadata, Protocol, TxlogErrors}
 import txlog.util.Jobs
+import txlog.protocol.DomainAction
+import txlog.protocol.ColumnMapping
 
 /** Row tracking on commit ("Row Tracking"): fresh row ids for the commit's new files. */
 private[txlog] object RowTracking {
@@ -52,9 +54,7 @@ private[txlog] object RowTracking {
     }
     val named = md.copy(configuration = md.configuration ++ names)
     val columns = named.schema.fields.toSeq.flatMap { f =>
-      Seq(f.name) ++ Option(f.metadata)
-        .filter(_.contains("delta.columnMapping.physicalName"))
-        .map(_.getString("delta.columnMapping.physicalName"))
+      Seq(f.name) ++ ColumnMapping.physicalNameOf(f)
     }
     names.find { case (_, name) => columns.contains(name) }.foreach { case (key, name) =>
       throw TxlogErrors.invalidMetadata(

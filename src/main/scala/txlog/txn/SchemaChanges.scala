@@ -5,6 +5,7 @@ import java.util.Locale
 import org.apache.spark.sql.types._
 
 import txlog.TxlogErrors
+import txlog.protocol.ColumnMapping
 
 /** Schema changes a commit may not make to the columns a table already has: a changed type (the
   * data files hold the old type, and txlog writes no type widening) and a nullability tightened (a
@@ -14,8 +15,6 @@ import txlog.TxlogErrors
   * columns, dropped ones and loosened nullability are not changes this refuses.
   */
 private[txn] object SchemaChanges {
-
-  private val PhysicalName = "delta.columnMapping.physicalName"
 
   /** INVALID_METADATA naming the first column (by path) whose type or nullability `after` changes
     * from `before` in a way above. Example: `SchemaChanges.check(table, current.schema, staged)`.
@@ -36,8 +35,7 @@ private[txn] object SchemaChanges {
     }
 
   private def matching(before: StructType, f: StructField): Option[StructField] = {
-    def physical(x: StructField) =
-      if (x.metadata.contains(PhysicalName)) Some(x.metadata.getString(PhysicalName)) else None
+    def physical(x: StructField) = ColumnMapping.physicalNameOf(x)
     physical(f) match {
       case Some(p) => before.fields.find(physical(_).contains(p))
       case None =>

@@ -3,6 +3,7 @@ package txlog.txn
 import org.apache.spark.sql.DataFrame
 
 import txlog.{Metadata, Protocol}
+import txlog.protocol.DomainAction
 
 /** What a transaction will commit: file actions as DataFrames (shaped like `Snapshot.allFiles` for
   * adds, `Snapshot.tombstones` for removes), the rest on the driver. `txns` maps app ids to

@@ -5,7 +5,10 @@ import java.io.FileNotFoundException
 import org.apache.spark.sql.types.StructType
 
 import txlog.{CommitResult, Transaction, TxlogErrors}
-import txlog.log.{CheckpointFile, CommitFile, FileInfo, FileNames}
+import txlog.protocol.CheckpointFile
+import txlog.protocol.CommitFile
+import txlog.protocol.FileInfo
+import txlog.protocol.FileNames
 import txlog.table.TableContext
 
 /** Table creation: a transaction at read version -1 committing version 0 with the protocol and

@@ -6,7 +6,7 @@ import org.apache.spark.sql.functions._
 import txlog.{Metadata, TxlogErrors}
 import txlog.log.TablePath
 import txlog.replay.FileKeys
-import txlog.scan.FileColumns
+import txlog.protocol.FileColumns
 import txlog.util.Jobs
 
 /** The checks of one transaction against one winning commit, in [[ConflictChecker]]'s order. Only

@@ -6,8 +6,9 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions.col
 
 import txlog.{Metadata, Protocol, TxlogErrors}
-import txlog.actions.ActionSchemas
-import txlog.log.{CommitFile, TablePath}
+import txlog.protocol.ActionSchemas
+import txlog.log.TablePath
+import txlog.protocol.CommitFile
 import txlog.replay.{LineParser, LogActions, LogLineReader, NonFileState, Tail}
 import txlog.util.Jobs
 

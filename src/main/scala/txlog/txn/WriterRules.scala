@@ -5,8 +5,11 @@ import scala.util.Try
 import org.apache.spark.sql.types.{DataType, StructType}
 
 import txlog.{Metadata, Protocol, TxlogErrors}
-import txlog.table.{ReaderGate, TableProperties}
-import txlog.timetravel.InCommitTimestamps
+import txlog.protocol.ReaderGate
+import txlog.protocol.TableProperties
+import txlog.protocol.InCommitTimestamps
+import txlog.protocol.TableFeatures
+import txlog.protocol.ColumnMapping
 
 /** The spec's writer rules for a commit's protocol and metadata, applied before anything is
   * written: which protocol a new table needs for the features it uses, column mapping's physical
@@ -70,7 +73,7 @@ private[txlog] object WriterRules {
       if (!columnMappingOn(properties)) (schema, properties)
       else {
         val (s, max) = ColumnMappingAssign.assign(schema, 0L)
-        (s, properties + (ColumnMappingAssign.MaxIdProperty -> max.toString))
+        (s, properties + (ColumnMapping.MaxIdProperty -> max.toString))
       }
     val rowTracking =
       if (!features.contains("rowTracking")) mapped._2
@@ -243,7 +246,7 @@ private[txlog] object WriterRules {
     if (!columnMappingOn(md.configuration)) md
     else {
       val start = md.configuration
-        .get(ColumnMappingAssign.MaxIdProperty)
+        .get(ColumnMapping.MaxIdProperty)
         .flatMap(v => Try(v.toLong).toOption)
         .getOrElse(0L)
         .max(ColumnMappingAssign.maxIdIn(schema))
@@ -251,7 +254,7 @@ private[txlog] object WriterRules {
       ColumnMappingAssign.checkIdentity(table, current, assigned)
       md.copy(
         schemaString = assigned.json,
-        configuration = md.configuration + (ColumnMappingAssign.MaxIdProperty -> max.toString)
+        configuration = md.configuration + (ColumnMapping.MaxIdProperty -> max.toString)
       )
     }
   }
@@ -272,15 +275,15 @@ private[txlog] object WriterRules {
   }
 
   private def mode(conf: Map[String, String]): String =
-    conf.getOrElse("delta.columnMapping.mode", "none").trim.toLowerCase(java.util.Locale.ROOT)
+    conf.getOrElse(ColumnMapping.ModeProperty, "none").trim.toLowerCase(java.util.Locale.ROOT)
 
   private def columnMappingOn(conf: Map[String, String]): Boolean = mode(conf) != "none"
 
   private def checkColumnMappingMode(conf: Map[String, String]): Unit =
     if (!Set("none", "name", "id").contains(mode(conf))) {
       throw TxlogErrors.invalidArgument(
-        "delta.columnMapping.mode",
-        s"'${conf("delta.columnMapping.mode")}' is not none, name or id"
+        ColumnMapping.ModeProperty,
+        s"'${conf(ColumnMapping.ModeProperty)}' is not none, name or id"
       )
     }
 

@@ -6,7 +6,7 @@ import org.apache.spark.sql.functions.{col, max, max_by}
 import org.apache.spark.sql.types._
 
 import txlog.TxlogErrors
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
 import txlog.log.LogListing
 import txlog.replay.{LogActions, NonFileState}
 

@@ -6,7 +6,7 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 
-import txlog.maintenance.DvPaths
+import txlog.protocol.DvPaths
 import txlog.replay.FileKeys
 
 /** Paths relative to a table's root, as VACUUM compares and deletes them: the file's name on

@@ -10,7 +10,9 @@ import org.apache.spark.storage.StorageLevel
 import txlog.{Snapshot, TxlogErrors, VacuumResult}
 import txlog.log.LogListing
 import txlog.replay.ReadErrors
-import txlog.table.{TableContext, TableProperties, WriterGate}
+import txlog.table.TableContext
+import txlog.protocol.TableProperties
+import txlog.protocol.WriterGate
 import txlog.util.{Jobs, SerializableConf}
 
 /** VACUUM: deletes the files no version within the retention needs, as named Spark jobs.

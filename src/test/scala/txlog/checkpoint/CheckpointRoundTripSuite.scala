@@ -3,7 +3,8 @@ package txlog.checkpoint
 import scala.util.{Failure, Success, Try}
 
 import txlog.{DeltaLog, Fixtures, Oracle, Refusal, SnapshotView, SparkSuite, TxlogException}
-import txlog.log.{CheckpointNaming, LogListing, LogSegment}
+import txlog.log.{LogListing, LogSegment}
+import txlog.protocol.CheckpointNaming
 
 /** For every fixture, each checkpoint kind txlog can write yields, once written, the same snapshot
   * through txlog and through delta-spark as the table had before, and both read it from the new

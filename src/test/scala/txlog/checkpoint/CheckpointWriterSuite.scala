@@ -12,7 +12,9 @@ import org.apache.spark.sql.delta.TxlogReferenceAccess
 import org.apache.spark.sql.types.{IntegerType, StructType}
 
 import txlog.{DeltaLog, Fixtures, Oracle, SparkSuite, TxlogException}
-import txlog.log.{CheckpointNaming, FileNames, LogListing, LogSegment}
+import txlog.log.{LogListing, LogSegment}
+import txlog.protocol.CheckpointNaming
+import txlog.protocol.FileNames
 
 /** Checkpoint content per the spec, `_last_checkpoint`, refusals, and faults: a writer dying before
   * or during publishing, a deleted part, and racing writers.

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 
 import txlog.{ChecksumMismatch, DeltaLog, Fixtures, SparkSuite, TxlogException}
-import txlog.log.FileNames
+import txlog.protocol.FileNames
 
 /** Helpers of the version checksum suites: fixture copies and their `.crc` files. */
 trait ChecksumTables extends SparkSuite {

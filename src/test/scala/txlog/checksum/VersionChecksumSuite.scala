@@ -15,7 +15,7 @@ import org.apache.spark.sql.delta.stats.{
 }
 
 import txlog.{ChecksumMismatch, DeltaLog, Fixtures, SparkSuite, TxlogException}
-import txlog.log.FileNames
+import txlog.protocol.FileNames
 
 /** Version checksum files (`n.crc`): delta-spark's fixture files validate clean, and files txlog
   * writes are accepted by delta-spark and by txlog and never overwrite another.

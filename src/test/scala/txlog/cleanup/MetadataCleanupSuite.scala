@@ -9,7 +9,7 @@ import scala.util.Success
 import org.apache.spark.sql.Row
 
 import txlog.{DeltaLog, Fixtures, Oracle, SnapshotView, SparkSuite, TxlogException}
-import txlog.log.FileNames
+import txlog.protocol.FileNames
 
 /** DeltaLog.cleanup on tables whose commit times are set days apart: exactly the spec's files go,
   * and every version from the cutoff commit on reads as before.

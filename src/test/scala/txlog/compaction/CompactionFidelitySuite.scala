@@ -6,7 +6,7 @@ import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters._
 
 import txlog.{DeltaLog, Oracle, SparkSuite}
-import txlog.log.FileNames
+import txlog.protocol.FileNames
 
 /** A log compaction keeps what it does not understand: fields txlog's schemas do not name, and
   * actions of types it does not know (kept, in commit order: readers ignore them, see the

@@ -5,7 +5,7 @@ import java.nio.file.{Files, Path}
 import scala.jdk.CollectionConverters._
 
 import txlog.{DeltaLog, SparkSuite}
-import txlog.log.FileNames
+import txlog.protocol.FileNames
 
 /** A log compaction that lost an add: readers using it miss the file, `validate` reports it against
   * the commits it stands for, and vacuum, which takes its keep-list from the commits, keeps the

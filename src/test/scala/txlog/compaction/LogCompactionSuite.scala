@@ -7,7 +7,9 @@ import scala.jdk.CollectionConverters._
 import scala.util.Success
 
 import txlog.{DeltaLog, Fixtures, Oracle, SnapshotView, SparkSuite, TxlogException}
-import txlog.log.{CompactionFile, FileNames, LogListing, LogSegment}
+import txlog.log.{LogListing, LogSegment}
+import txlog.protocol.CompactionFile
+import txlog.protocol.FileNames
 
 /** DeltaLog.compact: written compactions are used by readers and change no snapshot. */
 class LogCompactionSuite extends SparkSuite {

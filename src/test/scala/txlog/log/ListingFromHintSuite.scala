@@ -7,6 +7,7 @@ import org.scalatest.BeforeAndAfterEach
 
 import txlog.{DeltaLog, Fixtures, Oracle, SnapshotView, SparkSuite, TxlogException}
 import txlog.testing.{FaultInjectingFileSystem => Faulty}
+import txlog.protocol.FileNames
 
 /** `_delta_log` is listed from the checkpoint `_last_checkpoint` names, and `update()` lists only
   * what is newer than its snapshot; a wrong hint, or a version before it, lists everything.

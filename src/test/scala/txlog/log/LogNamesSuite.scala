@@ -3,6 +3,13 @@ package txlog.log
 import org.scalatest.funsuite.AnyFunSuite
 
 import txlog.replay.FileKeys
+import txlog.protocol.FileNames
+import txlog.protocol.CompactionFile
+import txlog.protocol.CheckpointFile
+import txlog.protocol.VersionChecksumFile
+import txlog.protocol.FileInfo
+import txlog.protocol.CommitFile
+import txlog.protocol.CheckpointNaming
 
 /** File names, the `_last_checkpoint` checksum and path canonicalization: no Spark needed. */
 class LogNamesSuite extends AnyFunSuite {

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.types.StructType
 
 import txlog.{DeltaLog, Fixtures, SparkSuite, TxlogException}
+import txlog.protocol.DvPaths
 
 /** `DeltaLog.validate()`: no error finding on intact fixtures, and each injected fault found with
   * its rule and version (on copies).

@@ -11,7 +11,7 @@ import org.apache.spark.sql.execution.{FileSourceScanExec, FilterExec, SparkPlan
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeLike
 
 import txlog.{DeltaLog, Fixtures, Oracle, Snapshot, SparkSuite}
-import txlog.log.FileNames
+import txlog.protocol.FileNames
 
 /** What replay holds on the driver is bounded by byte budgets, past which it falls back to a
   * distributed path; a large tail leaves the checkpoint unshuffled. Expectations come from

@@ -9,7 +9,7 @@ import org.apache.spark.sql.Row
 import org.apache.spark.sql.types.StructType
 
 import txlog.{Fixtures, SparkSuite}
-import txlog.actions.ActionSchemas
+import txlog.protocol.ActionSchemas
 import txlog.log.TablePath
 
 /** The driver's parquet reader ([[DriverParquet]]) must give, for every checkpoint and sidecar file

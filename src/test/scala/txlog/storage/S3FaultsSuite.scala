@@ -3,7 +3,8 @@ package txlog.storage
 import java.nio.charset.StandardCharsets.UTF_8
 
 import txlog.{CheckpointResult, DeltaLog, Oracle, TxlogException}
-import txlog.log.{FileNames, LastCheckpoint, LogWrites}
+import txlog.log.{LastCheckpoint, LogWrites}
+import txlog.protocol.FileNames
 import txlog.storage.S3Faults.{BreakRead, FailPut, LoseAck}
 import txlog.txn.TxnTestKit.{adds, schema}
 

@@ -16,7 +16,8 @@ import software.amazon.awssdk.core.sync.RequestBody
 import software.amazon.awssdk.services.s3.model.{PutObjectRequest, S3Exception}
 
 import txlog.{DeltaLog, Fixtures, Oracle, TxlogException}
-import txlog.log.{FileNames, LastCheckpoint, LogWrites}
+import txlog.log.{LastCheckpoint, LogWrites}
+import txlog.protocol.FileNames
 import txlog.txn.TxnTestKit.{adds, schema}
 
 /** [[ObjectLogStore]] on S3 through S3A (each line's hadoop-aws), against a local S3Proxy: the

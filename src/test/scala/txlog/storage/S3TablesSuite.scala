@@ -6,7 +6,8 @@ import org.apache.spark.sql.DataFrame
 
 import txlog.{DeltaLog, Fixtures, Oracle, Refusal, SnapshotView, TxlogException}
 import txlog.cleanup.MetadataCleanup
-import txlog.log.{FileNames, LastCheckpoint, LogListing}
+import txlog.log.{LastCheckpoint, LogListing}
+import txlog.protocol.FileNames
 
 /** Fixture tables copied to a local S3 server and read and maintained through S3A: each snapshot on
   * `s3a://` agrees with txlog's answer on the local copy and with delta-spark's on `s3a://`; time

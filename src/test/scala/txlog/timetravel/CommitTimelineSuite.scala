@@ -10,7 +10,7 @@ import org.apache.spark.sql.delta.RefVersions
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 
 import txlog.{DeltaLog, Fixtures, SparkSuite, TxlogException}
-import txlog.log.FileNames
+import txlog.protocol.FileNames
 
 /** One commit timeline: snapshot timestamps, history timestamps and timestamp time travel agree
   * with delta-spark's for every version, with in-commit timestamps enabled at creation, enabled

@@ -14,7 +14,9 @@ import org.apache.spark.sql.delta.actions.{Action, AddFile}
 import org.apache.spark.sql.functions.col
 
 import txlog.{DeltaLog, SparkSuite, TxlogException}
-import txlog.log.{CommitFile, FileInfo, TablePath}
+import txlog.log.TablePath
+import txlog.protocol.CommitFile
+import txlog.protocol.FileInfo
 
 /** The race of [[ConflictCheckerSuite]] and [[ConflictCheckerDeletesSuite]]: delta-spark's
   * transactions on a table, the winner committed, then the loser's commit meeting it; txlog's

@@ -4,6 +4,7 @@ import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 import org.apache.spark.sql.types._
 
 import txlog.{Metadata, Protocol, SparkSuite, TxlogException}
+import txlog.protocol.TableFeatures
 
 /** The protocol and metadata txlog gives a new table are the ones delta-spark gives the same CREATE
   * TABLE; commit-time refusals follow the spec's rules.
