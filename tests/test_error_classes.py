@@ -1,8 +1,9 @@
-"""The JVM's error classes and the Python package's map of them kept in step: every class
-``txlog.TxlogErrors`` (and its parts) builds has its Python exception in
-``txlog.errors.ERROR_CLASSES`` (or is listed below, with why not), every mapped class is one the
-JVM builds, and the command line's exit-code lists name only real classes. Read from the Scala
-sources, so a class added on one side and not the other fails here; no Spark is started."""
+"""The JVM's error classes and the Python package's map of them kept in step: every class of the
+enumeration ``txlog.ErrorClasses`` (which ``txlog.TxlogErrors`` and its parts build errors from,
+and only from) has its Python exception in ``txlog.errors.ERROR_CLASSES`` (or is listed below,
+with why not), every mapped class is one the JVM has, and the command line's exit-code lists name
+only real classes. Read from the Scala sources, so a class added on one side and not the other
+fails here; no Spark is started."""
 
 from __future__ import annotations
 
@@ -18,12 +19,25 @@ UNMAPPED: dict[str, str] = {}
 
 
 def jvm_classes() -> set[str]:
-    found: set[str] = set()
+    """The classes ``txlog.ErrorClasses`` enumerates."""
+    text = (SCALA / "ErrorClasses.scala").read_text()
+    declared = dict(re.findall(r'^  val (\w+) = "([A-Z_]+)"$', text, re.M))
+    listed = re.search(r"val all: Seq\[String\] = Seq\(([^)]*)\)", text)
+    assert listed, "ErrorClasses.all not found"
+    assert set(re.findall(r"\w+", listed.group(1))) == set(declared), "all lists every class"
+    return set(declared.values())
+
+
+def test_errors_name_their_class_from_the_enumeration() -> None:
+    used: set[str] = set()
     for source in SCALA.glob("*Errors.scala"):
         text = source.read_text()
-        found |= set(re.findall(r'new TxlogException\(\s*"([A-Z_]+)"', text))
-        found |= set(re.findall(r'conflict\(\s*"([A-Z_]+)"', text))
-    return found
+        literal = re.findall(r'(?:new TxlogException|conflict)\(\s*"([A-Z_]+)"', text)
+        assert literal == [], f"{source.name} names classes as literals: {literal}"
+        used |= set(re.findall(r"ErrorClasses\.(\w+)", text))
+    declared = set(re.findall(r'^  val (\w+) = "', (SCALA / "ErrorClasses.scala").read_text(),
+                              re.M))  # fmt: skip
+    assert used == declared, (declared - used, used - declared)
 
 
 def test_every_jvm_error_class_is_mapped() -> None:

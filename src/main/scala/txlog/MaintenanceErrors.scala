@@ -7,7 +7,7 @@ private[txlog] trait MaintenanceErrors {
 
   def repairTooManyLostFiles(table: String, lost: Long, live: Long, share: Double): TxlogException =
     new TxlogException(
-      "REPAIR_TOO_MANY_LOST_FILES",
+      ErrorClasses.RepairTooManyLostFiles,
       s"Repair of $table would remove $lost of its $live live files, more than " +
         s"${(share * 100).round}%; nothing was removed.",
       "So many missing files at once usually means an unmounted path, missing credentials or a " +
@@ -17,7 +17,7 @@ private[txlog] trait MaintenanceErrors {
 
   def cleanupRetentionTooShort(table: String, asked: String, configured: String): TxlogException =
     new TxlogException(
-      "CLEANUP_RETENTION_TOO_SHORT",
+      ErrorClasses.CleanupRetentionTooShort,
       s"Cannot clean up the log of $table with a retention of '$asked': the table keeps its " +
         s"log for '$configured' (delta.logRetentionDuration).",
       "A shorter retention deletes commits that time travel and lagging readers still need.",
@@ -26,7 +26,7 @@ private[txlog] trait MaintenanceErrors {
 
   def vacuumUnrelatedPaths(table: String, count: Long, examples: Seq[String]): TxlogException =
     new TxlogException(
-      "VACUUM_UNRELATED_PATHS",
+      ErrorClasses.VacuumUnrelatedPaths,
       s"Cannot vacuum $table: the log names $count path(s) on a store that cannot be related " +
         "to the table root, so vacuum cannot prove the files it would delete are not these.",
       s"For example: ${examples.take(3).mkString("; ")}. Another scheme or authority (say " +
@@ -40,7 +40,7 @@ private[txlog] trait MaintenanceErrors {
       retentionHours: Long,
       configuredHours: Long
   ): TxlogException = new TxlogException(
-    "VACUUM_RETENTION_TOO_SHORT",
+    ErrorClasses.VacuumRetentionTooShort,
     s"Cannot vacuum $table with a retention of $retentionHours hours: the table keeps removed " +
       s"files for $configuredHours hours (delta.deletedFileRetentionDuration).",
     "A shorter retention can delete files that readers of older versions, or writers still " +
@@ -54,7 +54,7 @@ private[txlog] trait MaintenanceErrors {
       earliestCommit: Long,
       lastVacuumed: Option[Long]
   ): TxlogException = new TxlogException(
-    "VACUUM_LITE_NOT_POSSIBLE",
+    ErrorClasses.VacuumLiteNotPossible,
     s"Cannot run a lite vacuum of $table.",
     s"The log starts at commit $earliestCommit (older commits were cleaned up) and " +
       lastVacuumed.fold("no earlier vacuum recorded where it stopped")(v =>
@@ -71,7 +71,7 @@ private[txlog] trait MaintenanceErrors {
       examples: Seq[String],
       count: Long
   ): TxlogException = new TxlogException(
-    "RESTORE_MISSING_FILES",
+    ErrorClasses.RestoreMissingFiles,
     s"Cannot restore $table to version $version: $count data file(s) of that version no longer " +
       s"exist: ${examples.mkString(", ")}${if (count > examples.size) ", ..." else ""}.",
     "They were deleted by hand or by VACUUM; the restored table would refer to missing files.",

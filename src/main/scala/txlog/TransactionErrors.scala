@@ -35,7 +35,7 @@ private[txlog] trait TransactionErrors {
 
   def protocolChanged(table: String, winner: Long, isolation: String): TxlogException =
     conflict(
-      "PROTOCOL_CHANGED",
+      ErrorClasses.ProtocolChanged,
       table,
       winner,
       isolation,
@@ -45,7 +45,7 @@ private[txlog] trait TransactionErrors {
 
   def metadataChanged(table: String, winner: Long, isolation: String): TxlogException =
     conflict(
-      "METADATA_CHANGED",
+      ErrorClasses.MetadataChanged,
       table,
       winner,
       isolation,
@@ -61,7 +61,7 @@ private[txlog] trait TransactionErrors {
       kind: String,
       name: String
   ): TxlogException = conflict(
-    "CONCURRENT_TRANSACTION",
+    ErrorClasses.ConcurrentTransaction,
     table,
     winner,
     isolation,
@@ -75,7 +75,7 @@ private[txlog] trait TransactionErrors {
       isolation: String,
       files: Seq[String]
   ): TxlogException = conflict(
-    "CONCURRENT_APPEND",
+    ErrorClasses.ConcurrentAppend,
     table,
     winner,
     isolation,
@@ -89,7 +89,7 @@ private[txlog] trait TransactionErrors {
       isolation: String,
       files: Seq[String]
   ): TxlogException = conflict(
-    "CONCURRENT_DELETE_READ",
+    ErrorClasses.ConcurrentDeleteRead,
     table,
     winner,
     isolation,
@@ -103,7 +103,7 @@ private[txlog] trait TransactionErrors {
       isolation: String,
       files: Seq[String]
   ): TxlogException = conflict(
-    "CONCURRENT_DELETE_DELETE",
+    ErrorClasses.ConcurrentDeleteDelete,
     table,
     winner,
     isolation,
@@ -114,14 +114,14 @@ private[txlog] trait TransactionErrors {
   // ---- Transactions: commit ----
 
   def tableAlreadyExists(table: String, detail: String): TxlogException = new TxlogException(
-    "TABLE_ALREADY_EXISTS",
+    ErrorClasses.TableAlreadyExists,
     s"Cannot create a table at $table: one exists there.",
     detail,
     "Open it with DeltaLog.forTable and commit to it, or create the table at another path."
   )
 
   def invalidCommitActions(table: String, detail: String): TxlogException = new TxlogException(
-    "INVALID_COMMIT_ACTIONS",
+    ErrorClasses.InvalidCommitActions,
     s"The actions staged for a commit to $table break the Delta protocol; nothing was written.",
     detail,
     "Fix the staged actions (adds need path, size, partitionValues, modificationTime and " +
@@ -133,14 +133,14 @@ private[txlog] trait TransactionErrors {
 
   def commitRetriesExhausted(table: String, attempts: Int, lastVersion: Long): TxlogException =
     new TxlogException(
-      "COMMIT_RETRIES_EXHAUSTED",
+      ErrorClasses.CommitRetriesExhausted,
       s"Gave up committing to $table after $attempts attempts (last tried version $lastVersion).",
       "Other writers kept winning the race for the next version.",
       "Retry later, or raise spark.txlog.commit.maxAttempts."
     )
 
   def transactionAlreadyCommitted(table: String): TxlogException = new TxlogException(
-    "INVALID_ARGUMENT",
+    ErrorClasses.InvalidArgument,
     s"This transaction on $table has already committed.",
     "A transaction commits once.",
     "Start a new transaction with DeltaLog.startTransaction()."

@@ -8,10 +8,10 @@ package txlog
 private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErrors {
 
   /** Error classes of storage failures: retrying the same call may succeed. */
-  val Retryable: Set[String] = Set("LOG_READ_FAILED", "LOG_WRITE_FAILED")
+  val Retryable: Set[String] = Set(ErrorClasses.LogReadFailed, ErrorClasses.LogWriteFailed)
 
   def tableNotFound(table: String): TxlogException = new TxlogException(
-    "DELTA_TABLE_NOT_FOUND",
+    ErrorClasses.DeltaTableNotFound,
     s"$table is not a Delta table.",
     "It has no _delta_log directory, or the directory holds no commit or checkpoint.",
     "Check the path; create the table with a Delta writer first."
@@ -19,7 +19,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
 
   def versionNotFound(table: String, version: Long, earliest: Long, latest: Long): TxlogException =
     new TxlogException(
-      "VERSION_NOT_FOUND",
+      ErrorClasses.VersionNotFound,
       s"Cannot load version $version of $table.",
       s"Versions $earliest to $latest can be reconstructed from the log.",
       "Ask for a version in that range."
@@ -27,14 +27,14 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
 
   def timestampOutOfRange(table: String, ts: String, reason: String): TxlogException =
     new TxlogException(
-      "TIMESTAMP_OUT_OF_RANGE",
+      ErrorClasses.TimestampOutOfRange,
       s"No version of $table is at or before timestamp $ts.",
       reason,
       "Ask for a timestamp between the earliest and the latest commit timestamps."
     )
 
   def versionGap(table: String, after: Long, next: Long): TxlogException = new TxlogException(
-    "LOG_VERSION_GAP",
+    ErrorClasses.LogVersionGap,
     s"The log of $table is missing versions ${after + 1} to ${next - 1}.",
     s"Commit $after is followed by commit $next; Delta versions must be contiguous.",
     "Restore the missing commit files from a backup; the table cannot be read past the gap."
@@ -42,7 +42,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
 
   def missingLogFiles(table: String, firstCommit: Long, target: Long): TxlogException =
     new TxlogException(
-      "MISSING_LOG_FILES",
+      ErrorClasses.MissingLogFiles,
       s"Cannot reconstruct version $target of $table.",
       s"The log starts at commit $firstCommit and no complete checkpoint covers the versions " +
         "before it.",
@@ -55,7 +55,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
       detail: String,
       e: Throwable = null
   ): TxlogException = new TxlogException(
-    "MALFORMED_LOG_FILE",
+    ErrorClasses.MalformedLogFile,
     s"Log file $file (version $version) cannot be read.",
     detail,
     "The file is corrupt or truncated; restore it from a backup.",
@@ -75,7 +75,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
       detail: String,
       e: Throwable = null
   ): TxlogException = new TxlogException(
-    "LOG_READ_FAILED",
+    ErrorClasses.LogReadFailed,
     s"Could not read $file${version.fold("")(v => s" (version $v)")}.",
     detail,
     "This is a storage failure, not a corrupt log: check access to the path and retry.",
@@ -85,14 +85,14 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
   )
 
   def missingProtocol(table: String, version: Long): TxlogException = new TxlogException(
-    "MISSING_PROTOCOL",
+    ErrorClasses.MissingProtocol,
     s"Version $version of $table has no protocol action.",
     "Every snapshot needs exactly one protocol; the log or checkpoint is incomplete.",
     "Restore the missing log files."
   )
 
   def missingMetadata(table: String, version: Long): TxlogException = new TxlogException(
-    "MISSING_METADATA",
+    ErrorClasses.MissingMetadata,
     s"Version $version of $table has no metaData action.",
     "Every snapshot needs exactly one metaData; the log or checkpoint is incomplete.",
     "Restore the missing log files."
@@ -100,7 +100,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
 
   def invalidProtocol(table: String, version: Long, detail: String): TxlogException =
     new TxlogException(
-      "INVALID_PROTOCOL",
+      ErrorClasses.InvalidProtocol,
       s"The protocol of $table at version $version is invalid.",
       detail,
       "The table was written by a non-compliant writer; repair its protocol action."
@@ -108,7 +108,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
 
   def unsupportedReaderVersion(table: String, readerVersion: Int): TxlogException =
     new TxlogException(
-      "UNSUPPORTED_READER_VERSION",
+      ErrorClasses.UnsupportedReaderVersion,
       s"$table needs reader version $readerVersion.",
       "txlog reads tables with minReaderVersion 1 to 3.",
       "Use a Delta reader that supports this protocol version."
@@ -116,7 +116,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
 
   def unsupportedReaderFeatures(table: String, features: Seq[String]): TxlogException =
     new TxlogException(
-      "UNSUPPORTED_READER_FEATURES",
+      ErrorClasses.UnsupportedReaderFeatures,
       s"$table uses reader features txlog does not support: ${features.mkString(", ")}.",
       "A reader must implement every feature in the protocol's readerFeatures.",
       "Use a Delta reader that supports these features."
@@ -127,7 +127,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
       writerVersion: Int,
       operation: String
   ): TxlogException = new TxlogException(
-    "UNSUPPORTED_WRITER_VERSION",
+    ErrorClasses.UnsupportedWriterVersion,
     s"Cannot $operation: $table needs writer version $writerVersion.",
     "txlog writes the log of tables with minWriterVersion 1 to 7.",
     "Use a Delta writer that supports this protocol version."
@@ -138,7 +138,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
       features: Seq[String],
       operation: String
   ): TxlogException = new TxlogException(
-    "UNSUPPORTED_WRITER_FEATURES",
+    ErrorClasses.UnsupportedWriterFeatures,
     s"Cannot $operation: $table uses writer features txlog does not support: " +
       s"${features.mkString(", ")}.",
     "A writer must implement every feature in the protocol's writerFeatures; txlog refuses " +
@@ -147,7 +147,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
   )
 
   def logFileExists(file: String): TxlogException = new TxlogException(
-    "LOG_FILE_EXISTS",
+    ErrorClasses.LogFileExists,
     s"$file already exists.",
     "Log files are never overwritten.",
     "Nothing to do if it is the file you meant to write; otherwise delete it first."
@@ -155,7 +155,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
 
   def writeFailed(file: String, detail: String, e: Throwable = null): TxlogException =
     new TxlogException(
-      "LOG_WRITE_FAILED",
+      ErrorClasses.LogWriteFailed,
       s"Could not write $file.",
       detail,
       "Nothing was published; check permissions and free space, then retry.",
@@ -172,7 +172,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
       txnId: String,
       e: Throwable
   ): TxlogException = new TxlogException(
-    "COMMIT_OUTCOME_UNKNOWN",
+    ErrorClasses.CommitOutcomeUnknown,
     s"Cannot tell whether commit $version ($file) is this transaction's.",
     s"The file exists, but reading its commitInfo back failed: $e",
     s"Read version $version's commitInfo: a txnId of $txnId means this transaction committed; " +
@@ -183,7 +183,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
   )
 
   def storageNotAtomic(dir: String, scheme: String): TxlogException = new TxlogException(
-    "STORAGE_NOT_ATOMIC",
+    ErrorClasses.StorageNotAtomic,
     s"Cannot publish log files under $dir: $scheme: storage offers no atomic put-if-absent.",
     "It has no atomic rename and no conditional create (S3A has one from Hadoop 3.4.2, path " +
       "capability fs.s3a.create.conditional.enabled), so two writers could replace each " +
@@ -196,7 +196,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
 
   /** The `rename` kind on storage whose rename is not known to refuse an existing target. */
   def renameNotAtomic(dir: String, scheme: String): TxlogException = new TxlogException(
-    "STORAGE_NOT_ATOMIC",
+    ErrorClasses.StorageNotAtomic,
     s"Cannot publish log files under $dir by rename: $scheme: rename is not known to be atomic.",
     "Publishing by rename needs one that refuses an existing target atomically (HDFS); on " +
       "other storage it checks first and renames after, so two writers could both publish " +
@@ -209,7 +209,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
 
   def checkpointKindNotAllowed(table: String, kind: String, why: String): TxlogException =
     new TxlogException(
-      "CHECKPOINT_KIND_NOT_ALLOWED",
+      ErrorClasses.CheckpointKindNotAllowed,
       s"Cannot write a $kind checkpoint of $table.",
       why,
       "Choose another kind (classic, multipart or v2), or leave it out to use the table's."
@@ -217,7 +217,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
 
   def checkpointVerificationFailed(table: String, version: Long, detail: String): TxlogException =
     new TxlogException(
-      "CHECKPOINT_VERIFICATION_FAILED",
+      ErrorClasses.CheckpointVerificationFailed,
       s"The checkpoint written for version $version of $table does not match the snapshot.",
       detail,
       "Nothing was published; retry, and report the problem if it persists."
@@ -225,7 +225,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
 
   def jarSparkMismatch(detail: String): TxlogException =
     new TxlogException(
-      "JAR_SPARK_MISMATCH",
+      ErrorClasses.JarSparkMismatch,
       "txlog cannot run on this Spark.",
       detail,
       s"Use txlog-spark_<line>_<scala>-${BuildInfo.version}.jar of the running Spark line and " +
@@ -237,7 +237,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
     */
   def invalidSetting(key: String, value: String, expected: String): TxlogException =
     new TxlogException(
-      "INVALID_SETTING",
+      ErrorClasses.InvalidSetting,
       s"Invalid value '$value' for the setting $key.",
       s"$key must be $expected.",
       s"Set $key to $expected, or unset it for its default (docs/configuration.md)."
@@ -246,14 +246,14 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
   /** A `spark.txlog.*` key the session sets that is not one of txlog's settings. */
   def unknownSetting(key: String, closest: String, listed: String): TxlogException =
     new TxlogException(
-      "INVALID_SETTING",
+      ErrorClasses.InvalidSetting,
       s"The session sets $key, which is not a txlog setting.",
       s"txlog reads only the settings listed in $listed; a misspelt key would be ignored.",
       s"Unset $key, or correct it (did you mean $closest?)."
     )
 
   def invalidArgument(name: String, detail: String): TxlogException =
-    new TxlogException("INVALID_ARGUMENT", s"Invalid argument '$name': $detail", "", "")
+    new TxlogException(ErrorClasses.InvalidArgument, s"Invalid argument '$name': $detail", "", "")
 
   // ---- Writer rules (txlog.txn.WriterRules): protocol and metadata a commit writes.
 
@@ -263,7 +263,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
       to: String,
       lostFeatures: Seq[String]
   ): TxlogException = new TxlogException(
-    "PROTOCOL_DOWNGRADE",
+    ErrorClasses.ProtocolDowngrade,
     s"Cannot change the protocol of $table from $from to $to.",
     if (lostFeatures.isEmpty) "The new protocol versions are lower than the current ones."
     else s"The new protocol drops features ${lostFeatures.mkString(", ")}.",
@@ -271,14 +271,14 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
   )
 
   def invalidMetadata(table: String, detail: String): TxlogException = new TxlogException(
-    "INVALID_METADATA",
+    ErrorClasses.InvalidMetadata,
     s"Cannot commit this metadata to $table.",
     detail,
     "Fix the staged metadata (schema, partition columns, properties) and commit again."
   )
 
   def appendOnlyViolation(table: String): TxlogException = new TxlogException(
-    "APPEND_ONLY_VIOLATION",
+    ErrorClasses.AppendOnlyViolation,
     s"Cannot remove data from $table: it is append-only.",
     "The table property delta.appendOnly is true, so data-changing removes are not allowed.",
     "Set delta.appendOnly to false first, or commit only adds."
@@ -288,7 +288,7 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
 
   def checksumNotFound(table: String, version: Long, file: String): TxlogException =
     new TxlogException(
-      "CHECKSUM_NOT_FOUND",
+      ErrorClasses.ChecksumNotFound,
       s"Version $version of $table has no version checksum file.",
       s"$file does not exist; writers may skip checksums, so this is not corruption.",
       "Write one with DeltaLog.writeChecksum(version), or validate a version that has one."
