@@ -5,7 +5,8 @@ import java.sql.Timestamp
 import scala.jdk.CollectionConverters._
 
 /** What `DeltaLog.describe()` reports: the fields of delta-spark's `DESCRIBE DETAIL` under their
-  * names there, plus the health of the log ([[LogHealth]]).
+  * names there, plus the health of the log ([[LogHealth]]) and how its storage publishes log files
+  * ([[LogPublishing]]: whether racing writers are safe there).
   *
   * `lastModified` is the modification time of the latest commit file, as DESCRIBE DETAIL reports it
   * (not the in-commit timestamp); `properties` is the metadata's configuration as written (no
@@ -16,6 +17,7 @@ import scala.jdk.CollectionConverters._
   * val d = DeltaLog.forTable(spark, "/data/events").describe()
   * println(s"${d.location}: ${d.numFiles} files, ${d.sizeInBytes} bytes, v${d.version}")
   * if (d.health.commitsSinceCheckpoint > 100) log.checkpoint()
+  * if (!d.publishing.concurrentWriters) println(d.publishing.method)
   * }}}
   */
 final case class TableDescription(
@@ -34,7 +36,8 @@ final case class TableDescription(
     minWriterVersion: Int,
     tableFeatures: Seq[String],
     version: Long,
-    health: LogHealth
+    health: LogHealth,
+    publishing: LogPublishing
 ) extends Summarized {
 
   /** Every field in snake_case, `health` as a nested object. Example:
@@ -56,7 +59,8 @@ final case class TableDescription(
     "min_writer_version" -> minWriterVersion,
     "table_features" -> tableFeatures.asJava,
     "version" -> version,
-    "health" -> Summarized.javaMap(health.summaryFields)
+    "health" -> Summarized.javaMap(health.summaryFields),
+    "publishing" -> Summarized.javaMap(publishing.summaryFields)
   )
 }
 

@@ -10,6 +10,7 @@ import txlog.log.{CheckpointInstance, LogListing}
 import txlog.protocol.CheckpointNaming
 import txlog.protocol.FileNames
 import txlog.protocol.TableFeatures
+import txlog.storage.LogStores
 import txlog.util.Jobs
 
 /** Builds [[TableDescription]]: DESCRIBE DETAIL's fields from a snapshot (one counting job) and the
@@ -44,7 +45,10 @@ private[txlog] object Describe {
       minWriterVersion = p.minWriterVersion,
       tableFeatures = TableFeatures.supported(p).toSeq.sorted,
       version = snapshot.version,
-      health = health(listing, snapshot.version, now)
+      health = health(listing, snapshot.version, now),
+      publishing = LogStores
+        .forPath(listing.table.fs, listing.table.logDir)
+        .publishing(listing.table.logDir)
     )
   }
 

@@ -4,6 +4,8 @@ import java.nio.file.{FileAlreadyExistsException, Files, Paths, StandardCopyOpti
 
 import org.apache.hadoop.fs.{FileSystem, Path}
 
+import txlog.LogPublishing
+
 /** Local disks: put-if-absent is a hard link (which fails if the target exists) and overwrite an
   * `ATOMIC_MOVE` (a POSIX rename, which replaces the target atomically).
   *
@@ -14,6 +16,9 @@ import org.apache.hadoop.fs.{FileSystem, Path}
   * rewritten `_last_checkpoint` for a corrupt one, retries for seconds and lists the log).
   */
 private[txlog] final class LocalLogStore(fs: FileSystem) extends MovingLogStore(fs) {
+
+  def publishing(dir: Path): LogPublishing =
+    LogPublishing("file", "hard link (put-if-absent), atomic move (overwrite)", true)
 
   protected def moveIfAbsent(from: Path, to: Path): Boolean = {
     val (src, dst) = (Paths.get(from.toUri), Paths.get(to.toUri))

@@ -2,6 +2,8 @@ package txlog.storage
 
 import org.apache.hadoop.fs.{FileSystem, Path}
 
+import txlog.LogPublishing
+
 /** How files are published into `_delta_log` on one kind of storage, so that no reader ever sees a
   * partial file and no existing log file is ever replaced, except `_last_checkpoint`.
   *
@@ -38,4 +40,9 @@ private[txlog] trait LogStore {
     * before expensive work so that it is not wasted.
     */
   def checkPutIfAbsent(dir: Path): Unit = ()
+
+  /** How files are published under `dir`, for `describe`: the method, and whether racing writers
+    * are safe (exactly one wins a version).
+    */
+  def publishing(dir: Path): LogPublishing
 }

@@ -4,6 +4,8 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.{FileSystem, Path}
 
+import txlog.LogPublishing
+
 /** The store of a `viewfs://` directory: the one its mount target gets (a local disk's hard links,
   * HDFS's atomic rename, an object store's conditional create or refusal), with every path resolved
   * through the mount table first. A mount table can put any file system behind `viewfs://`, and
@@ -24,6 +26,11 @@ private[txlog] final class MountedLogStore(val fs: FileSystem, inner: LogStore) 
   def delete(path: Path): Boolean = fs.delete(path, true)
 
   override def checkPutIfAbsent(dir: Path): Unit = inner.checkPutIfAbsent(resolved(dir))
+
+  def publishing(dir: Path): LogPublishing = {
+    val p = inner.publishing(resolved(dir))
+    p.copy(method = s"viewfs mount: ${p.method}")
+  }
 }
 
 private[txlog] object MountedLogStore {

@@ -7,7 +7,7 @@ import scala.util.control.NonFatal
 import org.apache.commons.io.IOUtils
 import org.apache.hadoop.fs.{FSDataOutputStream, FileSystem, Path}
 
-import txlog.TxlogErrors
+import txlog.{LogPublishing, TxlogErrors}
 
 /** Object stores (s3a, gs, abfs without a hierarchical namespace, ...): there is no atomic rename,
   * but a single PUT is atomic, so every file is written directly to its name.
@@ -30,6 +30,17 @@ private[txlog] final class ObjectLogStore(val fs: FileSystem, singleWriter: Bool
     if (!singleWriter && !conditional(dir)) {
       throw TxlogErrors.storageNotAtomic(dir.toString, fs.getUri.getScheme)
     }
+
+  def publishing(dir: Path): LogPublishing = {
+    val scheme = Option(dir.toUri.getScheme).getOrElse(fs.getUri.getScheme)
+    if (conditional(dir)) {
+      LogPublishing(scheme, "conditional create (If-None-Match: *), one PUT per file", true)
+    } else if (singleWriter) {
+      LogPublishing(scheme, "check-then-create, one writer promised (storage.singleWriter)", false)
+    } else {
+      LogPublishing(scheme, "refused: no conditional create (STORAGE_NOT_ATOMIC)", false)
+    }
+  }
 
   def putIfAbsent(target: Path, bytes: Array[Byte]): Boolean =
     create(target, out => out.write(bytes))

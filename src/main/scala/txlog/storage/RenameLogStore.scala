@@ -4,7 +4,7 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.{FileAlreadyExistsException, FileContext, FileSystem, Options, Path}
 
-import txlog.TxlogErrors
+import txlog.{LogPublishing, TxlogErrors}
 
 /** File systems whose `FileContext.rename` is atomic (HDFS): with `Rename.NONE` it fails if the
   * target exists, with `Rename.OVERWRITE` it replaces the target in one step. (`FileSystem.rename`
@@ -28,6 +28,17 @@ private[txlog] final class RenameLogStore(fs: FileSystem, singleWriter: Boolean 
         throw TxlogErrors.renameNotAtomic(dir.toString, scheme)
       }
     }
+
+  def publishing(dir: Path): LogPublishing = {
+    val scheme = RenameLogStore.storageScheme(fs, dir)
+    if (StorageConf.atomicRenameSchemes(fs.getConf)(scheme)) {
+      LogPublishing(scheme, "atomic rename that refuses an existing target (FileContext)", true)
+    } else if (singleWriter) {
+      LogPublishing(scheme, "check-then-rename, one writer promised (storage.singleWriter)", false)
+    } else {
+      LogPublishing(scheme, "refused: rename not known atomic (STORAGE_NOT_ATOMIC)", false)
+    }
+  }
 
   override def publish(staged: Path, target: Path): Boolean = {
     checkPutIfAbsent(target.getParent)

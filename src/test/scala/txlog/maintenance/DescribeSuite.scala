@@ -12,6 +12,12 @@ import txlog.{DeltaLog, Fixtures, SparkSuite}
   * fixtures and on a table txlog creates; its log health matches the files on disk.
   */
 class DescribeSuite extends SparkSuite {
+  override def extraConf: Map[String, String] = Seq("objc", "objn").flatMap { s =>
+    Seq(
+      s"spark.hadoop.fs.$s.impl" -> classOf[txlog.storage.ObjectStoreLikeFileSystem].getName,
+      s"spark.hadoop.fs.$s.impl.disable.cache" -> "true"
+    )
+  }.toMap
 
   private val fixtures = Seq(
     "golden/data-reader-partition-values",
@@ -108,5 +114,32 @@ class DescribeSuite extends SparkSuite {
     val crcs = names.filter(_.matches("""\d{20}\.crc""")).map(_.take(20).toLong)
     assert(h.latestChecksumVersion === crcs.reduceOption(_ max _))
     assert(h.checksumCurrent === crcs.contains(commits.max))
+  }
+
+  test("describe says how the storage publishes log files, and whether racing writers are safe") {
+    val dir = tempDir("publishing").resolve("t").toString
+    DeltaLog.createTable(spark, dir, txlog.txn.TxnTestKit.schema, Nil, Map.empty)
+    def on(scheme: String) = new java.net.URI(scheme, null, dir, null).toString
+    def publishing(path: String) = DeltaLog.forTable(spark, path).describe().publishing
+    val local = publishing(dir)
+    assert(local.scheme === "file" && local.concurrentWriters, local)
+    val conditional = publishing(on("objc"))
+    assert(conditional.scheme === "objc" && conditional.concurrentWriters, conditional)
+    assert(conditional.method.contains("If-None-Match"), conditional)
+    // Without a conditional create, describe says writes are refused, and a commit is.
+    val plain = publishing(on("objn"))
+    assert(!plain.concurrentWriters && plain.method.contains("STORAGE_NOT_ATOMIC"), plain)
+    val e = intercept[txlog.TxlogException] {
+      DeltaLog.forTable(spark, on("objn")).startTransaction().commit()
+    }
+    assert(e.errorClass === "STORAGE_NOT_ATOMIC")
+    val key = txlog.storage.StorageConf.SingleWriterKey
+    spark.conf.set(key, "true")
+    try {
+      val promised = publishing(on("objn"))
+      assert(!promised.concurrentWriters && promised.method.contains("singleWriter"), promised)
+    } finally spark.conf.unset(key)
+    val json = DeltaLog.forTable(spark, dir).describe().toJson
+    assert(json.contains("\"publishing\":{\"scheme\":\"file\","), json)
   }
 }

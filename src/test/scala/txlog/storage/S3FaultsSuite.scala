@@ -95,6 +95,8 @@ class S3FaultsSuite extends S3SparkSuite {
   test("a commit whose PUT fails on every attempt publishes nothing and fails typed") {
     assumeConditional()
     val p = newTable("put")
+    val publishing = DeltaLog.forTable(spark, p).describe().publishing
+    assert(publishing.scheme === "s3a" && publishing.concurrentWriters, publishing)
     val e = S3Faults.during(FailPut(commitKey(1))) {
       intercept[TxlogException](commit(p, "a.parquet"))
     }
