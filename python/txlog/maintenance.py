@@ -190,8 +190,10 @@ class TableMaintenance:
         location, created_at and last_modified in ms since the epoch, partition_columns,
         num_files, size_in_bytes, properties, min_reader_version, min_writer_version,
         table_features, version) and ``health``: the log's newest checkpoint (version, kind,
-        age), commits since it, log files and bytes, whether the latest version has a ``.crc``.
-        Keys are snake_case, as in ``python -m txlog describe --json``.
+        age), commits since it, log files and bytes, whether the latest version has a ``.crc``;
+        and ``publishing``: how the storage publishes log files (scheme, method, and whether
+        ``concurrent_writers`` are safe). Keys are snake_case, as in
+        ``python -m txlog describe --json``.
 
         >>> d = log.describe()
         >>> d["num_files"], d["health"]["commits_since_checkpoint"]
