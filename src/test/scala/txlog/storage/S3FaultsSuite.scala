@@ -31,15 +31,15 @@ class S3FaultsSuite extends S3SparkSuite {
 
   override def beforeAll(): Unit = {
     super.beforeAll()
-    // Whether the interceptor is installed: a fault that hit nothing tests nothing.
-    S3Faults.during(FailPut(_.endsWith("probe"))) {
-      intercept[Exception](LogWrites.overwrite(fsOf(s"s3a://$bucket/"), path("probe"), Array(1)))
+    // Whether the interceptor is installed: a fault that hit nothing tests nothing. (Where S3A has
+    // no conditional create, every test cancels itself and nothing is probed.)
+    if (conditionalCreate(bucket)) {
+      S3Faults.during(FailPut(_.endsWith("probe"))) {
+        intercept[Exception](LogWrites.overwrite(fsOf(s"s3a://$bucket/"), path("probe"), Array(1)))
+      }
+      val hits = S3Faults.hits
+      assert(hits.nonEmpty && hits.forall(_ == "PUT probe failed"), s"no interceptor: $hits")
     }
-    val hits = S3Faults.hits
-    assert(
-      hits.nonEmpty && hits.forall(_ == "PUT probe failed"),
-      s"interceptor not installed: $hits"
-    )
   }
 
   private def path(name: String) = new org.apache.hadoop.fs.Path(s"s3a://$bucket/$name")
