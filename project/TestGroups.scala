@@ -14,54 +14,60 @@ object TestGroups {
   val forks: Int = sys.props.get("txlog.testForks").map(_.toInt).getOrElse(1).max(1)
 
   /** Seconds per suite (simple class name): its time in the JUnit report of a `make test` run of
-    * the default line on 2026-11-26 at 54dd423 (two forks beside the Python lane,
-    * `target/test-reports`); the suites added since, as timed alone, and ConflictCheckerSuite's
-    * two halves as half of its time.
+    * the default line on 2026-11-26 at fdf93e1 (two forks beside the Python lane,
+    * `target/test-reports`), the checkpoint round trips at three quarters of it (delta-spark reads
+    * back fewer multi-part checkpoints since); suites under 5 s count as [[Unlisted]].
     */
   val seconds: Map[String, Double] = Map(
-    "CheckpointRoundTripSuite" -> 295,
-    "CheckpointRoundTripSuite2" -> 293,
-    "RestoreAgreementSuite" -> 284,
-    "ProcessWritersSuite" -> 255,
-    "DistributedReplayAgreementSuite" -> 189,
-    "ValidateSuite" -> 181,
-    "DistributedLogCompactionSuite" -> 148,
-    "InteropMatrixSuite" -> 144,
-    "RepairSuite" -> 131,
-    "VacuumFixturesSuite" -> 80,
-    "VacuumAgreementSuite" -> 76,
-    "RestoreFixturesSuite" -> 57,
-    "CheckpointWriterSuite" -> 45,
-    "S3TablesSuite" -> 38,
-    "TimeTravelAgreementSuite" -> 37,
-    "CommitTimelineSuite" -> 33,
-    "S3ObjectStoreSuite" -> 33,
-    "RepairFaultsSuite" -> 29,
-    "ListingFromHintSuite" -> 29,
-    "VersionChecksumSuite" -> 28,
-    "VacuumSafetySuite" -> 28,
-    "DriverBudgetSuite" -> 27,
-    "CliSuite" -> 24,
-    "LogCompactionSuite" -> 23,
-    "CleanupFailClosedSuite" -> 22,
-    "MetadataCleanupSuite" -> 22,
-    "RacingWritersSuite" -> 20,
-    "ConflictCheckerSuite" -> 18,
-    "ConflictCheckerDeletesSuite" -> 18,
-    "FileActionRulesSuite" -> 15,
-    "TransactionSuite" -> 15,
-    "FixtureAgreementSuite" -> 13,
-    "SnapshotCacheSuite" -> 11,
-    "CommitOnFixturesSuite" -> 11,
-    "RestoreConcurrencySuite" -> 11,
-    "CommitChecksumSuite" -> 10,
-    "StagedInputsSuite" -> 10,
-    "CliContractSuite" -> 8,
-    "RowTrackingRulesSuite" -> 22,
-    "MetadataRulesSuite" -> 8,
-    "TableContextSuite" -> 20,
-    "S3FaultsSuite" -> 35,
-    "TxlogConfSuite" -> 10
+    "CheckpointRoundTripSuite2" -> 309,
+    "CheckpointRoundTripSuite" -> 301,
+    "ProcessWritersSuite" -> 264,
+    "ValidateSuite" -> 224,
+    "RestoreAgreementSuite" -> 205,
+    "DistributedReplayAgreementSuite" -> 202,
+    "InteropMatrixSuite" -> 165,
+    "DistributedLogCompactionSuite" -> 164,
+    "VacuumAgreementSuite" -> 133,
+    "VacuumFixturesSuite" -> 121,
+    "RestoreFixturesSuite" -> 101,
+    "RepairSuite" -> 95,
+    "CheckpointWriterSuite" -> 84,
+    "S3TablesSuite" -> 73,
+    "TimeTravelAgreementSuite" -> 59,
+    "LogCompactionSuite" -> 56,
+    "S3ObjectStoreSuite" -> 52,
+    "S3FaultsSuite" -> 48,
+    "RepairFaultsSuite" -> 45,
+    "DriverBudgetSuite" -> 44,
+    "VacuumSafetySuite" -> 43,
+    "ConflictCheckerSuite" -> 41,
+    "CleanupFailClosedSuite" -> 36,
+    "CliSuite" -> 36,
+    "VersionChecksumSuite" -> 34,
+    "ListingFromHintSuite" -> 33,
+    "MetadataCleanupSuite" -> 31,
+    "TransactionSuite" -> 29,
+    "CommitTimelineSuite" -> 25,
+    "CommitChecksumSuite" -> 25,
+    "RowTrackingRulesSuite" -> 25,
+    "RacingWritersSuite" -> 24,
+    "ConflictCheckerDeletesSuite" -> 20,
+    "CommitOnFixturesSuite" -> 20,
+    "FixtureAgreementSuite" -> 20,
+    "CliContractSuite" -> 16,
+    "RestoreConcurrencySuite" -> 16,
+    "DriverParquetSuite" -> 14,
+    "LogSegmentSuite" -> 13,
+    "SnapshotCacheSuite" -> 13,
+    "BadInputSuite" -> 11,
+    "TableContextSuite" -> 10,
+    "DescribeSuite" -> 9,
+    "DemoTableSuite" -> 9,
+    "SingleFileCheckpointSuite" -> 8,
+    "FileActionRulesSuite" -> 8,
+    "MetadataRulesSuite" -> 6,
+    "PostCommitSuite" -> 5,
+    "DistributedCompactionFidelitySuite" -> 5
   )
   val Unlisted = 5.0
 
@@ -69,9 +75,9 @@ object TestGroups {
     * which otherwise end minutes before the Scala suites do: `-Dtxlog.testPart=tail` runs only
     * these, `-Dtxlog.testPart=main` every other suite, and without the property every suite runs.
     * ProcessWritersSuite spends most of its time waiting on the writer JVMs it starts; the two
-    * others bring the lanes to about the same length (in the run of e0f6a7e the second lane
-    * ended 2:40 before the first, and the cluster test's settings took about 2 minutes more off
-    * the Python suite).
+    * others bring the lanes to about the same length (in the run of e0f6a7e the second lane ended
+    * 2:40 before the first, and the cluster test's settings took about 2 minutes more off the
+    * Python suite).
     */
   val tail: Set[String] =
     Set("ProcessWritersSuite", "DistributedLogCompactionSuite", "VacuumAgreementSuite")

@@ -4,8 +4,9 @@ import java.sql.Timestamp
 
 import scala.util.Try
 
+import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.delta.RefVersions
+import org.apache.spark.sql.delta.{RefVersions, TxlogReferenceAccess}
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.delta.{DeltaLog => RefLog, Snapshot => RefSnapshot}
 
@@ -25,18 +26,18 @@ final case class SnapshotView(
 object Oracle {
 
   /** A file path as a fully qualified Hadoop path string, the same form for both readers. */
-  private def qualified(spark: SparkSession, p: Path): String =
-    p.getFileSystem(spark.sessionState.newHadoopConf()).makeQualified(p).toString
+  private def qualified(conf: Configuration, p: Path): String =
+    p.getFileSystem(conf).makeQualified(p).toString
 
   /** A path from txlog's file list made absolute against the table root, as the spec says: a
     * URI-encoded path, relative to the table unless absolute. Written here, not taken from txlog,
     * so the comparison does not trust txlog's own path handling.
     */
-  private def txlogAbsolute(spark: SparkSession, root: String, raw: String): String = {
+  private def txlogAbsolute(conf: Configuration, root: String, raw: String): String = {
     val p =
       try new Path(new java.net.URI(raw))
       catch { case _: java.net.URISyntaxException => new Path(raw) }
-    qualified(spark, if (p.isAbsolute) p else new Path(new Path(root), p))
+    qualified(conf, if (p.isAbsolute) p else new Path(new Path(root), p))
   }
 
   def reference(spark: SparkSession, path: String, version: Option[Long]): SnapshotView = {
@@ -72,7 +73,8 @@ object Oracle {
   private def refView(spark: SparkSession, log: RefLog, s: RefSnapshot): SnapshotView = {
     val p = s.protocol
     val m = s.metadata
-    import spark.implicits._
+    val (adds, removes, txns, domains) = TxlogReferenceAccess.reconciled(s)
+    val conf = spark.sessionState.newHadoopConf()
     SnapshotView(
       s.version,
       (
@@ -82,28 +84,26 @@ object Oracle {
         p.writerFeatures.getOrElse(Set.empty)
       ),
       (m.id, m.schemaString, m.partitionColumns, m.configuration),
-      s.allFiles
-        .collect()
+      adds
         .map(a =>
           (
-            qualified(spark, a.absolutePath(log)),
+            qualified(conf, a.absolutePath(log)),
             Option(a.deletionVector).map(_.uniqueId).getOrElse(""),
             a.size,
             a.partitionValues
           )
         )
         .toSet,
-      s.tombstones
-        .collect()
+      removes
         .map(r =>
           (
-            qualified(spark, r.absolutePath(log)),
+            qualified(conf, r.absolutePath(log)),
             Option(r.deletionVector).map(_.uniqueId).getOrElse("")
           )
         )
         .toSet,
-      s.setTransactions.map(t => t.appId -> t.version).toMap,
-      s.domainMetadata.filterNot(_.removed).map(d => d.domain -> d.configuration).toMap
+      txns.map(t => t.appId -> t.version).toMap,
+      domains.filterNot(_.removed).map(d => d.domain -> d.configuration).toMap
     )
   }
 
@@ -116,6 +116,7 @@ object Oracle {
   def view(spark: SparkSession, s: Snapshot): SnapshotView = {
     val p = s.protocol
     val m = s.metadata
+    val conf = spark.sessionState.newHadoopConf()
     def dvId(r: Row): String = Option(r.getAs[Row]("deletionVector"))
       .map { dv =>
         dv.getAs[String]("storageType") + dv.getAs[String]("pathOrInlineDv") +
@@ -136,7 +137,7 @@ object Oracle {
         .collect()
         .map(r =>
           (
-            txlogAbsolute(spark, s.tablePath, r.getString(0)),
+            txlogAbsolute(conf, s.tablePath, r.getString(0)),
             dvId(r),
             r.getLong(2),
             r.getMap[String, String](3).toMap
@@ -146,7 +147,7 @@ object Oracle {
       s.tombstones
         .select("path", "deletionVector")
         .collect()
-        .map(r => (txlogAbsolute(spark, s.tablePath, r.getString(0)), dvId(r)))
+        .map(r => (txlogAbsolute(conf, s.tablePath, r.getString(0)), dvId(r)))
         .toSet,
       s.setTransactions,
       s.domainMetadata

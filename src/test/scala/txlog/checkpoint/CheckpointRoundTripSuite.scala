@@ -19,6 +19,7 @@ abstract class CheckpointRoundTrips(part: Int, parts: Int = 2)
     with txlog.oracle.LiveSample {
   private var written = Map.empty[String, Int].withDefaultValue(0)
   private var refused = 0
+  private var askedReference = 0
 
   private val only = sys.env.get("TXLOG_FIXTURES").map(_.r)
   private val tables = Fixtures.tables.zipWithIndex.collect {
@@ -43,13 +44,18 @@ abstract class CheckpointRoundTrips(part: Int, parts: Int = 2)
   // The expected snapshot is delta-spark's of the fixture, as recorded (FixtureAgreementSuite
   // checks that txlog reads the same); what is read after the checkpoint is asked of delta-spark
   // now.
-  tables.foreach { name =>
+  //
+  // delta-spark reads back every checkpoint of a table with v2 checkpoints (each kind encodes the
+  // actions its own way) and the classic one of every table; the multi-part checkpoint, the same
+  // rows as the classic one split into parts, on every third table (about a third of this suite's
+  // time was delta-spark reading multi-part checkpoints back). txlog reads back every one.
+  tables.zipWithIndex.foreach { case (name, i) =>
     test(s"checkpoints read back the same through txlog and delta-spark: $name") {
       Oracle.fixtureReference(name) match {
         case Success(before) =>
           val v2Table = before.protocol._4.contains("v2Checkpoint")
           kinds(v2Table).foreach { case (kind, options) =>
-            roundTrip(name, kind, options, before)
+            roundTrip(name, kind, options, before, v2Table || kind == "classic" || i % 3 == 0)
           }
         case Failure(ref) =>
           Try(Oracle.txlog(spark, Fixtures.path(name), None)) match {
@@ -72,7 +78,8 @@ abstract class CheckpointRoundTrips(part: Int, parts: Int = 2)
       name: String,
       kind: String,
       options: Map[String, String],
-      before: SnapshotView
+      before: SnapshotView,
+      askReference: Boolean
   ): Unit = {
     tableName = java.nio.file.Paths.get(name).getFileName.toString
     val dir = Fixtures.copy(name, tempDir()).toString
@@ -108,9 +115,16 @@ abstract class CheckpointRoundTrips(part: Int, parts: Int = 2)
     }
     assert(listing.lastCheckpoint.map(_.version) === Some(before.version))
 
-    val (ours, ref) = Oracle.both(spark, dir)
-    same(s"txlog after a ${label(kind, options)} checkpoint", ours.get, before)
-    same(s"delta-spark after a ${label(kind, options)} checkpoint", ref.get, before)
+    same(
+      s"txlog after a ${label(kind, options)} checkpoint",
+      Oracle.txlog(spark, dir, None),
+      before
+    )
+    if (askReference) {
+      val ref = Oracle.reference(spark, dir, None)
+      same(s"delta-spark after a ${label(kind, options)} checkpoint", ref, before)
+      askedReference += 1
+    }
     if (kind == "multipart") assert(result.files.size === 3)
     written = written.updated(kind, written(kind) + 1)
   }
@@ -145,7 +159,8 @@ abstract class CheckpointRoundTrips(part: Int, parts: Int = 2)
     try {
       if (Fixtures.available) {
         info(
-          s"checkpoints written and read back: ${written.toSeq.sorted.mkString(", ")}; " +
+          s"checkpoints written and read back: ${written.toSeq.sorted.mkString(", ")} " +
+            s"(by delta-spark too: $askedReference); " +
             s"$refused tables refused by both replays were refused by the writer too"
         )
       }

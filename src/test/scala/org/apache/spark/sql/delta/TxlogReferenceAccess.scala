@@ -32,4 +32,26 @@ object TxlogReferenceAccess {
   /** (stored, computed) checksums of a `_last_checkpoint` document, by delta-spark. */
   def lastCheckpointChecksums(json: String): (Option[String], String) =
     LastCheckpointInfo.getChecksums(json)
+
+  /** A snapshot's reconciled actions, read by one job of delta-spark's own state reconstruction
+    * (uncached): its live files, tombstones, latest transaction per application and domains
+    * (removed ones included), as `allFiles`, `tombstones`, `setTransactions` and `domainMetadata`
+    * give them one job each over a cached state.
+    */
+  def reconciled(s: Snapshot): (
+      Seq[actions.AddFile],
+      Seq[actions.RemoveFile],
+      Seq[actions.SetTransaction],
+      Seq[actions.DomainMetadata]
+  ) = {
+    // Protected in Scala, public in the bytecode of every delta-spark release the build tests.
+    val state = classOf[Snapshot].getMethod("stateReconstruction").invoke(s)
+    val all = state.asInstanceOf[org.apache.spark.sql.Dataset[actions.SingleAction]].collect().toSeq
+    (
+      all.flatMap(a => Option(a.add)),
+      all.flatMap(a => Option(a.remove)),
+      all.flatMap(a => Option(a.txn)),
+      all.flatMap(a => Option(a.domainMetadata))
+    )
+  }
 }
