@@ -46,10 +46,10 @@ def _wait_group_gone(pgid: int, timeout_s: float = 60) -> None:
     raise AssertionError(f"the writer's process group {pgid} outlived SIGKILL")
 
 
-@pytest.mark.parametrize("attempt", [1, 2])
-def test_killed_writer_leaves_a_readable_table(
-    spark: SparkSession, tmp_path: Path, attempt: int
-) -> None:
+# One random moment per run (each run draws another): the moments that matter most, a commit
+# staged, half written, and a checkpoint half written, are hit on purpose by the Scala suite
+# (txlog.txn.ProcessWritersSuite), which also kills a Scala writer at a random moment.
+def test_killed_writer_leaves_a_readable_table(spark: SparkSession, tmp_path: Path) -> None:
     path = str(tmp_path / "t")
     txlog.create_table(spark, path, "id BIGINT", properties={"delta.checkpointInterval": "2"})
     out = tmp_path / "out.txt"
