@@ -50,7 +50,16 @@ lazy val root = (project in file("."))
       (if (line.fromPyPiOnly) Nil
        else Seq("org.apache.spark" %% "spark-sql" % sparkVersion % Provided)) ++
       // Oracle only: the reference implementation, never a runtime dependency.
-      line.deltaOracle.map(_(scalaBinary)).toSeq,
+      line.deltaOracle.map(_(scalaBinary)).toSeq :+
+      // The AWS SDK v2 API that S3A (hadoop-aws 3.4+) brings on a cluster, compiled against for
+      // txlog.storage.S3ConditionalPut and never shipped: the oldest release a supported S3A is
+      // built with, without its HTTP clients (no netty or httpclient next to Spark's).
+      ("software.amazon.awssdk" % "s3" % "2.24.5" % Provided).excludeAll(
+        ExclusionRule("io.netty"),
+        ExclusionRule("org.apache.httpcomponents"),
+        ExclusionRule("software.amazon.awssdk", "netty-nio-client"),
+        ExclusionRule("software.amazon.awssdk", "apache-client")
+      ),
     Compile / unmanagedJars ++= pysparkJars(baseDirectory.value).map(Attributed.blank),
     Test / unmanagedJars ++= pysparkJars(baseDirectory.value).map(Attributed.blank),
     // Spark classes are `provided` at compile time but needed to run tests and the demo.

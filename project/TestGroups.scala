@@ -37,6 +37,7 @@ object TestGroups {
     "LogCompactionSuite" -> 56,
     "S3ObjectStoreSuite" -> 52,
     "S3FaultsSuite" -> 48,
+    "S3ConditionalPutSuite" -> 35, // added since: 24 s alone
     "RepairFaultsSuite" -> 45,
     "DriverBudgetSuite" -> 44,
     "VacuumSafetySuite" -> 43,

@@ -182,12 +182,17 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
     Some(version)
   )
 
-  def storageNotAtomic(dir: String, scheme: String): TxlogException = new TxlogException(
+  def storageNotAtomic(
+      dir: String,
+      scheme: String,
+      detail: Option[String] = None
+  ): TxlogException = new TxlogException(
     ErrorClasses.StorageNotAtomic,
     s"Cannot publish log files under $dir: $scheme: storage offers no atomic put-if-absent.",
     "It has no atomic rename and no conditional create (S3A has one from Hadoop 3.4.2, path " +
-      "capability fs.s3a.create.conditional.enabled), so two writers could replace each " +
-      "other's log files.",
+      "capability fs.s3a.create.conditional.enabled, and from 3.4.0 through its AWS SDK v2 " +
+      "client)" + detail.map(d => s"; $d").getOrElse("") + ", so two writers could replace " +
+      "each other's log files.",
     "Use a Hadoop with conditional create; or set spark.txlog.storage." + scheme +
       ".kind=rename and add " + scheme + " to spark.txlog.storage.atomicRenameSchemes if this " +
       "file system's rename is atomic (HDFS-like); or, if only one writer ever writes this " +

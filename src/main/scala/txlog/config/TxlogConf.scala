@@ -109,6 +109,15 @@ private[txlog] object TxlogConf {
       "within one JVM). Safe only when one writer at a time writes the table."
   )
 
+  val StorageSdkConditionalPut = new Flag(
+    "spark.txlog.storage.sdkConditionalPut",
+    true,
+    "Where S3A has no conditional create (hadoop-aws 3.4.0 and 3.4.1: Spark 4.0), publish log " +
+      "files with a conditional PUT (If-None-Match: *) through S3A's own AWS SDK v2 client, " +
+      "once a probe shows the store honours it. false: refused (STORAGE_NOT_ATOMIC) unless " +
+      "single-writer mode is on."
+  )
+
   val StorageAtomicRenameSchemes = new Names(
     "spark.txlog.storage.atomicRenameSchemes",
     "File system schemes besides hdfs whose rename is atomic and fails when the target exists; " +
@@ -157,6 +166,7 @@ private[txlog] object TxlogConf {
     UpdateMaxIndexedFiles,
     UpdateMaxOverlayActions,
     StorageSingleWriter,
+    StorageSdkConditionalPut,
     StorageAtomicRenameSchemes,
     VacuumListingParallelism,
     TestingDriverCheckpointStrict

@@ -34,7 +34,12 @@ private[txlog] object LogStores {
         }
         new LocalLogStore(fs)
       case StoreKind.Rename => new RenameLogStore(fs, StorageConf.singleWriter(fs.getConf))
-      case StoreKind.Object => new ObjectLogStore(fs, StorageConf.singleWriter(fs.getConf))
+      case StoreKind.Object =>
+        new ObjectLogStore(
+          fs,
+          StorageConf.singleWriter(fs.getConf),
+          StorageConf.sdkConditionalPut(fs.getConf)
+        )
     }
   }
 }

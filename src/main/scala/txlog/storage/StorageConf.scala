@@ -12,6 +12,8 @@ import txlog.config.TxlogConf
   *     [[StoreKind.defaults]] for one scheme;
   *   - `spark.txlog.storage.singleWriter` = true lets object stores without a conditional create
   *     publish by check-then-create, which is only safe when one writer at a time writes a table;
+  *   - `spark.txlog.storage.sdkConditionalPut` = false keeps S3A without a conditional create from
+  *     publishing through its AWS SDK client's conditional PUT ([[S3ConditionalPut]]);
   *   - `spark.txlog.storage.atomicRenameSchemes` (comma-separated) names the schemes besides `hdfs`
   *     whose `FileContext` rename refuses an existing target atomically, for the `rename` kind
   *     (elsewhere it is refused, as a check-then-rename is not atomic).
@@ -45,6 +47,10 @@ private[txlog] object StorageConf {
     get(hadoopConf, kindKey(scheme))
       .map(StoreKind.parse(kindKey(scheme), _))
       .getOrElse(StoreKind.defaults.getOrElse(scheme, StoreKind.Object))
+
+  /** Whether S3A without a conditional create may put-if-absent through its SDK client. */
+  def sdkConditionalPut(hadoopConf: Configuration): Boolean =
+    TxlogConf.StorageSdkConditionalPut.from(get(hadoopConf, TxlogConf.StorageSdkConditionalPut.key))
 
   def singleWriter(hadoopConf: Configuration): Boolean =
     TxlogConf.StorageSingleWriter.from(get(hadoopConf, SingleWriterKey))

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger
 import scala.jdk.CollectionConverters._
 
 import software.amazon.awssdk.core.exception.SdkClientException
+import software.amazon.awssdk.core.SdkRequest
 import software.amazon.awssdk.core.interceptor.{Context, ExecutionAttributes, ExecutionInterceptor}
 import software.amazon.awssdk.services.s3.model.{GetObjectRequest, PutObjectRequest}
 
@@ -37,6 +38,11 @@ object S3Faults {
     * including the GETs the client reopens the stream with; or every GET when `anyRange`.
     */
   final case class BreakRead(key: String => Boolean, anyRange: Boolean = false) extends Fault
+
+  /** PUTs of the key go out without the `If-None-Match` header their request asked for: the store
+    * stands for an S3-compatible one that ignores it (and so overwrites).
+    */
+  final case class IgnoreIfNoneMatch(key: String => Boolean) extends Fault
 
   @volatile private var current: Option[Fault] = None
   private val used = new AtomicInteger()
@@ -80,6 +86,21 @@ class S3FaultInterceptor extends ExecutionInterceptor {
     .message(s"test fault: $what")
     .cause(new IOException(s"Connection reset (test fault: $what)"))
     .build()
+
+  override def modifyRequest(c: Context.ModifyRequest, a: ExecutionAttributes): SdkRequest =
+    (active, c.request) match {
+      case (Some(IgnoreIfNoneMatch(k)), p: PutObjectRequest) if k(p.key) =>
+        record(s"PUT ${p.key} without If-None-Match")
+        val o = p.overrideConfiguration
+        if (!o.isPresent) p
+        else {
+          val kept = o.get.headers.asScala.filter { case (h, _) =>
+            !h.equalsIgnoreCase("If-None-Match")
+          }
+          p.toBuilder.overrideConfiguration(o.get.toBuilder.headers(kept.asJava).build()).build()
+        }
+      case _ => c.request
+    }
 
   override def beforeTransmission(c: Context.BeforeTransmission, a: ExecutionAttributes): Unit =
     (active, putKey(c.request)) match {

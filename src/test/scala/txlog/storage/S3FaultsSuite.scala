@@ -32,8 +32,8 @@ class S3FaultsSuite extends S3SparkSuite {
   override def beforeAll(): Unit = {
     super.beforeAll()
     // Whether the interceptor is installed: a fault that hit nothing tests nothing. (Where S3A has
-    // no conditional create, every test cancels itself and nothing is probed.)
-    if (conditionalCreate(bucket)) {
+    // no put-if-absent, every test cancels itself and nothing is probed.)
+    if (atomicPut(bucket)) {
       S3Faults.during(FailPut(_.endsWith("probe"))) {
         intercept[Exception](LogWrites.overwrite(fsOf(s"s3a://$bucket/"), path("probe"), Array(1)))
       }
@@ -44,8 +44,11 @@ class S3FaultsSuite extends S3SparkSuite {
 
   private def path(name: String) = new org.apache.hadoop.fs.Path(s"s3a://$bucket/$name")
 
+  /** Cancels a test where S3A offers no put-if-absent: neither its conditional create (3.4.2+) nor
+    * an AWS SDK v2 client for the SDK's conditional PUT (3.4.0+).
+    */
   private def assumeConditional(): Unit =
-    assume(conditionalCreate(bucket), "this Hadoop's S3A has no conditional create (3.4.2+)")
+    assume(atomicPut(bucket), "this Hadoop's S3A has no put-if-absent (3.4.0+)")
 
   private def names(table: String): Seq[String] =
     s3.keys(bucket, s"$table/_delta_log/").map(_.stripPrefix(s"$table/_delta_log/"))

@@ -16,6 +16,7 @@ import software.amazon.awssdk.core.sync.RequestBody
 import software.amazon.awssdk.services.s3.model.{PutObjectRequest, S3Exception}
 
 import txlog.{DeltaLog, Fixtures, Oracle, TxlogException}
+import txlog.config.TxlogConf
 import txlog.log.{LastCheckpoint, LogWrites}
 import txlog.protocol.FileNames
 import txlog.txn.TxnTestKit.{adds, schema}
@@ -28,11 +29,20 @@ import txlog.txn.TxnTestKit.{adds, schema}
 class S3ObjectStoreSuite extends S3SparkSuite {
   private val bucket = "txlog-objstore"
 
-  /** A bucket whose S3A has the conditional create switched off (as on Hadoop < 3.4.2). */
+  /** A bucket whose S3A has the conditional create switched off (as on Hadoop < 3.4.2), and whose
+    * writers may not use the SDK's conditional PUT instead (S3ConditionalPutSuite tests that).
+    */
   private val plain = "txlog-objstore-plain"
   def buckets: Seq[String] = Seq(bucket, plain)
   override def suiteConf: Map[String, String] =
     Map(s"spark.hadoop.fs.s3a.bucket.$plain.create.conditional.enabled" -> "false")
+
+  /** Runs `f` with the SDK's conditional PUT switched off. */
+  private def withoutSdkPut[T](f: => T): T = {
+    spark.conf.set(TxlogConf.StorageSdkConditionalPut.key, "false")
+    try f
+    finally spark.conf.unset(TxlogConf.StorageSdkConditionalPut.key)
+  }
 
   /** The checkpoint every 10 commits is not what is tested here, unless a test asks for it. */
   private val props = Map("delta.checkpointInterval" -> "1000")
@@ -43,6 +53,12 @@ class S3ObjectStoreSuite extends S3SparkSuite {
   /** Cancels a test that needs S3A's conditional create when this Hadoop lacks it (< 3.4.2). */
   private def assumeConditional(): Unit =
     assume(conditionalCreate(bucket), "this Hadoop's S3A has no conditional create (3.4.2+)")
+
+  /** Cancels a test that needs put-if-absent where S3A has none (neither its conditional create nor
+    * an AWS SDK v2 client: hadoop-aws before 3.4).
+    */
+  private def assumeAtomicPut(): Unit =
+    assume(atomicPut(bucket), "this Hadoop's S3A has no put-if-absent (3.4.0+)")
 
   private def withPool[T](threads: Int)(f: ExecutionContext => T): T = {
     val pool = Executors.newFixedThreadPool(threads)
@@ -106,7 +122,7 @@ class S3ObjectStoreSuite extends S3SparkSuite {
   }
 
   test("racing put-if-absent, 8 threads x 20 rounds: exactly one wins, its bytes stay") {
-    assumeConditional()
+    assumeAtomicPut()
     val fs = fsOf(s"s3a://$bucket/")
     withPool(8) { implicit ec =>
       (0 until 20).foreach { round =>
@@ -159,7 +175,7 @@ class S3ObjectStoreSuite extends S3SparkSuite {
   }
 
   test("two racing checkpoint writers, classic then multi-part: one checkpoint, a valid hint") {
-    assumeConditional()
+    assumeAtomicPut()
     val path = s"s3a://$bucket/cp"
     DeltaLog.createTable(spark, path, schema, Seq("part"), props)
     // A checkpoint is a few Spark jobs and ~100 S3 requests: two rounds keep the suite short.
@@ -198,7 +214,7 @@ class S3ObjectStoreSuite extends S3SparkSuite {
   }
 
   test("two racing commits of one version: one wins it, the other retries onto the next") {
-    assumeConditional()
+    assumeAtomicPut()
     val path = s"s3a://$bucket/commits"
     DeltaLog.createTable(spark, path, schema, Seq("part"), props)
     (0 until 4).foreach { round =>
@@ -239,6 +255,10 @@ class S3ObjectStoreSuite extends S3SparkSuite {
 
   test("without the conditional create, writes are refused: STORAGE_NOT_ATOMIC") {
     assume(Fixtures.available, Fixtures.skipMessage)
+    withoutSdkPut(refusedWithoutConditionalCreate())
+  }
+
+  private def refusedWithoutConditionalCreate(): Unit = {
     val path = copyFixture("golden/checkpoint", plain, "refused")
     val dir = new Path(s"$path/_delta_log")
     val fs = fsOf(path)
@@ -266,6 +286,10 @@ class S3ObjectStoreSuite extends S3SparkSuite {
   }
 
   test("single-writer mode opts in to check-then-create without the conditional create") {
+    withoutSdkPut(singleWriterChecksThenCreates())
+  }
+
+  private def singleWriterChecksThenCreates(): Unit = {
     val path = s"s3a://$plain/single"
     spark.conf.set(StorageConf.SingleWriterKey, "true")
     try {

@@ -46,6 +46,12 @@ trait S3SparkSuite extends SparkSuite {
     fsOf(dir.toString).hasPathCapability(dir, ObjectLogStore.ConditionalCapability)
   }
 
+  /** Whether txlog can put-if-absent on `bucket`: S3A's conditional create, or the conditional PUT
+    * through S3A's AWS SDK v2 client ([[S3ConditionalPut]], hadoop-aws 3.4.0+).
+    */
+  def atomicPut(bucket: String): Boolean =
+    conditionalCreate(bucket) || S3ConditionalPut.forFileSystem(fsOf(s"s3a://$bucket/")).isDefined
+
   /** Copies the fixture `name` to `s3a://<bucket>/<prefix>` and returns that table path. */
   def copyFixture(name: String, bucket: String, prefix: String): String = {
     val n = s3.upload(Fixtures.root.resolve(name), bucket, prefix)

@@ -37,10 +37,11 @@ class S3TablesSuite extends S3SparkSuite {
   override def beforeAll(): Unit = {
     super.beforeAll()
     tables.foreach(t => copyFixture(t, bucket, t))
-    // Without S3A's conditional create (Spark 4.0's hadoop-aws 3.4.1) txlog writes to S3 only
-    // in single-writer mode (S3ObjectStoreSuite shows the refusal otherwise); this suite writes
-    // one writer at a time, so it opts in there.
-    if (!conditionalCreate(bucket)) spark.conf.set(StorageConf.SingleWriterKey, "true")
+    // Without any put-if-absent (an S3A on the AWS SDK v1) txlog writes to S3 only in
+    // single-writer mode (S3ObjectStoreSuite shows the refusal otherwise); this suite writes one
+    // writer at a time, so it opts in there. Spark 4.0's S3A (3.4.1) takes the SDK's conditional
+    // PUT.
+    if (!atomicPut(bucket)) spark.conf.set(StorageConf.SingleWriterKey, "true")
   }
 
   if (!Fixtures.available) test("tables on S3")(cancel(Fixtures.skipMessage))
