@@ -31,6 +31,7 @@ import json
 import os
 import shutil
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -259,11 +260,7 @@ def test_fixtures_on_cluster(fixtures: Path, txlog_jar: str,  # first: they may 
     tmp = tmp_path_factory.mktemp("fixtures-job")
     full = os.environ.get(FIXTURES_ENV) == "all"
     runs = [r for r in FIXTURE_RUNS if full or r.default]
-    results = {}
-    for mode, master, conf in (
-        ("local", "local[2]", {}),
-        ("cluster", cluster.url, cluster_conf("1g")),
-    ):
+    def run(mode: str, master: str, conf: dict[str, str]) -> dict[str, Any]:
         tables, hadoop = [], {}
         for r in runs:
             copy = copy_table(fixtures / r.fixture, tmp / mode / r.name)
@@ -273,8 +270,15 @@ def test_fixtures_on_cluster(fixtures: Path, txlog_jar: str,  # first: they may 
                 path = f"viewfs://{VIEWFS_HOST}/{r.name}"
             tables.append({"name": r.name, "path": path, "kind": "fixture", "full": full,
                            "conf": r.conf, "local_dir": str(copy)})
-        results[mode] = run_job(mode, master, txlog_jar, py_files, tables, hadoop, tmp, conf,
-                                "1g", timeout_s=900)
+        return run_job(mode, master, txlog_jar, py_files, tables, hadoop, tmp, conf, "1g",
+                       timeout_s=900)
+
+    # Both jobs at once, on their own copies: the cluster job waits on its executors much of
+    # the time (launch, registration, scheduling), which the local job's driver uses.
+    with ThreadPoolExecutor(2) as pool:
+        jobs = {"local": pool.submit(run, "local", "local[2]", {}),
+                "cluster": pool.submit(run, "cluster", cluster.url, cluster_conf("1g"))}
+        results = {mode: job.result() for mode, job in jobs.items()}
     local, clustered = results["local"], results["cluster"]
     record("fixtures", local, clustered)
     check_packaging(clustered)
