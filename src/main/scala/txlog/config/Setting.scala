@@ -100,10 +100,10 @@ private[txlog] object Setting {
   }
 
   /** A comma-separated list of names, lower-cased; empty entries are dropped. */
-  final class Names(key: String, doc: String)
-      extends Setting[Seq[String]](key, Nil, doc, Nil, false) {
+  final class Names(key: String, doc: String, default: Seq[String] = Nil)
+      extends Setting[Seq[String]](key, default, doc, Nil, false) {
     def expected: String = "comma-separated names"
-    override def defaultText: String = "(none)"
+    override def defaultText: String = if (default.isEmpty) "(none)" else default.mkString(",")
     protected def parse(raw: String): Option[Seq[String]] =
       Some(raw.split(",").toSeq.map(_.trim.toLowerCase(Locale.ROOT)).filter(_.nonEmpty))
   }

@@ -118,6 +118,14 @@ private[txlog] object TxlogConf {
       "single-writer mode is on."
   )
 
+  val StorageExclusiveCreateSchemes = new Names(
+    "spark.txlog.storage.exclusiveCreateSchemes",
+    "Object store schemes whose create(path, overwrite = false) the store itself refuses when " +
+      "the object is written if it exists (the GCS connector's ifGenerationMatch=0): there it " +
+      "is put-if-absent, once a probe shows it. Empty: none.",
+    Seq("gs")
+  )
+
   val StorageAtomicRenameSchemes = new Names(
     "spark.txlog.storage.atomicRenameSchemes",
     "File system schemes besides hdfs whose rename is atomic and fails when the target exists; " +
@@ -167,6 +175,7 @@ private[txlog] object TxlogConf {
     UpdateMaxOverlayActions,
     StorageSingleWriter,
     StorageSdkConditionalPut,
+    StorageExclusiveCreateSchemes,
     StorageAtomicRenameSchemes,
     VacuumListingParallelism,
     TestingDriverCheckpointStrict

@@ -38,7 +38,8 @@ private[txlog] object LogStores {
         new ObjectLogStore(
           fs,
           StorageConf.singleWriter(fs.getConf),
-          StorageConf.sdkConditionalPut(fs.getConf)
+          StorageConf.sdkConditionalPut(fs.getConf),
+          StorageConf.exclusiveCreateSchemes(fs.getConf)
         )
     }
   }

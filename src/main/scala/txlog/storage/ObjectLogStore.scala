@@ -5,7 +5,7 @@ import java.io.InputStream
 import scala.util.control.NonFatal
 
 import org.apache.commons.io.IOUtils
-import org.apache.hadoop.fs.{FSDataOutputStream, FileSystem, Path}
+import org.apache.hadoop.fs.{FSDataOutputStream, FileAlreadyExistsException, FileSystem, Path}
 
 import txlog.{LogPublishing, TxlogErrors}
 
@@ -18,6 +18,9 @@ import txlog.{LogPublishing, TxlogErrors}
   *   - else, on S3A with an AWS SDK v2 client (Hadoop 3.4.0 and 3.4.1) and unless
   *     `spark.txlog.storage.sdkConditionalPut` is false, the same conditional PUT sent through
   *     S3A's own client ([[S3ConditionalPut]]), once a probe showed the store honours it;
+  *   - else, on the schemes of `spark.txlog.storage.exclusiveCreateSchemes` (`gs`), a `create(path,
+  *     overwrite = false)` that the store refuses when the object is written ([[ExclusiveCreate]]),
+  *     once a probe showed it does;
   *   - else refused (STORAGE_NOT_ATOMIC) unless `singleWriter` is set, in which case it is
   *     check-then-create, serialised within this JVM.
   *
@@ -26,7 +29,8 @@ import txlog.{LogPublishing, TxlogErrors}
 private[txlog] final class ObjectLogStore(
     val fs: FileSystem,
     singleWriter: Boolean,
-    sdkConditionalPut: Boolean = true
+    sdkConditionalPut: Boolean = true,
+    exclusiveCreateSchemes: Set[String] = Set.empty
 ) extends LogStore {
   import ObjectLogStore._
 
@@ -44,62 +48,98 @@ private[txlog] final class ObjectLogStore(
       try S3ConditionalPut.forFileSystem(fs)
       catch { case _: LinkageError => None } // no AWS SDK v2 where txlog is loaded
 
-  /** The conditional PUT through the SDK when the store honours it (probed once per bucket), or why
-    * not. A store that cannot be reached for the probe is LOG_WRITE_FAILED.
+  /** Whether `create(path, overwrite = false)` is to be tried as put-if-absent here. */
+  private def exclusiveScheme(dir: Path): Boolean = exclusiveCreateSchemes.contains(scheme(dir))
+
+  /** How put-if-absent is done under `dir`, probing the store once per JVM where a way needs it. A
+    * store that cannot be reached for the probe is LOG_WRITE_FAILED.
     */
-  private def trustedSdkPut(dir: Path): Either[Option[String], S3ConditionalPut] =
-    sdkPut match {
-      case None => Left(None)
-      case Some(put) =>
-        val refused =
-          try S3ConditionalPut.probe(put, fs, dir)
-          catch {
-            case NonFatal(e) =>
-              throw TxlogErrors.writeFailed(
-                new Path(dir, ".txlog-put-if-absent-probe-*").toString,
-                s"probing the conditional PUT: $e",
-                e
-              )
+  private def way(dir: Path): Way =
+    if (conditional(dir)) HadoopConditional
+    else
+      sdkPut match {
+        case Some(put) =>
+          probing(dir, ".txlog-put-if-absent-probe-*")(S3ConditionalPut.probe(put, fs, dir))
+            .fold[Way](ViaSdk(put))(r => NoWay(Some(s"the SDK's conditional PUT: $r")))
+        case None if exclusiveScheme(dir) =>
+          probing(dir, ".txlog-exclusive-create-probe-*")(ExclusiveCreate.probe(fs, dir))
+            .fold[Way](Exclusive)(r => NoWay(Some(s"create(overwrite = false): $r")))
+        case None => NoWay(None)
+      }
+
+  /** The way as far as known without writing (for `describe`): probes are not run here. */
+  private def knownWay(dir: Path): Either[Way, Way] =
+    if (conditional(dir)) Right(HadoopConditional)
+    else
+      sdkPut match {
+        case Some(put) =>
+          S3ConditionalPut.probedOutcome(put, fs) match {
+            case None          => Left(ViaSdk(put))
+            case Some(None)    => Right(ViaSdk(put))
+            case Some(Some(r)) => Right(NoWay(Some(s"the SDK's conditional PUT: $r")))
           }
-        refused.map(Some(_)).toLeft(put)
+        case None if exclusiveScheme(dir) =>
+          ExclusiveCreate.probedOutcome(fs) match {
+            case None          => Left(Exclusive)
+            case Some(None)    => Right(Exclusive)
+            case Some(Some(r)) => Right(NoWay(Some(s"create(overwrite = false): $r")))
+          }
+        case None => Right(NoWay(None))
+      }
+
+  private def probing(dir: Path, probeName: String)(run: => Option[String]): Option[String] =
+    try run
+    catch {
+      case NonFatal(e) =>
+        throw TxlogErrors.writeFailed(
+          new Path(dir, probeName).toString,
+          s"probing how the store puts if absent: $e",
+          e
+        )
     }
 
-  override def checkPutIfAbsent(dir: Path): Unit =
-    if (!conditional(dir)) {
-      trustedSdkPut(dir) match {
-        case Right(_)                => ()
-        case Left(_) if singleWriter => ()
-        case Left(reason) =>
-          throw TxlogErrors.storageNotAtomic(dir.toString, scheme(dir), reason)
-      }
-    }
+  override def checkPutIfAbsent(dir: Path): Unit = way(dir) match {
+    case NoWay(reason) if !singleWriter =>
+      throw TxlogErrors.storageNotAtomic(dir.toString, scheme(dir), reason)
+    case _ => ()
+  }
 
   def publishing(dir: Path): LogPublishing = {
-    val viaSdk = "conditional PUT (If-None-Match: *) through S3A's AWS SDK v2 client, one PUT " +
-      "per file"
-    // Not probed here: describe writes nothing. The probe's outcome is reported once known.
-    val probeOutcome = sdkPut.map(put => S3ConditionalPut.probedOutcome(put, fs))
-    if (conditional(dir)) {
-      LogPublishing(scheme(dir), "conditional create (If-None-Match: *), one PUT per file", true)
-    } else if (probeOutcome.contains(Some(None))) {
-      LogPublishing(scheme(dir), viaSdk, true)
-    } else if (probeOutcome.contains(None)) {
-      LogPublishing(scheme(dir), s"$viaSdk (the store is probed on the first write)", true)
-    } else {
-      val why = probeOutcome.flatten.flatten.map(r => s"; the SDK's conditional PUT is not: $r")
-      if (singleWriter) {
+    val (way, probed) = knownWay(dir).fold((_, false), (_, true))
+    // Not probed here: describe writes nothing. A probe's outcome is reported once known.
+    val untried = if (probed) "" else " (the store is probed on the first write)"
+    way match {
+      case HadoopConditional =>
+        LogPublishing(scheme(dir), "conditional create (If-None-Match: *), one PUT per file", true)
+      case ViaSdk(_) =>
         LogPublishing(
           scheme(dir),
-          "check-then-create, one writer promised (storage.singleWriter)" + why.getOrElse(""),
-          false
+          "conditional PUT (If-None-Match: *) through S3A's AWS SDK v2 client, one PUT per " +
+            "file" + untried,
+          true
         )
-      } else {
+      case Exclusive =>
         LogPublishing(
           scheme(dir),
-          "refused: no conditional create (STORAGE_NOT_ATOMIC)" + why.getOrElse(""),
-          false
+          "exclusive create (create(overwrite = false), refused by the store when the object " +
+            "is written: GCS's ifGenerationMatch=0)" + untried,
+          true
         )
-      }
+      case NoWay(reason) =>
+        val why = reason.map(r => s"; not $r").getOrElse("")
+        if (singleWriter) {
+          LogPublishing(
+            scheme(dir),
+            "check-then-create, one writer promised (storage.singleWriter)" + why,
+            false
+          )
+        } else {
+          LogPublishing(
+            scheme(dir),
+            "refused: no conditional create (STORAGE_NOT_ATOMIC)" + why,
+            false
+          )
+        }
     }
   }
 
@@ -138,27 +178,33 @@ private[txlog] final class ObjectLogStore(
   ): Boolean = {
     val dir = target.getParent
     checkPutIfAbsent(dir)
-    if (conditional(target)) {
-      existedOrFailed(target) {
-        val out = fs.createFile(target).overwrite(false).must(ConditionalOption, true).build()
-        // The object appears (or the store refuses it) when the stream is closed.
-        writeWhole(out, write)
-        true
-      }
-    } else {
-      trustedSdkPut(dir) match {
-        case Right(sdk) => existedOrFailed(target)(put(sdk))
-        case Left(_) =>
-          SingleWriterLock.synchronized {
-            // A store that cannot answer is a failed write, never "it did not exist".
-            val exists =
-              try fs.exists(target)
-              catch {
-                case NonFatal(e) => throw TxlogErrors.writeFailed(target.toString, e.toString, e)
-              }
-            if (exists) false else { plainCreate(target, write); true }
-          }
-      }
+    way(dir) match {
+      case HadoopConditional =>
+        existedOrFailed(target) {
+          val out = fs.createFile(target).overwrite(false).must(ConditionalOption, true).build()
+          // The object appears (or the store refuses it) when the stream is closed.
+          writeWhole(out, write)
+          true
+        }
+      case ViaSdk(sdk) => existedOrFailed(target)(put(sdk))
+      case Exclusive =>
+        existedOrFailed(target) {
+          val out =
+            try Some(fs.create(target, false))
+            catch { case _: FileAlreadyExistsException => None }
+          // The object appears (or the store refuses it) when the stream is closed.
+          out.exists { o => writeWhole(o, write); true }
+        }
+      case NoWay(_) =>
+        SingleWriterLock.synchronized {
+          // A store that cannot answer is a failed write, never "it did not exist".
+          val exists =
+            try fs.exists(target)
+            catch {
+              case NonFatal(e) => throw TxlogErrors.writeFailed(target.toString, e.toString, e)
+            }
+          if (exists) false else { plainCreate(target, write); true }
+        }
     }
   }
 
@@ -207,6 +253,15 @@ private[txlog] object ObjectLogStore {
 
   /** The `createFile` option asking for a create that fails if the object exists. */
   val ConditionalOption = "fs.option.create.conditional.overwrite"
+
+  /** How put-if-absent is done under a directory. */
+  private sealed trait Way
+  private case object HadoopConditional extends Way
+  private final case class ViaSdk(put: S3ConditionalPut) extends Way
+  private case object Exclusive extends Way
+
+  /** None of the ways: check-then-create in single-writer mode, else refused (with why). */
+  private final case class NoWay(reason: Option[String]) extends Way
 
   /** Serialises check-then-create in single-writer mode within one JVM. */
   private object SingleWriterLock

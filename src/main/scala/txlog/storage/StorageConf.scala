@@ -14,6 +14,9 @@ import txlog.config.TxlogConf
   *     publish by check-then-create, which is only safe when one writer at a time writes a table;
   *   - `spark.txlog.storage.sdkConditionalPut` = false keeps S3A without a conditional create from
   *     publishing through its AWS SDK client's conditional PUT ([[S3ConditionalPut]]);
+  *   - `spark.txlog.storage.exclusiveCreateSchemes` (comma-separated, `gs` by default) names the
+  *     object store schemes whose `create(path, overwrite = false)` is tried as put-if-absent
+  *     ([[ExclusiveCreate]]);
   *   - `spark.txlog.storage.atomicRenameSchemes` (comma-separated) names the schemes besides `hdfs`
   *     whose `FileContext` rename refuses an existing target atomically, for the `rename` kind
   *     (elsewhere it is refused, as a check-then-rename is not atomic).
@@ -51,6 +54,12 @@ private[txlog] object StorageConf {
   /** Whether S3A without a conditional create may put-if-absent through its SDK client. */
   def sdkConditionalPut(hadoopConf: Configuration): Boolean =
     TxlogConf.StorageSdkConditionalPut.from(get(hadoopConf, TxlogConf.StorageSdkConditionalPut.key))
+
+  /** The schemes where `create(path, overwrite = false)` is tried as put-if-absent. */
+  def exclusiveCreateSchemes(hadoopConf: Configuration): Set[String] = {
+    val s = TxlogConf.StorageExclusiveCreateSchemes
+    s.from(get(hadoopConf, s.key)).toSet
+  }
 
   def singleWriter(hadoopConf: Configuration): Boolean =
     TxlogConf.StorageSingleWriter.from(get(hadoopConf, SingleWriterKey))

@@ -10,10 +10,14 @@ import org.apache.hadoop.fs._
 import org.apache.hadoop.fs.permission.FsPermission
 import org.apache.hadoop.util.Progressable
 
-/** Local disk behaving like an object store, under two test schemes: `objc:` honours a conditional
+/** Local disk behaving like an object store, under test schemes: `objc:` honours a conditional
   * create (S3A's `fs.option.create.conditional.overwrite` and path capability), `objn:` has none.
-  * Neither can rename. A created file appears whole when its stream is closed (one PUT); an
-  * overwriting PUT replaces it atomically; `create(p, false)` only probes first, like S3A.
+  * None can rename. A created file appears whole when its stream is closed (one PUT); an
+  * overwriting PUT replaces it atomically; `create(p, false)` only probes first, like S3A, except
+  * on `gs:`, which stands for the Google Cloud Storage connector: there the upload of `create(p,
+  * false)` is also conditional on the object not existing (`ifGenerationMatch=0`), and refused when
+  * it completes. On `objv:` a `create(p, false)` makes the file at once, empty, and writes it at
+  * close (as a store with a create-then-append API does): visible before it is whole.
   */
 class ObjectStoreLikeFileSystem extends RawLocalFileSystem {
   private var scheme: String = _
@@ -25,6 +29,7 @@ class ObjectStoreLikeFileSystem extends RawLocalFileSystem {
   override def getUri: URI = URI.create(s"${Option(scheme).getOrElse("objc")}:///")
   override def getScheme: String = getUri.getScheme
   private def conditional = getScheme == "objc"
+  private def generationMatch = getScheme == "gs"
 
   override def hasPathCapability(p: Path, capability: String): Boolean =
     if (capability == "fs.s3a.create.conditional.enabled") conditional
@@ -70,6 +75,8 @@ class ObjectStoreLikeFileSystem extends RawLocalFileSystem {
     val target = Paths.get(f.toUri.getPath)
     if (!overwrite && Files.exists(target)) throw new FileAlreadyExistsException(s"$f exists")
     Files.createDirectories(target.getParent)
+    if (!overwrite && getScheme == "objv") Files.createFile(target)
+    val precondition = ifNoneMatch || (!overwrite && generationMatch)
     val fault = FsEvents.faultFor(f.getName)
     val buffer = new ByteArrayOutputStream() with Abortable {
       @volatile private var aborted = false
@@ -90,7 +97,7 @@ class ObjectStoreLikeFileSystem extends RawLocalFileSystem {
         FsEvents.record("put", f)
         val tmp = target.resolveSibling(s".put-${UUID.randomUUID()}")
         Files.write(tmp, toByteArray)
-        if (ifNoneMatch) {
+        if (precondition) {
           try Files.createLink(target, tmp)
           catch {
             case _: java.nio.file.FileAlreadyExistsException =>
@@ -108,7 +115,7 @@ class ObjectStoreLikeFileSystem extends RawLocalFileSystem {
 
 object ObjectStoreLikeFileSystem {
   def register(c: Configuration): Configuration = {
-    Seq("objc", "objn").foreach { s =>
+    Seq("objc", "objn", "objv", "gs").foreach { s =>
       c.set(s"fs.$s.impl", classOf[ObjectStoreLikeFileSystem].getName)
       c.set(s"fs.$s.impl.disable.cache", "true")
     }
