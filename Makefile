@@ -26,7 +26,7 @@ JAR := $(call jar_of,$(DEFAULT_LINE))
 
 .PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat \
   test-lane-1 test-lane-2 oracle-record \
-  test-cluster demo cds bench bench-smoke
+  test-cluster test-gcs demo cds bench bench-smoke
 
 # Creates .venv when absent; (re)installs the pinned tools and the txlog package (editable)
 # when python/pyproject.toml or this Makefile changes. pyarrow is what delta-rs hands its
@@ -171,6 +171,20 @@ test-line-%: venv
 	  $(if $(filter 4.3_%,$*),test,"testOnly $(MATRIX_SCALA)") </dev/null
 	$(if $(filter 3.5_2.13,$*),,$(MAKE) venv-$(call line_of,$*) && \
 	  .venv-$(call line_of,$*)/bin/python -m pytest $(MATRIX_PYTHON) -q)
+
+# Google Cloud Storage through the GCS connector itself, against a local fake-gcs-server built
+# from the Go module proxy into target/tools (the connector's shaded jar is fetched there with
+# Maven), on demand: tests/test_gcs_emulator.py, skipped elsewhere.
+GCS_SERVER := github.com/fsouza/fake-gcs-server@v1.56.1
+GCS_CONNECTOR_VERSION := hadoop3-2.2.26
+GCS_TOOLS := $(CURDIR)/target/tools
+test-gcs: jar venv
+	GOBIN=$(GCS_TOOLS) go install $(GCS_SERVER)
+	mvn -q dependency:copy -DoutputDirectory=$(GCS_TOOLS) \
+	  -Dartifact=com.google.cloud.bigdataoss:gcs-connector:$(GCS_CONNECTOR_VERSION):jar:shaded
+	TXLOG_FAKE_GCS_SERVER=$(GCS_TOOLS)/fake-gcs-server \
+	  TXLOG_GCS_CONNECTOR_JAR=$(GCS_TOOLS)/gcs-connector-$(GCS_CONNECTOR_VERSION)-shaded.jar \
+	  $(VENV_PY) -m pytest tests/test_gcs_emulator.py -q
 
 # txlog on a Spark standalone cluster (a master and two workers on 127.0.0.1) against local
 # mode: every fixture table of tests/test_cluster.py and the W1 table (1M files). `make test`
