@@ -56,15 +56,17 @@ private[txlog] object ExclusiveCreate {
             "partial"
         )
       }
-      val second =
-        try Some(fs.create(p, false))
-        catch { case NonFatal(_) => None }
-      second.foreach(_.write(bytes("second")))
+      // Nothing exists yet: a second create that fails now says nothing about the store.
+      val second = fs.create(p, false)
+      second.write(bytes("second"))
       first.close()
-      val secondRefused = second.forall { out =>
-        try { out.close(); false }
-        catch { case NonFatal(_) => true }
-      }
+      val secondRefused =
+        try { second.close(); false }
+        catch {
+          case NonFatal(e) if refusal(e) => true
+          // Not a refusal (a timeout, a dropped connection): nothing is concluded.
+          case NonFatal(e) => throw e
+        }
       if (!secondRefused) {
         Some(
           s"a second create(overwrite = false) of one file ($p), opened before the first was " +
@@ -83,6 +85,17 @@ private[txlog] object ExclusiveCreate {
       catch { case NonFatal(_) => () }
     }
   }
+
+  /** Whether `e` is the store refusing a create because the file exists (the GCS connector: a
+    * FileAlreadyExistsException, or the server's 412 Precondition Failed), through its causes.
+    */
+  private def refusal(e: Throwable): Boolean =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(10).exists {
+      case _: java.nio.file.FileAlreadyExistsException              => true
+      case _: org.apache.hadoop.fs.FileAlreadyExistsException       => true
+      case t if Option(t.getMessage).exists(m => m.contains("412")) => true
+      case _                                                        => false
+    }
 
   private def abortQuietly(out: FSDataOutputStream): Unit =
     try out.abort()
