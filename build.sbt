@@ -59,7 +59,12 @@ lazy val root = (project in file("."))
         ExclusionRule("org.apache.httpcomponents"),
         ExclusionRule("software.amazon.awssdk", "netty-nio-client"),
         ExclusionRule("software.amazon.awssdk", "apache-client")
-      ),
+      ) :+
+      // And the AWS SDK v1 API of S3A on hadoop-aws 3.3 (Spark 3.5's Hadoop 3.3.4), likewise
+      // compiled against and never shipped: the release hadoop-aws 3.3.4 is built with, without
+      // its dependencies (txlog uses the S3 client interface, its requests and exceptions).
+      ("com.amazonaws" % "aws-java-sdk-s3" % "1.12.262" % Provided).intransitive() :+
+      ("com.amazonaws" % "aws-java-sdk-core" % "1.12.262" % Provided).intransitive(),
     Compile / unmanagedJars ++= pysparkJars(baseDirectory.value).map(Attributed.blank),
     Test / unmanagedJars ++= pysparkJars(baseDirectory.value).map(Attributed.blank),
     // Spark classes are `provided` at compile time but needed to run tests and the demo.
@@ -160,12 +165,11 @@ lazy val bench = (project in file("bench/scala"))
   )
 
 // ---- Tables on S3 (issue #11): test scope only, nothing here reaches the jar. ----------------
-// hadoop-aws of the Hadoop that the line's Spark bundles (project/SparkLine.scala: 4.0, 4.1 and
-// 4.2; not 3.5, whose Hadoop 3.3.4 S3A needs the ~280 MB v1 SDK bundle, nor 4.3, which has no
-// delta-spark to compare with) with only the AWS SDK v2 modules S3A loads instead of the SDK's
-// ~600 MB `bundle`, and S3Proxy's self-contained jar in a hidden configuration of its own (on no
-// classpath): the S3 suites start it as a child JVM (txlog.storage.S3Proxy), found through the
-// system property txlog.test.s3proxy.jar. Tests of the conditional create cancel themselves
+// hadoop-aws of the Hadoop that the line's Spark bundles (project/SparkLine.scala: 3.5, 4.0, 4.1
+// and 4.2; not 4.3, which has no delta-spark to compare with) with only the AWS SDK modules S3A
+// loads instead of the SDK's bundle (v2: ~600 MB, v1: ~280 MB), and S3Proxy's self-contained jar
+// in a hidden configuration of its own (on no classpath): the S3 suites start it as a child JVM
+// (txlog.storage.S3Proxy), found through the system property txlog.test.s3proxy.jar. Tests of the conditional create cancel themselves
 // where S3A lacks it (Hadoop < 3.4.2).
 val s3ProxyVersion = "4.0.0"
 lazy val S3ProxyJar = config("s3proxy").hide
@@ -173,15 +177,30 @@ def s3TestSettings(deps: S3Deps) = Seq(
   ivyConfigurations += S3ProxyJar,
   libraryDependencies ++= Seq(
     ("org.apache.hadoop" % "hadoop-aws" % deps.hadoopAws % Test)
-      .exclude("software.amazon.awssdk", "bundle"),
-    // s3 brings auth, regions, sdk-core and the apache (sync) and netty (async) HTTP clients.
-    // S3A also loads the transfer manager when it starts (and, from hadoop-aws's own
-    // dependencies, the analytics accelerator); STS and the rest of the SDK are never loaded.
-    "software.amazon.awssdk" % "s3" % deps.awsSdk % Test,
-    "software.amazon.awssdk" % "s3-transfer-manager" % deps.awsSdk % Test,
+      .exclude("software.amazon.awssdk", "bundle")
+      .exclude("com.amazonaws", "aws-java-sdk-bundle"),
     ("org.gaul" % "s3proxy" % s3ProxyVersion % S3ProxyJar)
       .classifier("jar-with-dependencies")
       .intransitive()
+  ) ++ (
+    if (deps.sdkV1)
+      // hadoop-aws 3.3: the SDK v1's S3 module (with core, KMS and the transfer manager) and
+      // DynamoDB's (S3A 3.3 still links S3Guard's exceptions) in place of its ~280 MB bundle.
+      // The tests' own client of the server (txlog.storage.S3Proxy) is the SDK v2 txlog compiles
+      // against: its HTTP client, which S3A brings on the other lines.
+      Seq(
+        "com.amazonaws" % "aws-java-sdk-s3" % deps.awsSdk % Test,
+        "com.amazonaws" % "aws-java-sdk-dynamodb" % deps.awsSdk % Test,
+        "software.amazon.awssdk" % "apache-client" % "2.24.5" % Test
+      )
+    else
+      // s3 brings auth, regions, sdk-core and the apache (sync) and netty (async) HTTP clients.
+      // S3A also loads the transfer manager when it starts (and, from hadoop-aws's own
+      // dependencies, the analytics accelerator); STS and the rest of the SDK are never loaded.
+      Seq(
+        "software.amazon.awssdk" % "s3" % deps.awsSdk % Test,
+        "software.amazon.awssdk" % "s3-transfer-manager" % deps.awsSdk % Test
+      )
   ),
   Test / javaOptions += {
     val jar = update.value.select(configurationFilter(S3ProxyJar.name)).head

@@ -30,9 +30,12 @@ final case class SparkLine(
 }
 
 /** What the S3 suites of a line run on: hadoop-aws of the Hadoop that line's Spark bundles and the
-  * AWS SDK v2 release that hadoop-aws is built against (its `hadoop-project` pom).
+  * AWS SDK release that hadoop-aws is built against (its `hadoop-project` pom): v2 from hadoop-aws
+  * 3.4, v1 (`1.x`) before.
   */
-final case class S3Deps(hadoopAws: String, awsSdk: String)
+final case class S3Deps(hadoopAws: String, awsSdk: String) {
+  def sdkV1: Boolean = awsSdk.startsWith("1.")
+}
 
 object SparkLine {
   private def delta(version: String, artifact: String): Option[String => ModuleID] =
@@ -46,8 +49,13 @@ object SparkLine {
       "3.5.7",
       Some(scala => "io.delta" % s"delta-spark_$scala" % "3.3.2" % Test),
       Seq("spark-3.5"),
-      // delta-spark 3.3 has no file size histogram utilities to compare checksums with.
-      testExcludes = Set("VersionChecksumSuite.scala", "CommitChecksumSuite.scala")
+      // delta-spark 3.3 has no file size histogram utilities to compare checksums with. The S3
+      // fault suite injects its faults into S3A's AWS SDK v2 client (S3ConditionalPutSuite has
+      // faults for both SDKs).
+      testExcludes =
+        Set("VersionChecksumSuite.scala", "CommitChecksumSuite.scala", "S3FaultsSuite.scala"),
+      // S3A on the AWS SDK v1: no conditional create, txlog's conditional PUT through its client.
+      s3 = Some(S3Deps("3.3.4", "1.12.262"))
     ),
     SparkLine(
       "4.0",

@@ -15,7 +15,7 @@ import txlog.{LogPublishing, TxlogErrors}
   *
   *   - a conditional create (`If-None-Match: *`) through the file system, when it declares
   *     [[ObjectLogStore.ConditionalCapability]] (S3A from Hadoop 3.4.2);
-  *   - else, on S3A with an AWS SDK v2 client (Hadoop 3.4.0 and 3.4.1) and unless
+  *   - else, on S3A (its AWS SDK v2 client from Hadoop 3.4.0, v1 on Hadoop 3.3) and unless
   *     `spark.txlog.storage.sdkConditionalPut` is false, the same conditional PUT sent through
   *     S3A's own client ([[S3ConditionalPut]]), once a probe showed the store honours it;
   *   - else, on the schemes of `spark.txlog.storage.exclusiveCreateSchemes` (`gs`), a `create(path,
@@ -46,7 +46,7 @@ private[txlog] final class ObjectLogStore(
     if (!sdkConditionalPut) None
     else
       try S3ConditionalPut.forFileSystem(fs)
-      catch { case _: LinkageError => None } // no AWS SDK v2 where txlog is loaded
+      catch { case _: LinkageError => None } // no AWS SDK where txlog is loaded
 
   /** Whether `create(path, overwrite = false)` is to be tried as put-if-absent here. */
   private def exclusiveScheme(dir: Path): Boolean = exclusiveCreateSchemes.contains(scheme(dir))
@@ -111,11 +111,10 @@ private[txlog] final class ObjectLogStore(
     way match {
       case HadoopConditional =>
         LogPublishing(scheme(dir), "conditional create (If-None-Match: *), one PUT per file", true)
-      case ViaSdk(_) =>
+      case ViaSdk(put) =>
         LogPublishing(
           scheme(dir),
-          "conditional PUT (If-None-Match: *) through S3A's AWS SDK v2 client, one PUT per " +
-            "file" + untried,
+          s"conditional PUT (If-None-Match: *) through ${put.via}, one PUT per file" + untried,
           true
         )
       case Exclusive =>

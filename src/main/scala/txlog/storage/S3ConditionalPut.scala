@@ -1,7 +1,6 @@
 package txlog.storage
 
-import java.io.{Closeable, InputStream}
-import java.lang.reflect.{InvocationTargetException, Method}
+import java.io.IOException
 import java.nio.charset.StandardCharsets.UTF_8
 import java.util.UUID
 import java.util.concurrent.ConcurrentHashMap
@@ -9,94 +8,74 @@ import java.util.concurrent.ConcurrentHashMap
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.{FileSystem, Path}
-import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration
-import software.amazon.awssdk.core.sync.RequestBody
-import software.amazon.awssdk.http.ContentStreamProvider
-import software.amazon.awssdk.services.s3.S3Client
-import software.amazon.awssdk.services.s3.model.{DeleteObjectRequest, PutObjectRequest, S3Exception}
 
-/** Put-if-absent on S3 where S3A has no conditional create of its own (hadoop-aws 3.4.0 and 3.4.1:
-  * Spark 4.0, EMR 8, Databricks 17.3): one PUT with `If-None-Match: *` (S3 answers 412 when the key
-  * exists), sent through S3A's own AWS SDK v2 client and built by S3A's own request factory, so
-  * credentials, endpoint, region, encryption and request auditing are the table's S3A settings.
-  *
-  * hadoop-aws is not on txlog's class path at build time (each cluster brings its own), so S3A is
-  * reached by reflection; the AWS SDK v2 classes are those S3A loaded. Before its first write to a
-  * bucket, a JVM probes that the store honours the header ([[S3ConditionalPut.probe]]).
+import txlog.storage.S3PutClient.{Bytes, Created, Refused, Staged}
+
+/** Put-if-absent on S3 where the Hadoop file system has no conditional create of its own (S3A
+  * before hadoop-aws 3.4.2: Spark 3.5 and 4.0, EMR 7 and 8, Databricks 16.4 and 17.3): one PUT with
+  * `If-None-Match: *` (S3 answers 412 when the key exists), sent through S3A's own AWS SDK client,
+  * v2 ([[S3ASdkV2Client]]) or v1 ([[S3ASdkV1Client]]), whichever the cluster's S3A is built on.
+  * Before its first write to a bucket, a JVM probes that the store honours the header
+  * ([[S3ConditionalPut.probe]]).
   */
-private[txlog] final class S3ConditionalPut private (
-    fs: FileSystem,
-    access: S3ConditionalPut.S3AAccess
-) {
+private[txlog] final class S3ConditionalPut private (fs: FileSystem, client: S3PutClient) {
   import S3ConditionalPut._
 
   /** The bucket this client writes to. */
-  def bucket: String = access.bucket(fs)
+  def bucket: String = client.bucket
 
-  /** PUTs `length` bytes from `body` to `target` unless the key exists: true when this PUT created
-    * it, false when the store refused it (412). A PUT the store answers 409 (another conditional
-    * PUT of the key in flight) is sent again. Any other failure is thrown as it came.
+  /** What sends the PUTs: "S3A's AWS SDK v2 client". */
+  def via: String = client.via
+
+  /** PUTs `body` to `target` unless the key exists: true when this PUT created it, false when the
+    * store refused it (412). A PUT the store answers 409 (another conditional PUT of the key in
+    * flight) is sent again. A store that does not take the header (400, 405, 501) is [[NotTaken]];
+    * any other failure is thrown as it came.
     */
-  def put(target: Path, body: RequestBody, length: Long): Boolean = {
-    val key = access.key(fs, target)
-    val span = access.span(fs, key)
-    try {
-      val request = access
-        .putBuilder(fs, key, length)
-        .overrideConfiguration(ifNoneMatch)
-        .build()
-      var attempt = 1
-      while (true) {
-        try {
-          access.client(fs).putObject(request, body)
-          return true
-        } catch {
-          case e: S3Exception if e.statusCode == 412 => return false
-          case e: S3Exception if e.statusCode == 409 && attempt < ConflictAttempts =>
-            Thread.sleep(math.min(1000L, 20L << attempt))
-            attempt += 1
-        }
+  def put(target: Path, body: S3PutClient.Body): Boolean = {
+    val key = client.key(target)
+    var attempt = 1
+    while (true) {
+      client.putOnce(key, body) match {
+        case Created         => return true
+        case Refused(412, _) => return false
+        case Refused(409, _) if attempt < ConflictAttempts =>
+          Thread.sleep(math.min(1000L, 20L << attempt))
+          attempt += 1
+        case Refused(status, message) => throw new NotTaken(key, status, message)
       }
-      false
-    } finally span.foreach(_.close())
+    }
+    false
   }
 
   /** [[put]] of bytes. */
-  def put(target: Path, bytes: Array[Byte]): Boolean =
-    put(target, RequestBody.fromBytes(bytes), bytes.length.toLong)
+  def put(target: Path, bytes: Array[Byte]): Boolean = put(target, Bytes(bytes))
 
-  /** [[put]] of a file of `fs`, opened anew for each attempt the SDK makes. */
-  def putFile(staged: Path, target: Path): Boolean = {
-    val length = fs.getFileStatus(staged).getLen
-    var open: Option[InputStream] = None
-    val provider: ContentStreamProvider = () => {
-      open.foreach(in => closeQuietly(in))
-      val in = fs.open(staged)
-      open = Some(in)
-      in
-    }
-    try put(target, RequestBody.fromContentProvider(provider, length, OctetStream), length)
-    finally open.foreach(in => closeQuietly(in))
-  }
+  /** [[put]] of a file of `fs`, opened anew for each attempt. */
+  def putFile(staged: Path, target: Path): Boolean =
+    put(target, Staged(fs, staged, fs.getFileStatus(staged).getLen))
 
-  private def delete(target: Path): Unit = {
-    val request = DeleteObjectRequest.builder().bucket(bucket).key(access.key(fs, target)).build()
-    access.client(fs).deleteObject(request)
-  }
+  private def delete(target: Path): Unit = client.delete(client.key(target))
 }
 
 private[txlog] object S3ConditionalPut {
   private val ConflictAttempts = 8
-  private val OctetStream = "application/octet-stream"
-  private val S3AClass = "org.apache.hadoop.fs.s3a.S3AFileSystem"
 
-  // Lazy: this object is loaded where the AWS SDK v2 may be missing (see S3AAccess.of).
-  private lazy val ifNoneMatch =
-    AwsRequestOverrideConfiguration.builder().putHeader("If-None-Match", "*").build()
+  /** The store answered a conditional PUT of `key` with an error status other than 412. */
+  final class NotTaken(key: String, val status: Int, message: String)
+      extends IOException(s"the store answered a conditional PUT of $key with $status ($message)")
 
-  /** The conditional PUT of `fs`, when it is S3A with an AWS SDK v2 client (hadoop-aws 3.4+). */
-  def forFileSystem(fs: FileSystem): Option[S3ConditionalPut] =
-    S3AAccess.of(fs).map(new S3ConditionalPut(fs, _))
+  /** The conditional PUT of `fs`, when it is S3A with an AWS SDK v2 client (hadoop-aws 3.4+) or an
+    * SDK v1 one (hadoop-aws 3.3.1+), each tried only where its SDK can be loaded.
+    */
+  def forFileSystem(fs: FileSystem): Option[S3ConditionalPut] = {
+    def attempt(client: => Option[S3PutClient]) =
+      try client
+      catch { case _: LinkageError => None }
+    attempt(S3ASdkV2Client.of(fs))
+      .orElse(attempt(S3ASdkV1Client.of(fs)))
+      .map(new S3ConditionalPut(fs, _))
+  }
 
   /** What the probe of a bucket found: None when the store honours `If-None-Match: *`, else why it
     * cannot be trusted with it.
@@ -129,8 +108,7 @@ private[txlog] object S3ConditionalPut {
       try Right(put.put(target, s"probe $n".getBytes(UTF_8)))
       catch {
         // 400 (InvalidRequest), 405, 501 (NotImplemented): the store does not take the header.
-        case e: S3Exception if Set(400, 405, 501).contains(e.statusCode) =>
-          Left(s"the store answered a conditional PUT with ${e.statusCode} (${e.getMessage})")
+        case e: NotTaken if Set(400, 405, 501).contains(e.status) => Left(e.getMessage)
       }
     try {
       attempt(1) match {
@@ -151,85 +129,5 @@ private[txlog] object S3ConditionalPut {
       try put.delete(target)
       catch { case NonFatal(_) => () }
     }
-  }
-
-  private def closeQuietly(c: Closeable): Unit =
-    try c.close()
-    catch { case NonFatal(_) => () }
-
-  /** S3A's methods, looked up once per class loader (hadoop-aws is the cluster's, never txlog's):
-    * the bucket, the key of a path, the SDK v2 client, a PUT request built by S3A's request factory
-    * (its encryption, ACL and storage class settings applied), and an audit span.
-    */
-  private[txlog] final class S3AAccess private (cls: Class[_]) {
-    private val loader = cls.getClassLoader
-    private def iface(name: String) = Class.forName(name, false, loader)
-    iface("software.amazon.awssdk.services.s3.S3Client") // the SDK v2 S3A was built with
-    private val internalsOf = cls.getMethod("getS3AInternals")
-    private val clientOf =
-      iface("org.apache.hadoop.fs.s3a.S3AInternals").getMethod("getAmazonS3Client", classOf[String])
-    private val bucketOf = cls.getMethod("getBucket")
-    private val keyOf = cls.getMethod("pathToKey", classOf[Path])
-    private val factoryOf = cls.getMethod("getRequestFactory")
-    private val putOptions: AnyRef = {
-      val options = iface("org.apache.hadoop.fs.s3a.impl.PutObjectOptions")
-      // hadoop-aws 3.5: defaultOptions(); 3.4: keepingDirs() (the same: no directory markers).
-      val make = options.getMethods
-        .find(m =>
-          Seq("defaultOptions", "keepingDirs").contains(m.getName) && m.getParameterCount == 0
-        )
-        .getOrElse(throw new NoSuchMethodException("PutObjectOptions.defaultOptions"))
-      make.invoke(null)
-    }
-    private val newPut = iface("org.apache.hadoop.fs.s3a.api.RequestFactory").getMethods
-      .find(m => m.getName == "newPutObjectRequestBuilder" && m.getParameterCount == 4)
-      .getOrElse(throw new NoSuchMethodException("RequestFactory.newPutObjectRequestBuilder"))
-    private val spanOf: Option[Method] =
-      Option(
-        cls.getMethods.find(m => m.getName == "createSpan" && m.getParameterCount == 3)
-      ).flatten
-
-    private def call(m: Method, on: AnyRef, args: AnyRef*): AnyRef =
-      try m.invoke(on, args: _*)
-      catch { case e: InvocationTargetException if e.getCause != null => throw e.getCause }
-
-    def bucket(fs: FileSystem): String = call(bucketOf, fs).asInstanceOf[String]
-    def key(fs: FileSystem, p: Path): String = call(keyOf, fs, p).asInstanceOf[String]
-    def client(fs: FileSystem): S3Client =
-      call(clientOf, call(internalsOf, fs), "txlog put-if-absent").asInstanceOf[S3Client]
-    def putBuilder(fs: FileSystem, key: String, length: Long): PutObjectRequest.Builder =
-      call(
-        newPut,
-        call(factoryOf, fs),
-        key,
-        putOptions,
-        java.lang.Long.valueOf(length),
-        java.lang.Boolean.FALSE
-      ).asInstanceOf[PutObjectRequest.Builder]
-    def span(fs: FileSystem, key: String): Option[Closeable] =
-      spanOf.map(m => call(m, fs, "txlog_put_if_absent", key, null).asInstanceOf[Closeable])
-  }
-
-  private[txlog] object S3AAccess {
-    private val byClass = new ConcurrentHashMap[Class[_], Option[S3AAccess]]()
-
-    /** S3A's methods when `fs` is S3A with an SDK v2 client, else None. */
-    def of(fs: FileSystem): Option[S3AAccess] = {
-      val cls = fs.getClass
-      if (!isS3A(cls)) None
-      else
-        byClass.computeIfAbsent(
-          cls,
-          c =>
-            try Some(new S3AAccess(c))
-            catch {
-              // hadoop-aws before 3.4 (SDK v1), or no SDK v2 where txlog is loaded.
-              case _: ReflectiveOperationException | _: LinkageError => None
-            }
-        )
-    }
-
-    private def isS3A(c: Class[_]): Boolean =
-      c != null && (c.getName == S3AClass || isS3A(c.getSuperclass))
   }
 }

@@ -13,13 +13,13 @@ import txlog.protocol.FileNames
 import txlog.storage.S3Faults.{FailPut, IgnoreIfNoneMatch, LoseAck}
 import txlog.txn.TxnTestKit.{adds, schema}
 
-/** S3A without its own conditional create (as hadoop-aws 3.4.0 and 3.4.1, Spark 4.0's: here the
-  * newer S3A with `fs.s3a.create.conditional.enabled` off on the suite's buckets) publishes log
-  * files with a conditional PUT through its own AWS SDK v2 client ([[S3ConditionalPut]]), against
-  * the local S3 server: a PUT onto an existing key is refused by the server and changes nothing,
-  * racing writers each land exactly once, a PUT whose answer is lost is found to be the writer's
-  * own, and a store that ignores `If-None-Match` is refused by the probe before anything is
-  * written.
+/** S3A without its own conditional create (hadoop-aws 3.3, Spark 3.5's, on the SDK v1; 3.4.0 and
+  * 3.4.1, Spark 4.0's, on the SDK v2; on newer lines the suite's buckets turn
+  * `fs.s3a.create.conditional.enabled` off) publishes log files with a conditional PUT through its
+  * own AWS SDK client ([[S3ConditionalPut]]), against the local S3 server: a PUT onto an existing
+  * key is refused by the server and changes nothing, racing writers each land exactly once, a PUT
+  * whose answer is lost is found to be the writer's own, and a store that ignores `If-None-Match`
+  * is refused by the probe before anything is written.
   */
 class S3ConditionalPutSuite extends S3SparkSuite {
   private val bucket = "txlog-sdkput"
@@ -32,12 +32,9 @@ class S3ConditionalPutSuite extends S3SparkSuite {
     buckets
       .map(b => s"spark.hadoop.fs.s3a.bucket.$b.create.conditional.enabled" -> "false")
       .toMap ++
-      Map(
-        "spark.hadoop.fs.s3a.audit.enabled" -> "true",
-        "spark.hadoop.fs.s3a.audit.execution.interceptors" -> classOf[S3FaultInterceptor].getName,
-        // s3:// through S3A, as outside EMR (on EMR, s3:// is EMRFS, not S3A)
-        "spark.hadoop.fs.s3.impl" -> "org.apache.hadoop.fs.s3a.S3AFileSystem"
-      )
+      faultConf ++
+      // s3:// through S3A, as outside EMR (on EMR, s3:// is EMRFS, not S3A)
+      Map("spark.hadoop.fs.s3.impl" -> "org.apache.hadoop.fs.s3a.S3AFileSystem")
 
   private val props = Map("delta.checkpointInterval" -> "1000")
   private def bytes(s: String) = s.getBytes(UTF_8)
@@ -69,7 +66,8 @@ class S3ConditionalPutSuite extends S3SparkSuite {
     assert(s3.keys(bucket, "raw/").map(_.split('/').last) === (0 to 1).map(FileNames.commitName(_)))
     val publishing = store.publishing(dir)
     assert(publishing.concurrentWriters, publishing)
-    assert(publishing.method.contains("S3A's AWS SDK v2 client"), publishing)
+    val sdk = if (sdkV1) "v1" else "v2"
+    assert(publishing.method.contains(s"S3A's AWS SDK $sdk client"), publishing)
     assert(!publishing.method.contains("probed"), publishing)
   }
 

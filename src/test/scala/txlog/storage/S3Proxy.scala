@@ -105,7 +105,8 @@ final class S3Proxy private (val port: Int, process: Process, dir: NPath) {
     "fs.s3a.attempts.maximum" -> "2",
     "fs.s3a.retry.limit" -> "2",
     "fs.s3a.retry.interval" -> "50ms",
-    "fs.s3a.connection.establish.timeout" -> "5s"
+    // Milliseconds without a unit: hadoop-aws 3.3 reads it as an integer.
+    "fs.s3a.connection.establish.timeout" -> "5000"
   )
 
   /** [[hadoopConf]] as Spark session settings. */

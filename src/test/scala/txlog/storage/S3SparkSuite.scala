@@ -47,10 +47,29 @@ trait S3SparkSuite extends SparkSuite {
   }
 
   /** Whether txlog can put-if-absent on `bucket`: S3A's conditional create, or the conditional PUT
-    * through S3A's AWS SDK v2 client ([[S3ConditionalPut]], hadoop-aws 3.4.0+).
+    * through S3A's AWS SDK client ([[S3ConditionalPut]], hadoop-aws 3.3.1+).
     */
   def atomicPut(bucket: String): Boolean =
     conditionalCreate(bucket) || S3ConditionalPut.forFileSystem(fsOf(s"s3a://$bucket/")).isDefined
+
+  /** Whether S3A here is built on the AWS SDK v1 (hadoop-aws 3.3, Spark 3.5's). */
+  def sdkV1: Boolean =
+    try { Class.forName("org.apache.hadoop.fs.s3a.S3AInternals"); false }
+    catch { case _: ClassNotFoundException => true }
+
+  /** The settings that put [[S3Faults]] into S3A's SDK client, v2 or v1. */
+  def faultConf: Map[String, String] =
+    if (sdkV1) {
+      Map(
+        "spark.hadoop.fs.s3a.audit.enabled" -> "true",
+        "spark.hadoop.fs.s3a.audit.request.handlers" -> classOf[S3FaultHandlerV1].getName
+      )
+    } else {
+      Map(
+        "spark.hadoop.fs.s3a.audit.enabled" -> "true",
+        "spark.hadoop.fs.s3a.audit.execution.interceptors" -> classOf[S3FaultInterceptor].getName
+      )
+    }
 
   /** Copies the fixture `name` to `s3a://<bucket>/<prefix>` and returns that table path. */
   def copyFixture(name: String, bucket: String, prefix: String): String = {
