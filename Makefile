@@ -143,7 +143,7 @@ MATRIX_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTrave
   txlog.checkpoint.CheckpointRoundTripSuite2 \
   txlog.txn.TransactionSuite txlog.txn.InteropMatrixSuite txlog.txn.DeltaRsTablesSuite \
   txlog.storage.S3ObjectStoreSuite txlog.storage.S3TablesSuite \
-  txlog.storage.S3FaultsSuite txlog.storage.S3ConditionalPutSuite
+  txlog.storage.S3FaultsSuite txlog.storage.S3ConditionalPutSuite txlog.storage.S3OwnClientSuite
 MATRIX_PYTHON := tests/test_jar.py tests/test_api.py tests/test_transaction.py \
   tests/test_checkpoint.py tests/test_delta_rs_agreement.py tests/test_interop_delta_rs.py
 MATRIX_LINES := $(filter-out $(DEFAULT_LINE),$(LINES))

@@ -197,9 +197,11 @@ def s3TestSettings(deps: S3Deps) = Seq(
       // s3 brings auth, regions, sdk-core and the apache (sync) and netty (async) HTTP clients.
       // S3A also loads the transfer manager when it starts (and, from hadoop-aws's own
       // dependencies, the analytics accelerator); STS and the rest of the SDK are never loaded.
+      // And the SDK v1, which txlog's own client (for S3 file systems that are not S3A) uses.
       Seq(
         "software.amazon.awssdk" % "s3" % deps.awsSdk % Test,
-        "software.amazon.awssdk" % "s3-transfer-manager" % deps.awsSdk % Test
+        "software.amazon.awssdk" % "s3-transfer-manager" % deps.awsSdk % Test,
+        "com.amazonaws" % "aws-java-sdk-s3" % "1.12.262" % Test
       )
   ),
   Test / javaOptions += {

@@ -38,6 +38,7 @@ object TestGroups {
     "S3ObjectStoreSuite" -> 52,
     "S3FaultsSuite" -> 48,
     "S3ConditionalPutSuite" -> 35, // added since: 24 s alone
+    "S3OwnClientSuite" -> 30, // added since: 26 s alone
     "RepairFaultsSuite" -> 45,
     "DriverBudgetSuite" -> 44,
     "VacuumSafetySuite" -> 43,

@@ -15,9 +15,10 @@ import txlog.{LogPublishing, TxlogErrors}
   *
   *   - a conditional create (`If-None-Match: *`) through the file system, when it declares
   *     [[ObjectLogStore.ConditionalCapability]] (S3A from Hadoop 3.4.2);
-  *   - else, on S3A (its AWS SDK v2 client from Hadoop 3.4.0, v1 on Hadoop 3.3) and unless
-  *     `spark.txlog.storage.sdkConditionalPut` is false, the same conditional PUT sent through
-  *     S3A's own client ([[S3ConditionalPut]]), once a probe showed the store honours it;
+  *   - else, on S3 (S3A's AWS SDK v2 client from Hadoop 3.4.0, v1 on Hadoop 3.3; a client of
+  *     txlog's own for other S3 file systems, EMRFS) and unless
+  *     `spark.txlog.storage.sdkConditionalPut` is false, the same conditional PUT sent through the
+  *     SDK ([[S3ConditionalPut]]), once a probe showed the store honours it;
   *   - else, on the schemes of `spark.txlog.storage.exclusiveCreateSchemes` (`gs`), a `create(path,
   *     overwrite = false)` that the store refuses when the object is written ([[ExclusiveCreate]]),
   *     once a probe showed it does;
@@ -41,8 +42,10 @@ private[txlog] final class ObjectLogStore(
   private def scheme(dir: Path): String =
     Option(dir.toUri.getScheme).getOrElse(fs.getUri.getScheme)
 
-  /** S3A's client for a conditional PUT, when this file system has one and it may be used. */
-  private lazy val sdkPut: Option[S3ConditionalPut] =
+  /** An AWS SDK client for a conditional PUT, when this is an S3 file system and it may be used
+    * (Left: why it could not be made).
+    */
+  private lazy val sdkPut: Option[Either[String, S3ConditionalPut]] =
     if (!sdkConditionalPut) None
     else
       try S3ConditionalPut.forFileSystem(fs)
@@ -58,7 +61,8 @@ private[txlog] final class ObjectLogStore(
     if (conditional(dir)) HadoopConditional
     else
       sdkPut match {
-        case Some(put) =>
+        case Some(Left(why)) => NoWay(Some(s"the SDK's conditional PUT: $why"))
+        case Some(Right(put)) =>
           probing(dir, ".txlog-put-if-absent-probe-*")(S3ConditionalPut.probe(put, fs, dir))
             .fold[Way](ViaSdk(put))(r => NoWay(Some(s"the SDK's conditional PUT: $r")))
         case None if exclusiveScheme(dir) =>
@@ -72,7 +76,8 @@ private[txlog] final class ObjectLogStore(
     if (conditional(dir)) Right(HadoopConditional)
     else
       sdkPut match {
-        case Some(put) =>
+        case Some(Left(why)) => Right(NoWay(Some(s"the SDK's conditional PUT: $why")))
+        case Some(Right(put)) =>
           S3ConditionalPut.probedOutcome(put, fs) match {
             case None          => Left(ViaSdk(put))
             case Some(None)    => Right(ViaSdk(put))

@@ -12,9 +12,10 @@ import org.apache.hadoop.fs.{FileSystem, Path}
 import txlog.storage.S3PutClient.{Bytes, Created, Refused, Staged}
 
 /** Put-if-absent on S3 where the Hadoop file system has no conditional create of its own (S3A
-  * before hadoop-aws 3.4.2: Spark 3.5 and 4.0, EMR 7 and 8, Databricks 16.4 and 17.3): one PUT with
-  * `If-None-Match: *` (S3 answers 412 when the key exists), sent through S3A's own AWS SDK client,
-  * v2 ([[S3ASdkV2Client]]) or v1 ([[S3ASdkV1Client]]), whichever the cluster's S3A is built on.
+  * before hadoop-aws 3.4.2: Spark 3.5 and 4.0, EMR 7 and 8, Databricks 16.4 and 17.3; EMRFS): one
+  * PUT with `If-None-Match: *` (S3 answers 412 when the key exists), sent through S3A's own AWS SDK
+  * client, v2 ([[S3ASdkV2Client]]) or v1 ([[S3ASdkV1Client]]), whichever the cluster's S3A is built
+  * on, or, for a file system that is not S3A, a client of txlog's own ([[S3OwnSdkV1Client]]).
   * Before its first write to a bucket, a JVM probes that the store honours the header
   * ([[S3ConditionalPut.probe]]).
   */
@@ -65,16 +66,24 @@ private[txlog] object S3ConditionalPut {
   final class NotTaken(key: String, val status: Int, message: String)
       extends IOException(s"the store answered a conditional PUT of $key with $status ($message)")
 
-  /** The conditional PUT of `fs`, when it is S3A with an AWS SDK v2 client (hadoop-aws 3.4+) or an
-    * SDK v1 one (hadoop-aws 3.3.1+), each tried only where its SDK can be loaded.
+  /** The conditional PUT of `fs`: through S3A's AWS SDK v2 client (hadoop-aws 3.4+) or v1 client
+    * (hadoop-aws 3.3.1+), else, for an S3 file system that is not S3A (EMRFS, Databricks' shaded
+    * S3A), through a client of txlog's own ([[S3OwnSdkV1Client]]); each tried only where its SDK
+    * can be loaded. None: not an S3 file system, or no SDK. Left: the client could not be made
+    * (why).
     */
-  def forFileSystem(fs: FileSystem): Option[S3ConditionalPut] = {
-    def attempt(client: => Option[S3PutClient]) =
-      try client
-      catch { case _: LinkageError => None }
+  def forFileSystem(fs: FileSystem): Option[Either[String, S3ConditionalPut]] = {
+    def attempt(client: => Option[S3PutClient]): Option[Either[String, S3PutClient]] =
+      try client.map(Right(_))
+      catch {
+        case _: LinkageError => None
+        case NonFatal(e) =>
+          Some(Left(s"no AWS SDK client could be made for ${fs.getUri} ($e)"))
+      }
     attempt(S3ASdkV2Client.of(fs))
       .orElse(attempt(S3ASdkV1Client.of(fs)))
-      .map(new S3ConditionalPut(fs, _))
+      .orElse(attempt(S3OwnSdkV1Client.of(fs)))
+      .map(_.map(new S3ConditionalPut(fs, _)))
   }
 
   /** What the probe of a bucket found: None when the store honours `If-None-Match: *`, else why it

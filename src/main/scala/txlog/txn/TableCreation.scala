@@ -1,6 +1,6 @@
 package txlog.txn
 
-import java.io.FileNotFoundException
+import java.io.{FileNotFoundException, IOException, InterruptedIOException}
 
 import org.apache.spark.sql.types.StructType
 
@@ -26,7 +26,18 @@ private[txlog] object TableCreation {
     if (schema == null) throw TxlogErrors.invalidArgument("schema", "is null")
     val existing =
       try table.fs.listStatus(table.logDir).toSeq
-      catch { case _: FileNotFoundException => Seq.empty }
+      catch {
+        case _: FileNotFoundException  => Seq.empty
+        case e: InterruptedIOException => throw e
+        // Permission denied, a store that cannot be reached: a typed, retryable failure.
+        case e: IOException =>
+          throw TxlogErrors.logReadFailed(
+            table.logDir.toString,
+            None,
+            s"Listing the log failed: ${e.getClass.getSimpleName}: ${e.getMessage}",
+            e
+          )
+      }
     val logFiles = existing.flatMap(s => FileNames.parse(FileInfo(s))).collect {
       case c: CommitFile     => c.file.path
       case c: CheckpointFile => c.file.path

@@ -50,7 +50,8 @@ trait S3SparkSuite extends SparkSuite {
     * through S3A's AWS SDK client ([[S3ConditionalPut]], hadoop-aws 3.3.1+).
     */
   def atomicPut(bucket: String): Boolean =
-    conditionalCreate(bucket) || S3ConditionalPut.forFileSystem(fsOf(s"s3a://$bucket/")).isDefined
+    conditionalCreate(bucket) ||
+      S3ConditionalPut.forFileSystem(fsOf(s"s3a://$bucket/")).exists(_.isRight)
 
   /** Whether S3A here is built on the AWS SDK v1 (hadoop-aws 3.3, Spark 3.5's). */
   def sdkV1: Boolean =
