@@ -39,6 +39,7 @@ object TestGroups {
     "S3FaultsSuite" -> 48,
     "S3ConditionalPutSuite" -> 35, // added since: 24 s alone
     "S3OwnClientSuite" -> 30, // added since: 26 s alone
+    "NamespaceRenameSuite" -> 30, // added since: 25 s alone
     "RepairFaultsSuite" -> 45,
     "DriverBudgetSuite" -> 44,
     "VacuumSafetySuite" -> 43,

@@ -9,12 +9,13 @@ import org.apache.hadoop.fs.{FSDataOutputStream, FileAlreadyExistsException, Fil
 
 import txlog.{LogPublishing, TxlogErrors}
 
-/** Object stores (s3a, gs, abfs without a hierarchical namespace, ...): there is no atomic rename,
-  * but a single PUT is atomic, so every file is written directly to its name. Put-if-absent is, in
-  * this order:
+/** Object stores (s3a, gs, abfs, ...): there is no atomic rename, but a single PUT is atomic, so
+  * every file is written directly to its name. Put-if-absent is, in this order:
   *
   *   - a conditional create (`If-None-Match: *`) through the file system, when it declares
   *     [[ObjectLogStore.ConditionalCapability]] (S3A from Hadoop 3.4.2);
+  *   - on ABFS (`abfs`, `abfss`) accounts with a hierarchical namespace (ADLS Gen2), an atomic
+  *     rename that refuses an existing target ([[NamespaceRename]]), also for overwrite;
   *   - else, on S3 (S3A's AWS SDK v2 client from Hadoop 3.4.0, v1 on Hadoop 3.3; a client of
   *     txlog's own for other S3 file systems, EMRFS) and unless
   *     `spark.txlog.storage.sdkConditionalPut` is false, the same conditional PUT sent through the
@@ -25,7 +26,7 @@ import txlog.{LogPublishing, TxlogErrors}
   *   - else refused (STORAGE_NOT_ATOMIC) unless `singleWriter` is set, in which case it is
   *     check-then-create, serialised within this JVM.
   *
-  * Overwrite is a plain overwriting create: one PUT, atomic.
+  * Overwrite is a plain overwriting create: one PUT, atomic (on ADLS Gen2, a rename).
   */
 private[txlog] final class ObjectLogStore(
     val fs: FileSystem,
@@ -51,6 +52,34 @@ private[txlog] final class ObjectLogStore(
       try S3ConditionalPut.forFileSystem(fs)
       catch { case _: LinkageError => None } // no AWS SDK where txlog is loaded
 
+  /** Publishing by rename on ADLS Gen2 accounts with a hierarchical namespace. */
+  private lazy val renaming = new NamespaceRename(fs)
+
+  /** Whether `dir` is on an ABFS account with a hierarchical namespace (asked of ABFS, which asks
+    * the account once per file system instance). A failure to ask is thrown.
+    */
+  private def namespaceRename(dir: Path): Boolean =
+    NamespaceRename.Schemes.contains(scheme(dir)) &&
+      (try fs.hasPathCapability(dir, NamespaceRename.NamespaceCapability)
+      catch {
+        case NonFatal(e) =>
+          throw TxlogErrors.writeFailed(
+            dir.toString,
+            s"asking the account whether it has a hierarchical namespace: $e",
+            e
+          )
+      })
+
+  /** Why an ABFS account without a hierarchical namespace is refused. */
+  private def flatNamespace(dir: Path): Option[String] =
+    if (!NamespaceRename.Schemes.contains(scheme(dir))) None
+    else {
+      Some(
+        "the account has no hierarchical namespace: ABFS renames there by copy and delete, " +
+          "and creates a file before its bytes are written"
+      )
+    }
+
   /** Whether `create(path, overwrite = false)` is to be tried as put-if-absent here. */
   private def exclusiveScheme(dir: Path): Boolean = exclusiveCreateSchemes.contains(scheme(dir))
 
@@ -59,6 +88,7 @@ private[txlog] final class ObjectLogStore(
     */
   private def way(dir: Path): Way =
     if (conditional(dir)) HadoopConditional
+    else if (namespaceRename(dir)) NamespaceRenaming
     else
       sdkPut match {
         case Some(Left(why)) => NoWay(Some(s"the SDK's conditional PUT: $why"))
@@ -68,12 +98,16 @@ private[txlog] final class ObjectLogStore(
         case None if exclusiveScheme(dir) =>
           probing(dir, ".txlog-exclusive-create-probe-*")(ExclusiveCreate.probe(fs, dir))
             .fold[Way](Exclusive)(r => NoWay(Some(s"create(overwrite = false): $r")))
-        case None => NoWay(None)
+        case None => NoWay(flatNamespace(dir))
       }
 
   /** The way as far as known without writing (for `describe`): probes are not run here. */
   private def knownWay(dir: Path): Either[Way, Way] =
     if (conditional(dir)) Right(HadoopConditional)
+    else if (
+      try namespaceRename(dir)
+      catch { case NonFatal(_) => false }
+    ) Right(NamespaceRenaming)
     else
       sdkPut match {
         case Some(Left(why)) => Right(NoWay(Some(s"the SDK's conditional PUT: $why")))
@@ -89,7 +123,7 @@ private[txlog] final class ObjectLogStore(
             case Some(None)    => Right(Exclusive)
             case Some(Some(r)) => Right(NoWay(Some(s"create(overwrite = false): $r")))
           }
-        case None => Right(NoWay(None))
+        case None => Right(NoWay(flatNamespace(dir)))
       }
 
   private def probing(dir: Path, probeName: String)(run: => Option[String]): Option[String] =
@@ -116,6 +150,7 @@ private[txlog] final class ObjectLogStore(
     way match {
       case HadoopConditional =>
         LogPublishing(scheme(dir), "conditional create (If-None-Match: *), one PUT per file", true)
+      case NamespaceRenaming => renaming.publishing(dir)
       case ViaSdk(put) =>
         LogPublishing(
           scheme(dir),
@@ -148,7 +183,12 @@ private[txlog] final class ObjectLogStore(
   }
 
   def putIfAbsent(target: Path, bytes: Array[Byte]): Boolean =
-    create(target, out => out.write(bytes), _.put(target, bytes))
+    create(
+      target,
+      out => out.write(bytes),
+      _.put(target, bytes),
+      renaming.putIfAbsent(target, bytes)
+    )
 
   def publish(staged: Path, target: Path): Boolean =
     try {
@@ -159,16 +199,18 @@ private[txlog] final class ObjectLogStore(
           try IOUtils.copyLarge(in, out)
           finally in.close()
         },
-        _.putFile(staged, target)
+        _.putFile(staged, target),
+        renaming.publish(staged, target)
       )
     } finally StagedBytes.deleteQuietly(fs, staged)
 
   def overwrite(target: Path, bytes: Array[Byte]): Unit =
-    try {
-      writeWhole(fs.create(target, true), _.write(bytes))
-    } catch {
-      case NonFatal(e) => throw TxlogErrors.writeFailed(target.toString, e.toString, e)
-    }
+    if (namespaceRename(target.getParent)) renaming.overwrite(target, bytes)
+    else
+      try writeWhole(fs.create(target, true), _.write(bytes))
+      catch {
+        case NonFatal(e) => throw TxlogErrors.writeFailed(target.toString, e.toString, e)
+      }
 
   def delete(path: Path): Boolean = fs.delete(path, true)
 
@@ -178,7 +220,8 @@ private[txlog] final class ObjectLogStore(
   private def create(
       target: Path,
       write: java.io.OutputStream => Unit,
-      put: S3ConditionalPut => Boolean
+      put: S3ConditionalPut => Boolean,
+      rename: => Boolean
   ): Boolean = {
     val dir = target.getParent
     checkPutIfAbsent(dir)
@@ -190,7 +233,8 @@ private[txlog] final class ObjectLogStore(
           writeWhole(out, write)
           true
         }
-      case ViaSdk(sdk) => existedOrFailed(target)(put(sdk))
+      case NamespaceRenaming => rename
+      case ViaSdk(sdk)       => existedOrFailed(target)(put(sdk))
       case Exclusive =>
         existedOrFailed(target) {
           val out =
@@ -261,6 +305,7 @@ private[txlog] object ObjectLogStore {
   /** How put-if-absent is done under a directory. */
   private sealed trait Way
   private case object HadoopConditional extends Way
+  private case object NamespaceRenaming extends Way
   private final case class ViaSdk(put: S3ConditionalPut) extends Way
   private case object Exclusive extends Way
 
