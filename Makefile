@@ -24,7 +24,7 @@ jar_dir = $(if $(filter $(DEFAULT_LINE),$(1)),target,target/spark-$(1))/scala-$(
 jar_of = $(call jar_dir,$(1))/txlog-spark_$(1)-$(VERSION).jar
 JAR := $(call jar_of,$(DEFAULT_LINE))
 
-.PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat \
+.PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat test-s3-race \
   test-lane-1 test-lane-2 oracle-record \
   test-cluster test-gcs demo cds bench bench-smoke
 
@@ -186,6 +186,14 @@ test-gcs: jar venv
 	TXLOG_FAKE_GCS_SERVER=$(GCS_TOOLS)/fake-gcs-server \
 	  TXLOG_GCS_CONNECTOR_JAR=$(GCS_TOOLS)/gcs-connector-$(GCS_CONNECTOR_VERSION)-shaded.jar \
 	  $(VENV_PY) -m pytest tests/test_gcs_emulator.py -q
+
+# S3 writers as processes, on demand: four txlog writer JVMs and a delta-rs writer race on one
+# table on a local S3Proxy (S3ProcessRaceSuite), S3_RACE commits each, on Spark 4.0 (S3A without a
+# conditional create: the SDK v2 PUT), 3.5 (the SDK v1 PUT) and the default line (S3A's own).
+S3_RACE ?= 25
+test-s3-race: venv
+	$(foreach l,4.0_2.13 3.5_2.12 $(DEFAULT_LINE),$(SBT) $(call sbt_line,$(l)) \
+	  -Dtxlog.s3ProcessRace=$(S3_RACE) "testOnly txlog.storage.S3ProcessRaceSuite" </dev/null &&) true
 
 # txlog on a Spark standalone cluster (a master and two workers on 127.0.0.1) against local
 # mode: every fixture table of tests/test_cluster.py and the W1 table (1M files). `make test`

@@ -207,5 +207,7 @@ def s3TestSettings(deps: S3Deps) = Seq(
   Test / javaOptions += {
     val jar = update.value.select(configurationFilter(S3ProxyJar.name)).head
     s"-Dtxlog.test.s3proxy.jar=$jar"
-  }
+  },
+  // Commits per writer of the on-demand S3 process race (`make test-s3-race`).
+  Test / javaOptions ++= sys.props.get("txlog.s3ProcessRace").map(n => s"-Dtxlog.s3ProcessRace=$n")
 )
