@@ -84,6 +84,15 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
     version
   )
 
+  /** Listing a table's `_delta_log` failed: [[logReadFailed]] of the directory. */
+  def logListingFailed(logDir: String, e: Throwable): TxlogException =
+    logReadFailed(
+      logDir,
+      None,
+      s"Listing the log failed: ${e.getClass.getSimpleName}: ${e.getMessage}",
+      e
+    )
+
   def missingProtocol(table: String, version: Long): TxlogException = new TxlogException(
     ErrorClasses.MissingProtocol,
     s"Version $version of $table has no protocol action.",

@@ -166,13 +166,7 @@ private[txlog] object LogListing {
     } catch {
       case _: FileNotFoundException  => throw TxlogErrors.tableNotFound(table.root)
       case e: InterruptedIOException => throw e
-      case e: IOException =>
-        throw TxlogErrors.logReadFailed(
-          table.logDir.toString,
-          None,
-          s"Listing the log failed: ${e.getClass.getSimpleName}: ${e.getMessage}",
-          e
-        )
+      case e: IOException            => throw TxlogErrors.logListingFailed(table.logDir.toString, e)
     }
     out.toIndexedSeq
   }

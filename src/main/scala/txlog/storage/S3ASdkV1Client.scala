@@ -46,19 +46,8 @@ private[txlog] object S3ASdkV1Client {
 
   /** The client of `fs` when it is S3A with an AWS SDK v1 client (hadoop-aws 3.3), else None. */
   def of(fs: FileSystem): Option[S3ASdkV1Client] =
-    if (!isS3A(fs.getClass)) None
-    else
-      byClass
-        .computeIfAbsent(
-          fs.getClass,
-          c =>
-            try Some(new Access(c))
-            catch {
-              // hadoop-aws 3.4+ (SDK v2), before 3.3.1, or no SDK v1 where txlog is loaded.
-              case _: ReflectiveOperationException | _: LinkageError => None
-            }
-        )
-        .map(new S3ASdkV1Client(fs, _))
+    // None for hadoop-aws 3.4+ (SDK v2), before 3.3.1, or no SDK v1 where txlog is loaded.
+    perS3AClass(byClass, fs)(new Access(_)).map(new S3ASdkV1Client(fs, _))
 
   /** One conditional PUT of `body` through `client`, the request made by `request` around a stream
     * of the body. A stream the SDK cannot rewind for a retry of its own (a staged file, beyond the

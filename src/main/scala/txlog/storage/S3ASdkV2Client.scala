@@ -75,19 +75,8 @@ private[txlog] object S3ASdkV2Client {
 
   /** The client of `fs` when it is S3A with an AWS SDK v2 client (hadoop-aws 3.4+), else None. */
   def of(fs: FileSystem): Option[S3ASdkV2Client] =
-    if (!isS3A(fs.getClass)) None
-    else
-      byClass
-        .computeIfAbsent(
-          fs.getClass,
-          c =>
-            try Some(new Access(c))
-            catch {
-              // hadoop-aws before 3.4 (SDK v1), or no SDK v2 where txlog is loaded.
-              case _: ReflectiveOperationException | _: LinkageError => None
-            }
-        )
-        .map(new S3ASdkV2Client(fs, _))
+    // None for hadoop-aws before 3.4 (SDK v1), or no SDK v2 where txlog is loaded.
+    perS3AClass(byClass, fs)(new Access(_)).map(new S3ASdkV2Client(fs, _))
 
   /** S3A's methods, looked up once per class: the bucket, the key of a path, the SDK v2 client, a
     * PUT request built by S3A's request factory (its encryption, ACL and storage class settings

@@ -2,6 +2,7 @@ package txlog.storage
 
 import java.io.{ByteArrayInputStream, InputStream}
 import java.lang.reflect.{InvocationTargetException, Method}
+import java.util.concurrent.ConcurrentHashMap
 
 import org.apache.hadoop.fs.{FileSystem, Path}
 
@@ -62,6 +63,24 @@ private[txlog] object S3PutClient {
   def call(m: Method, on: AnyRef, args: AnyRef*): AnyRef =
     try m.invoke(on, args: _*)
     catch { case e: InvocationTargetException if e.getCause != null => throw e.getCause }
+
+  /** `make(cls)` once per S3A class `cls` (the cache), for `fs` when it is S3A: None when `make`
+    * does not find the methods it needs (another hadoop-aws, or its AWS SDK missing).
+    */
+  def perS3AClass[A](cache: ConcurrentHashMap[Class[_], Option[A]], fs: FileSystem)(
+      make: Class[_] => A
+  ): Option[A] =
+    if (!isS3A(fs.getClass)) None
+    else
+      cache.computeIfAbsent(
+        fs.getClass,
+        c =>
+          try Some(make(c))
+          catch {
+            case _: ReflectiveOperationException | _: LinkageError | _: IllegalArgumentException =>
+              None
+          }
+      )
 
   /** Whether `c` is S3A (the class or a subclass of `org.apache.hadoop.fs.s3a.S3AFileSystem`). */
   def isS3A(c: Class[_]): Boolean =

@@ -30,13 +30,7 @@ private[txlog] object TableCreation {
         case _: FileNotFoundException  => Seq.empty
         case e: InterruptedIOException => throw e
         // Permission denied, a store that cannot be reached: a typed, retryable failure.
-        case e: IOException =>
-          throw TxlogErrors.logReadFailed(
-            table.logDir.toString,
-            None,
-            s"Listing the log failed: ${e.getClass.getSimpleName}: ${e.getMessage}",
-            e
-          )
+        case e: IOException => throw TxlogErrors.logListingFailed(table.logDir.toString, e)
       }
     val logFiles = existing.flatMap(s => FileNames.parse(FileInfo(s))).collect {
       case c: CommitFile     => c.file.path

@@ -2,10 +2,7 @@ package txlog.storage
 
 import java.net.URI
 import java.nio.file.{Files, Path => NPath}
-import java.util.concurrent.{Executors, TimeUnit}
 
-import scala.concurrent.{Await, ExecutionContext, Future}
-import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.Path
@@ -13,6 +10,7 @@ import org.apache.spark.sql.functions.typedLit
 
 import txlog.{DeltaLog, Oracle, SparkSuite, TxlogException}
 import txlog.config.TxlogConf
+import txlog.testing.Racing
 import txlog.txn.TxnTestKit
 
 /** Put-if-absent as `create(path, overwrite = false)` where the store refuses it when the object is
@@ -80,15 +78,7 @@ class ExclusiveCreateSuite extends SparkSuite {
   test("gs: 4 writers x 10 commits race: each lands once, versions contiguous") {
     val (uri, local) = newTable("gs")
     DeltaLog.createTable(spark, uri, TxnTestKit.schema, Nil, Map.empty)
-    val pool = Executors.newFixedThreadPool(4)
-    implicit val ec: ExecutionContext = ExecutionContext.fromExecutor(pool)
-    val results =
-      try {
-        val writers = (0 until 4).map { w =>
-          Future((0 until 10).map(i => commit(uri, s"w$w-$i.parquet")))
-        }
-        Await.result(Future.sequence(writers), 10.minutes).flatten
-      } finally { pool.shutdown(); pool.awaitTermination(1, TimeUnit.MINUTES) }
+    val results = Racing.threads(4, 10)((w, i) => commit(uri, s"w$w-$i.parquet"))
     assert(results.forall(_.committed))
     assert(results.map(_.version).sorted === (1L to 40L))
     val ids = (1L to 40L).map(v => TxnTestKit.commitLines(local, v).head.get("commitInfo"))

@@ -1,15 +1,12 @@
 package txlog.storage
 
 import java.nio.charset.StandardCharsets.UTF_8
-import java.util.concurrent.{Executors, TimeUnit}
-
-import scala.concurrent.{Await, ExecutionContext, Future}
-import scala.concurrent.duration._
 
 import org.apache.hadoop.fs.Path
 
 import txlog.{DeltaLog, Oracle, TxlogException}
 import txlog.protocol.FileNames
+import txlog.testing.Racing
 import txlog.storage.S3Faults.{FailPut, IgnoreIfNoneMatch, LoseAck}
 import txlog.txn.TxnTestKit.{adds, schema}
 
@@ -79,20 +76,13 @@ class S3ConditionalPutSuite extends S3SparkSuite {
   test(s"4 writers x $perWriter commits race through the SDK's conditional PUT: each lands once") {
     val p = s"s3a://$bucket/race"
     DeltaLog.createTable(spark, p, schema, Seq("part"), props)
-    val pool = Executors.newFixedThreadPool(4)
-    implicit val ec: ExecutionContext = ExecutionContext.fromExecutor(pool)
-    val results =
-      try {
-        val writers = (0 until 4).map { w =>
-          Future {
-            val log = DeltaLog.forTable(spark, p)
-            (0 until perWriter).map { i =>
-              log.startTransaction().addFiles(adds(spark, Seq(s"w$w-$i"), s"p$w")).commit()
-            }
-          }
-        }
-        Await.result(Future.sequence(writers), 10.minutes).flatten
-      } finally { pool.shutdown(); pool.awaitTermination(1, TimeUnit.MINUTES) }
+    val results = Racing.threads(4, perWriter) { (w, i) =>
+      DeltaLog
+        .forTable(spark, p)
+        .startTransaction()
+        .addFiles(adds(spark, Seq(s"w$w-$i"), s"p$w"))
+        .commit()
+    }
     assert(results.forall(_.committed))
     val n = 4 * perWriter
     assert(results.map(_.version).sorted === (1L to n.toLong))

@@ -1,15 +1,12 @@
 package txlog.storage
 
 import java.nio.charset.StandardCharsets.UTF_8
-import java.util.concurrent.{Executors, TimeUnit}
-
-import scala.concurrent.{Await, ExecutionContext, Future}
-import scala.concurrent.duration._
 
 import org.apache.hadoop.fs.Path
 
 import txlog.{DeltaLog, Oracle, TxlogException}
 import txlog.protocol.FileNames
+import txlog.testing.Racing
 import txlog.txn.TxnTestKit.{adds, schema}
 
 /** An S3 file system that is not S3A (EMRFS on EMR, Databricks' shaded S3A; here
@@ -69,20 +66,13 @@ class S3OwnClientSuite extends S3SparkSuite {
   ) {
     val p = s"s3://$bucket/race"
     DeltaLog.createTable(spark, p, schema, Seq("part"), props)
-    val pool = Executors.newFixedThreadPool(4)
-    implicit val ec: ExecutionContext = ExecutionContext.fromExecutor(pool)
-    val results =
-      try {
-        val writers = (0 until 4).map { w =>
-          Future {
-            val log = DeltaLog.forTable(spark, p)
-            (0 until perWriter).map { i =>
-              log.startTransaction().addFiles(adds(spark, Seq(s"w$w-$i"), s"p$w")).commit()
-            }
-          }
-        }
-        Await.result(Future.sequence(writers), 10.minutes).flatten
-      } finally { pool.shutdown(); pool.awaitTermination(1, TimeUnit.MINUTES) }
+    val results = Racing.threads(4, perWriter) { (w, i) =>
+      DeltaLog
+        .forTable(spark, p)
+        .startTransaction()
+        .addFiles(adds(spark, Seq(s"w$w-$i"), s"p$w"))
+        .commit()
+    }
     assert(results.forall(_.committed))
     assert(results.map(_.version).sorted === (1L to n.toLong))
     assert(commits(bucket, "race") === (0 to n).map(FileNames.commitName(_)))

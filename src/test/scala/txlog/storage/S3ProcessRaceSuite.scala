@@ -71,7 +71,9 @@ class S3ProcessRaceSuite extends S3SparkSuite {
         n,
         work.resolve(s"w$id.txt"),
         work.resolve(s"w$id.log"),
-        s3.sparkConf
+        // In memory: the writer's file: scheme is not a LocalFileSystem, which S3A's disk
+        // buffers ask for (hadoop-aws 3.5).
+        s3.sparkConf + ("spark.hadoop.fs.s3a.fast.upload.buffer" -> "array")
       )
     }
     val rs = deltaRs("append", s"s3://$bucket/t", n.toString)
