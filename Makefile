@@ -24,7 +24,7 @@ jar_dir = $(if $(filter $(DEFAULT_LINE),$(1)),target,target/spark-$(1))/scala-$(
 jar_of = $(call jar_dir,$(1))/txlog-spark_$(1)-$(VERSION).jar
 JAR := $(call jar_of,$(DEFAULT_LINE))
 
-.PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat test-s3-race \
+.PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat test-s3-race test-azure \
   test-lane-1 test-lane-2 oracle-record \
   test-cluster test-gcs demo cds bench bench-smoke
 
@@ -186,6 +186,24 @@ test-gcs: jar venv
 	TXLOG_FAKE_GCS_SERVER=$(GCS_TOOLS)/fake-gcs-server \
 	  TXLOG_GCS_CONNECTOR_JAR=$(GCS_TOOLS)/gcs-connector-$(GCS_CONNECTOR_VERSION)-shaded.jar \
 	  $(VENV_PY) -m pytest tests/test_gcs_emulator.py -q
+
+# Azure Blob Storage through hadoop-azure's own wasb:// client against a local Azurite from npm,
+# on demand: tests/test_azurite.py, skipped elsewhere. hadoop-azure 3.4.2 (Spark 4.1's Hadoop)
+# with the libraries it needs: 3.5.0 removed the wasb:// client (ABFS serves accounts without a
+# hierarchical namespace there).
+AZURITE_VERSION := 3.37.0
+AZURE_TOOLS := $(CURDIR)/target/tools/azure
+AZURE_JARS := org.apache.hadoop:hadoop-azure:3.4.2 com.microsoft.azure:azure-storage:7.0.1 \
+  com.microsoft.azure:azure-keyvault-core:1.0.0 org.eclipse.jetty:jetty-util-ajax:9.4.58.v20250814 \
+  org.eclipse.jetty:jetty-util:9.4.58.v20250814
+test-azure: jar venv
+	npm install --silent --prefix $(AZURE_TOOLS) azurite@$(AZURITE_VERSION)
+	rm -rf $(AZURE_TOOLS)/jars
+	$(foreach a,$(AZURE_JARS),mvn -q dependency:copy -DoutputDirectory=$(AZURE_TOOLS)/jars \
+	  -Dartifact=$(a) &&) true
+	TXLOG_AZURITE=$(AZURE_TOOLS)/node_modules/.bin/azurite-blob \
+	  TXLOG_AZURE_JARS=$$(ls $(AZURE_TOOLS)/jars/*.jar | paste -sd, -) \
+	  $(VENV_PY) -m pytest tests/test_azurite.py -q
 
 # S3 writers as processes, on demand: four txlog writer JVMs and a delta-rs writer race on one
 # table on a local S3Proxy (S3ProcessRaceSuite), S3_RACE commits each, on Spark 4.0 (S3A without a

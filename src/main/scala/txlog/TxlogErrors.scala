@@ -198,11 +198,13 @@ private[txlog] object TxlogErrors extends TransactionErrors with MaintenanceErro
   ): TxlogException = new TxlogException(
     ErrorClasses.StorageNotAtomic,
     s"Cannot publish log files under $dir: $scheme: storage offers no atomic put-if-absent.",
-    "It has no atomic rename and no conditional create (S3A has one from Hadoop 3.4.2, path " +
-      "capability fs.s3a.create.conditional.enabled, and from 3.4.0 through its AWS SDK v2 " +
-      "client)" + detail.map(d => s"; $d").getOrElse("") + ", so two writers could replace " +
-      "each other's log files.",
-    "Use a Hadoop with conditional create; or set spark.txlog.storage." + scheme +
+    "txlog found no atomic rename that refuses an existing target and no conditional create " +
+      "here (S3 has one through S3A or the AWS SDK, GCS through the connector's exclusive " +
+      "create, ADLS Gen2 a rename on accounts with a hierarchical namespace; see " +
+      "docs/storage.md)" + detail.map(d => s"; $d").getOrElse("") + ", so two writers could " +
+      "replace each other's log files.",
+    "Use storage with one of those (with the AWS SDK on the class path for S3); or set " +
+      "spark.txlog.storage." + scheme +
       ".kind=rename and add " + scheme + " to spark.txlog.storage.atomicRenameSchemes if this " +
       "file system's rename is atomic (HDFS-like); or, if only one writer ever writes this " +
       "table at a time, set spark.txlog.storage.singleWriter=true."

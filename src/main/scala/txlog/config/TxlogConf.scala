@@ -112,10 +112,12 @@ private[txlog] object TxlogConf {
   val StorageSdkConditionalPut = new Flag(
     "spark.txlog.storage.sdkConditionalPut",
     true,
-    "Where S3A has no conditional create (hadoop-aws 3.4.0 and 3.4.1: Spark 4.0), publish log " +
-      "files with a conditional PUT (If-None-Match: *) through S3A's own AWS SDK v2 client, " +
-      "once a probe shows the store honours it. false: refused (STORAGE_NOT_ATOMIC) unless " +
-      "single-writer mode is on."
+    "Where the S3 file system has no conditional create (S3A before hadoop-aws 3.4.2: Spark " +
+      "3.5 and 4.0; EMRFS), publish log files with a conditional PUT (If-None-Match: *) " +
+      "through S3A's own AWS SDK client (v2, or v1 on hadoop-aws 3.3) or, for a file system " +
+      "that is not S3A, an SDK v1 client of txlog's own configured from the fs.s3a.* settings " +
+      "and the SDK's default chains, once a probe shows the store honours it. false: refused " +
+      "(STORAGE_NOT_ATOMIC) unless single-writer mode is on."
   )
 
   val StorageExclusiveCreateSchemes = new Names(

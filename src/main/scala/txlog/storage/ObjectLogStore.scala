@@ -75,8 +75,8 @@ private[txlog] final class ObjectLogStore(
     if (!NamespaceRename.Schemes.contains(scheme(dir))) None
     else {
       Some(
-        "the account has no hierarchical namespace: ABFS renames there by copy and delete, " +
-          "and creates a file before its bytes are written"
+        "an atomic rename: the account has no hierarchical namespace (ABFS renames there by " +
+          "copy and delete, and creates a file before its bytes are written)"
       )
     }
 
@@ -102,29 +102,36 @@ private[txlog] final class ObjectLogStore(
       }
 
   /** The way as far as known without writing (for `describe`): probes are not run here. */
-  private def knownWay(dir: Path): Either[Way, Way] =
-    if (conditional(dir)) Right(HadoopConditional)
-    else if (
-      try namespaceRename(dir)
-      catch { case NonFatal(_) => false }
-    ) Right(NamespaceRenaming)
-    else
-      sdkPut match {
-        case Some(Left(why)) => Right(NoWay(Some(s"the SDK's conditional PUT: $why")))
-        case Some(Right(put)) =>
-          S3ConditionalPut.probedOutcome(put, fs) match {
-            case None          => Left(ViaSdk(put))
-            case Some(None)    => Right(ViaSdk(put))
-            case Some(Some(r)) => Right(NoWay(Some(s"the SDK's conditional PUT: $r")))
-          }
-        case None if exclusiveScheme(dir) =>
-          ExclusiveCreate.probedOutcome(fs) match {
-            case None          => Left(Exclusive)
-            case Some(None)    => Right(Exclusive)
-            case Some(Some(r)) => Right(NoWay(Some(s"create(overwrite = false): $r")))
-          }
-        case None => Right(NoWay(flatNamespace(dir)))
-      }
+  private def knownWay(dir: Path): Either[Way, Way] = {
+    val namespace =
+      try Right(namespaceRename(dir))
+      catch { case NonFatal(e) => Left(e) }
+    (conditional(dir), namespace) match {
+      case (true, _)        => Right(HadoopConditional)
+      case (_, Right(true)) => Right(NamespaceRenaming)
+      case (_, Left(e)) =>
+        Left(NoWay(Some(s"an atomic rename: the account could not be asked (${e.getMessage})")))
+      case _ => knownObjectWay(dir)
+    }
+  }
+
+  private def knownObjectWay(dir: Path): Either[Way, Way] =
+    sdkPut match {
+      case Some(Left(why)) => Right(NoWay(Some(s"the SDK's conditional PUT: $why")))
+      case Some(Right(put)) =>
+        S3ConditionalPut.probedOutcome(put, fs) match {
+          case None          => Left(ViaSdk(put))
+          case Some(None)    => Right(ViaSdk(put))
+          case Some(Some(r)) => Right(NoWay(Some(s"the SDK's conditional PUT: $r")))
+        }
+      case None if exclusiveScheme(dir) =>
+        ExclusiveCreate.probedOutcome(fs) match {
+          case None          => Left(Exclusive)
+          case Some(None)    => Right(Exclusive)
+          case Some(Some(r)) => Right(NoWay(Some(s"create(overwrite = false): $r")))
+        }
+      case None => Right(NoWay(flatNamespace(dir)))
+    }
 
   private def probing(dir: Path, probeName: String)(run: => Option[String]): Option[String] =
     try run

@@ -55,8 +55,8 @@ class S3OwnClientSuite extends S3SparkSuite {
     assert(after.concurrentWriters && !after.method.contains("probed"), after)
   }
 
-  /** Commits per writer: 5 in every run (the S3A suite races 10 per writer through the same PUT
-    * code; 10 here took 37 s).
+  /** Commits per writer: 5 in every run, as in the S3A suite, whose PUT code is the same (10 here
+    * took 37 s).
     */
   private val perWriter = 5
   private val n = 4 * perWriter
