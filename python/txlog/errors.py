@@ -195,6 +195,22 @@ class ChecksumNotFoundError(TxlogError):
 # ---- Writer rules
 
 
+class DataFileNotFoundError(TxlogError, FileNotFoundError):
+    """A data file the log lists as live does not exist (``DATA_FILE_NOT_FOUND``); ``file`` is
+    its path, ``version`` the table version read."""
+
+
+class DeletionVectorError(TxlogError):
+    """The deletion vector of a data file is missing (``DELETION_VECTOR_NOT_FOUND``) or cannot
+    be read (``DELETION_VECTOR_CORRUPT``: wrong checksum, size or format); ``file`` is the data
+    file, whose rows cannot be read without it."""
+
+
+class ChangeDataNotRecordedError(TxlogError):
+    """The change data feed was asked for over versions where it was not recorded
+    (``CHANGE_DATA_NOT_RECORDED``); ``version`` is the first such version."""
+
+
 class ProtocolDowngradeError(TxlogError):
     """A commit would lower the protocol or drop a feature (``PROTOCOL_DOWNGRADE``)."""
 
@@ -325,6 +341,11 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "INVALID_ARGUMENT": InvalidArgumentError,
     "INVALID_SETTING": InvalidSettingError,
     "CHECKSUM_NOT_FOUND": ChecksumNotFoundError,
+    # ---- Reading rows
+    "DATA_FILE_NOT_FOUND": DataFileNotFoundError,
+    "DELETION_VECTOR_NOT_FOUND": DeletionVectorError,
+    "DELETION_VECTOR_CORRUPT": DeletionVectorError,
+    "CHANGE_DATA_NOT_RECORDED": ChangeDataNotRecordedError,
     # ---- Writer rules
     "PROTOCOL_DOWNGRADE": ProtocolDowngradeError,
     "INVALID_METADATA": InvalidMetadataError,

@@ -2,7 +2,7 @@ package txlog
 
 /** Every error class txlog raises ([[TxlogException.errorClass]]): stable names that callers match
   * on (Python maps each to an exception class, the command line to an exit code), grouped by what
-  * failed. Errors are built in `TxlogErrors`, `TransactionErrors` and `MaintenanceErrors` with
+  * failed. Errors are built in `TxlogErrors`, `ScanErrors`, `TransactionErrors` and `MaintenanceErrors` with
   * these names only.
   *
   * {{{
@@ -22,6 +22,12 @@ object ErrorClasses {
   val InvalidProtocol = "INVALID_PROTOCOL"
   val LogReadFailed = "LOG_READ_FAILED"
   val ChecksumNotFound = "CHECKSUM_NOT_FOUND"
+
+  // ---- Reading rows
+  val DataFileNotFound = "DATA_FILE_NOT_FOUND"
+  val DeletionVectorNotFound = "DELETION_VECTOR_NOT_FOUND"
+  val DeletionVectorCorrupt = "DELETION_VECTOR_CORRUPT"
+  val ChangeDataNotRecorded = "CHANGE_DATA_NOT_RECORDED"
 
   // ---- Features and the jar
   val UnsupportedReaderVersion = "UNSUPPORTED_READER_VERSION"
@@ -79,6 +85,10 @@ object ErrorClasses {
     InvalidProtocol,
     LogReadFailed,
     ChecksumNotFound,
+    DataFileNotFound,
+    DeletionVectorNotFound,
+    DeletionVectorCorrupt,
+    ChangeDataNotRecorded,
     UnsupportedReaderVersion,
     UnsupportedReaderFeatures,
     UnsupportedWriterVersion,

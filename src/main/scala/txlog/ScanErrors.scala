@@ -1,0 +1,71 @@
+package txlog
+
+/** The errors of reading a table's rows (txlog.scan, txlog.deletionvectors, txlog.changes), part
+  * of [[TxlogErrors]]. Each names the table version and the data file it is about.
+  */
+private[txlog] trait ScanErrors {
+
+  def dataFileNotFound(
+      table: String,
+      version: Long,
+      dataFile: String,
+      e: Throwable
+  ): TxlogException = new TxlogException(
+    ErrorClasses.DataFileNotFound,
+    s"Data file $dataFile of $table (version $version) does not exist.",
+    "The log lists it as live, but it was deleted or never copied (a VACUUM with a short " +
+      "retention, a manual delete, a partial copy of the table).",
+    "Restore the file from a backup, or remove it from the table with repair (which drops the " +
+      "rows it held).",
+    e,
+    Some(dataFile),
+    Some(version)
+  )
+
+  def deletionVectorNotFound(
+      table: String,
+      version: Long,
+      dataFile: String,
+      dvFile: String,
+      e: Throwable
+  ): TxlogException = new TxlogException(
+    ErrorClasses.DeletionVectorNotFound,
+    s"The deletion vector of data file $dataFile of $table (version $version) cannot be " +
+      s"found at $dvFile.",
+    "Without it txlog cannot tell which rows of the file are deleted; reading the whole file " +
+      "would show deleted rows.",
+    "Restore the deletion vector file from a backup.",
+    e,
+    Some(dataFile),
+    Some(version)
+  )
+
+  def deletionVectorCorrupt(
+      table: String,
+      version: Long,
+      dataFile: String,
+      where: String,
+      detail: String
+  ): TxlogException = new TxlogException(
+    ErrorClasses.DeletionVectorCorrupt,
+    s"The deletion vector of data file $dataFile of $table (version $version) in $where " +
+      "cannot be read.",
+    detail,
+    "Restore the deletion vector file from a backup; the rows of this file cannot be read " +
+      "without it.",
+    null,
+    Some(dataFile),
+    Some(version)
+  )
+
+  def changeDataNotRecorded(table: String, version: Long, detail: String): TxlogException =
+    new TxlogException(
+      ErrorClasses.ChangeDataNotRecorded,
+      s"The change data feed of $table cannot be read at version $version.",
+      detail,
+      "Ask for versions at which delta.enableChangeDataFeed was true.",
+      null,
+      None,
+      Some(version)
+    )
+}
