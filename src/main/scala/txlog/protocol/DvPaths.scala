@@ -6,14 +6,13 @@ import java.util.UUID
 
 import org.apache.hadoop.fs.Path
 
+import txlog.deletionvectors.Z85
+
 /** Where a deletion vector is stored ("Deletion Vector Descriptor Schema", derived field
   * `absolutePath`): `u` = `<table>/<prefix>/deletion_vector_<uuid>.bin` with the UUID Z85-encoded
   * in the last 20 characters, `p` = an absolute path, `i` = inline (no file).
   */
 private[txlog] object DvPaths {
-  private val Alphabet =
-    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
-  private val Index: Map[Char, Int] = Alphabet.zipWithIndex.toMap
 
   /** The file of a DV, or None for an inline one (or an unknown storage type). */
   def absolutePath(root: String, storageType: String, pathOrInlineDv: String): Option[Path] =
@@ -28,17 +27,12 @@ private[txlog] object DvPaths {
       case _   => None
     }
 
-  /** The UUID a 20-character Z85 text encodes (16 bytes, big-endian). */
+  /** The UUID a 20-character Z85 text encodes (16 bytes, big-endian); an IllegalArgumentException
+    * for text that is not one.
+    */
   def uuid(z85: String): UUID = {
     require(z85.length == 20, s"a Z85 UUID has 20 characters, not ${z85.length}: $z85")
-    val bytes = ByteBuffer.allocate(16)
-    z85.grouped(5).foreach { chunk =>
-      val value = chunk.foldLeft(0L) { (acc, c) =>
-        acc * 85 + Index.getOrElse(c, throw new IllegalArgumentException(s"not Z85: $c"))
-      }
-      bytes.putInt(value.toInt)
-    }
-    bytes.flip()
+    val bytes = ByteBuffer.wrap(Z85.decode(z85))
     new UUID(bytes.getLong, bytes.getLong)
   }
 }
