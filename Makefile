@@ -123,14 +123,17 @@ test-lane-2: venv
 	  exit $$status
 
 # delta-spark's and delta-rs's answers on the read-only fixtures, recorded into
-# src/test/resources/oracle/delta-spark-<version>.jsonl (for each delta-spark `make test` reads:
+# src/test/resources/oracle/delta-spark-<version>.jsonl (snapshots) and
+# delta-spark-<version>-rows.jsonl (the tables' rows at every version) (for each delta-spark `make test` reads:
 # the default line's and Spark 3.5's) and tests/oracle/delta-rs-<version>.json, stamped with the
 # oracle's version and the fixtures' digests. Tests compare with the recording, re-run a sample
 # live, and fail naming what differs when the fixtures or the oracle are not those recorded: then
 # run this again.
 oracle-record: venv
-	$(SBT) "Test/runMain txlog.oracle.RecordOracles $(CURDIR)" </dev/null
-	$(SBT) $(call sbt_line,3.5_2.12) "Test/runMain txlog.oracle.RecordOracles $(CURDIR)" </dev/null
+	$(SBT) "Test/runMain txlog.oracle.RecordOracles $(CURDIR)" \
+	  "Test/runMain txlog.oracle.RecordRows $(CURDIR)" </dev/null
+	$(SBT) $(call sbt_line,3.5_2.12) "Test/runMain txlog.oracle.RecordOracles $(CURDIR)" \
+	  "Test/runMain txlog.oracle.RecordRows $(CURDIR)" </dev/null
 	$(VENV_PY) tests/record_delta_rs.py
 
 # Every other Spark line: its jar, then its agreement suites against its own oracle (delta-spark

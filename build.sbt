@@ -82,7 +82,8 @@ lazy val root = (project in file("."))
     // Test-scope tools (`make oracle-record`: txlog.oracle.RecordOracles) run forked like tests.
     Test / run / fork := true,
     Test / run / baseDirectory := (ThisBuild / baseDirectory).value,
-    Test / run / javaOptions ++= Seq("-Xmx4g", "-XX:+UseG1GC") ++ JvmFlags.sparkOpens,
+    // := not ++=: the tests' options (the serial collector) would conflict with G1.
+    Test / run / javaOptions := Seq("-Xmx4g", "-XX:+UseG1GC") ++ JvmFlags.sparkOpens,
     // Suites in TestGroups.forks JVMs (-Dtxlog.testForks, default 1) running side by side.
     Test / testGrouping := {
       val tests = (Test / definedTests).value

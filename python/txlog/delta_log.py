@@ -114,6 +114,28 @@ class DeltaLog(TableMaintenance):
         # options go as null, which saves building an empty map in the JVM.
         return self._wrap(call(self._facade.snapshot, self._jlog, options or None))
 
+    def read(
+        self,
+        version: int | None = None,
+        timestamp: str | datetime | date | None = None,
+    ) -> DataFrame:
+        """The table's rows at the latest version, or at ``version``, or as of ``timestamp``
+        (read as :meth:`snapshot` reads them; give at most one), as a DataFrame with the
+        table's logical schema: deletion vectors applied, columns mapped from their physical
+        names, files skipped by partition values and statistics when the query filters.
+
+        >>> log.read().where("date = '2024-06-01'").show()
+        >>> log.read(version=3).count()
+        """
+        if version is not None and timestamp is not None:
+            raise ValueError("give either version or timestamp, not both")
+        options: dict[str, str] = {}
+        if version is not None:
+            options["version"] = _version_text(version)
+        if timestamp is not None:
+            options["timestamp"] = _timestamp_text(timestamp)
+        return DataFrame(call(self._facade.read, self._jlog, options or None), self._spark)
+
     def update(self) -> Snapshot:
         """The latest snapshot, reading only the commits added since the last snapshot this
         log returned (and reusing its cached files when it was cached)."""

@@ -191,6 +191,14 @@ class Snapshot:
         ``partitionValues_parsed`` (typed) and ``stats_parsed`` (stats as a struct)."""
         return DataFrame(call(self._facade.allFiles, self._jsnapshot), self._spark)
 
+    def to_df(self) -> DataFrame:
+        """The table's rows at this snapshot's version, as a DataFrame with the table's logical
+        schema (see :meth:`txlog.DeltaLog.read`).
+
+        >>> log.snapshot(version=3).to_df().where("amount > 100").count()
+        """
+        return DataFrame(call(self._facade.toDF, self._jsnapshot), self._spark)
+
     def tombstones(self) -> DataFrame:
         """Unexpired remove actions (files VACUUM must keep)."""
         return DataFrame(call(self._facade.tombstones, self._jsnapshot), self._spark)

@@ -36,6 +36,30 @@ final class DeltaLog private (private[txlog] val context: TableContext) extends 
   /** The table's qualified root path. Example: `log.tablePath`. */
   def tablePath: String = table.root
 
+  /** The table's rows at the latest version (see [[Snapshot.toDF]]).
+    *
+    * {{{
+    * log.read().where("date = '2024-06-01'").show()
+    * }}}
+    */
+  def read(): DataFrame = snapshot().toDF
+
+  /** The table's rows at `version`; VERSION_NOT_FOUND when the log cannot reconstruct it.
+    *
+    * {{{
+    * val v3 = log.read(3L)
+    * }}}
+    */
+  def read(version: Long): DataFrame = snapshot(version).toDF
+
+  /** The table's rows as of a timestamp, read as [[snapshotAsOf]] reads it.
+    *
+    * {{{
+    * val then = log.readAsOf("2024-06-01 12:00:00")
+    * }}}
+    */
+  def readAsOf(timestamp: String): DataFrame = snapshotAsOf(timestamp).toDF
+
   /** Every file of the log: for history, time travel by timestamp and log hygiene. */
   private[txlog] def listing(): LogListing = snapshots.listing()
 

@@ -2,8 +2,8 @@ package txlog
 
 /** Every error class txlog raises ([[TxlogException.errorClass]]): stable names that callers match
   * on (Python maps each to an exception class, the command line to an exit code), grouped by what
-  * failed. Errors are built in `TxlogErrors`, `ScanErrors`, `TransactionErrors` and `MaintenanceErrors` with
-  * these names only.
+  * failed. Errors are built in `TxlogErrors`, `ScanErrors`, `TransactionErrors` and
+  * `MaintenanceErrors` with these names only.
   *
   * {{{
   * catch { case e: TxlogException if e.errorClass == ErrorClasses.ConcurrentAppend => retry() }

@@ -1,7 +1,7 @@
 package txlog
 
-/** The errors of reading a table's rows (txlog.scan, txlog.deletionvectors, txlog.changes), part
-  * of [[TxlogErrors]]. Each names the table version and the data file it is about.
+/** The errors of reading a table's rows (txlog.scan, txlog.deletionvectors, txlog.changes), part of
+  * [[TxlogErrors]]. Each names the table version and the data file it is about.
   */
 private[txlog] trait ScanErrors {
 

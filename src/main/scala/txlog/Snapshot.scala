@@ -23,7 +23,7 @@ import txlog.util.Jobs
   * }}}
   */
 final class Snapshot private[txlog] (
-    spark: SparkSession,
+    private[txlog] val spark: SparkSession,
     private[txlog] val segment: LogSegment,
     private[txlog] val state: NonFileState,
     /** The commit timestamp of this version, in milliseconds since the epoch. */
@@ -115,6 +115,17 @@ final class Snapshot private[txlog] (
         FileColumns.statsParsed(col("add.stats"), md).as("stats_parsed")
       )
   }
+
+  /** The table's rows at this version, as a DataFrame with the table's logical schema. Spark reads
+    * the data files the log lists, skipping files by partition values and statistics, with deletion
+    * vectors applied and columns mapped to their physical names; the files are selected by a Spark
+    * job over the snapshot's file state when a query runs.
+    *
+    * {{{
+    * val rows = log.snapshot().toDF.where("date = '2024-06-01' AND amount > 100")
+    * }}}
+    */
+  def toDF: DataFrame = txlog.scan.TableScan.dataFrame(this)
 
   /** The tombstones: remove actions of files no longer in the table, that are not yet expired
     * (deleted less than `delta.deletedFileRetentionDuration` before the snapshot was built; VACUUM

@@ -2,13 +2,10 @@ package txlog
 
 /** Builds every user-facing error in one place, with a stable error class each. The Python package
   * maps these classes (never the messages) to typed exceptions. Those of transactions
-  * ([[TransactionErrors]]), of reading rows ([[ScanErrors]]) and of maintenance ([[MaintenanceErrors]]) are written in files of their
-  * own; all are called as `TxlogErrors.x`.
+  * ([[TransactionErrors]]), of reading rows ([[ScanErrors]]) and of maintenance
+  * ([[MaintenanceErrors]]) are written in files of their own; all are called as `TxlogErrors.x`.
   */
-private[txlog] object TxlogErrors
-    extends ScanErrors
-    with TransactionErrors
-    with MaintenanceErrors {
+private[txlog] object TxlogErrors extends ScanErrors with TransactionErrors with MaintenanceErrors {
 
   /** Error classes of storage failures: retrying the same call may succeed. */
   val Retryable: Set[String] = Set(ErrorClasses.LogReadFailed, ErrorClasses.LogWriteFailed)

@@ -15,6 +15,9 @@ private[txlog] object ColumnMapping {
   val IdKey = "delta.columnMapping.id"
   val PhysicalNameKey = "delta.columnMapping.physicalName"
 
+  /** The ids of array elements and map keys and values (Iceberg compatibility), by field. */
+  val NestedIdsKey = "delta.columnMapping.nested.ids"
+
   /** The field's physical name, when it has one. */
   def physicalNameOf(f: StructField): Option[String] =
     if (f.metadata.contains(PhysicalNameKey)) Some(f.metadata.getString(PhysicalNameKey)) else None

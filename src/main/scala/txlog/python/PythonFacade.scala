@@ -44,6 +44,14 @@ object PythonFacade extends TransactionFacade {
     }
   }
 
+  /** The table's rows at the snapshot the options name (see [[snapshot]]). Example:
+    * `PythonFacade.read(log, {"version": "3"})`.
+    */
+  def read(log: DeltaLog, options: JMap[String, String]): DataFrame = snapshot(log, options).toDF
+
+  /** A snapshot's rows. Example: `PythonFacade.toDF(snapshot)`. */
+  def toDF(snapshot: Snapshot): DataFrame = snapshot.toDF
+
   /** Example: `PythonFacade.update(log)`. */
   def update(log: DeltaLog): Snapshot = log.update()
 

@@ -1,0 +1,66 @@
+package txlog.scan
+
+import org.apache.spark.sql.types.{StructField, StructType}
+
+import txlog.Snapshot
+import txlog.protocol.{ColumnMapping, FileColumns}
+
+/** What reading one snapshot's rows needs to know of the table, worked out once on the driver: the
+  * schemas users see (logical names, no column mapping metadata), the column mapping mode in force
+  * ("Reader Requirements for Column Mapping"), whether deletion vectors may be present, and how
+  * data filters map to statistics.
+  *
+  * {{{
+  * val t = ScanTable(snapshot); t.dataSchema.fieldNames
+  * }}}
+  */
+private[txlog] final case class ScanTable(
+    root: String,
+    version: Long,
+    /** The table schema with its column mapping metadata, to find physical names in. */
+    tableSchema: StructType,
+    /** The table's columns as users see them, partition columns in their schema position. */
+    dataSchema: StructType,
+    /** The partition columns, in the order of the metadata's partitionColumns. */
+    partitionSchema: StructType,
+    /** `none`, `name` or `id`. */
+    columnMappingMode: String,
+    deletionVectors: Boolean
+) {
+
+  @transient lazy val skipping: DataSkipping = {
+    val partitions = partitionSchema.fieldNames.toSet
+    DataSkipping(dataSchema.fields.toSeq.filterNot(f => partitions(f.name)))
+  }
+
+  /** Logical top-level column name to the name in data files. */
+  lazy val physicalNames: Map[String, String] =
+    tableSchema.fields.map(f => f.name -> ColumnMapping.physicalName(f)).toMap
+}
+
+private[txlog] object ScanTable {
+
+  def apply(snapshot: Snapshot): ScanTable = {
+    val md = snapshot.metadata
+    val p = snapshot.protocol
+    val readers = p.readerFeatures.getOrElse(Set.empty)
+    val mapped = p.minReaderVersion == 2 ||
+      (p.minReaderVersion == 3 && readers.contains("columnMapping"))
+    val mode =
+      if (!mapped) "none"
+      else md.configuration.getOrElse(ColumnMapping.ModeProperty, "none").trim.toLowerCase
+    val partitionFields: Seq[StructField] = FileColumns.partitionFields(md)
+    val logical = PhysicalSchema.logical(md.schema)
+    ScanTable(
+      root = snapshot.tablePath,
+      version = snapshot.version,
+      tableSchema = md.schema,
+      dataSchema = logical,
+      // in the order of partitionColumns, as the typed partition values are built
+      partitionSchema =
+        StructType(partitionFields.flatMap(p => logical.fields.find(_.name == p.name))),
+      columnMappingMode = mode,
+      deletionVectors = readers.contains("deletionVectors")
+    )
+  }
+}

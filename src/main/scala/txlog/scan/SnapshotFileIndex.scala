@@ -1,0 +1,59 @@
+package txlog.scan
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.execution.datasources.{FileIndex, PartitionDirectory}
+import org.apache.spark.sql.types.StructType
+
+import txlog.Snapshot
+
+/** Spark's view of one snapshot's files: every scan asks [[ScanFiles]] for the files its partition
+  * and data filters leave, so Spark's file scan (column pruning, filters pushed into parquet,
+  * vectorized reads, its "number of files read" metric) reads those and no others.
+  *
+  * {{{
+  * val index = new SnapshotFileIndex(snapshot, ScanTable(snapshot))
+  * }}}
+  */
+private[txlog] final class SnapshotFileIndex(val snapshot: Snapshot, table: ScanTable)
+    extends FileIndex
+    with Logging {
+
+  override def rootPaths: Seq[Path] = Seq(new Path(snapshot.tablePath))
+
+  override def partitionSchema: StructType = table.partitionSchema
+
+  override def listFiles(
+      partitionFilters: Seq[Expression],
+      dataFilters: Seq[Expression]
+  ): Seq[PartitionDirectory] = {
+    val selected = ScanFiles.select(snapshot, table, partitionFilters, dataFilters)
+    logInfo(
+      s"txlog scan of ${snapshot.tablePath} v${snapshot.version}: ${selected.files} files " +
+        s"(${selected.bytes} bytes, ${selected.withDeletionVectors} with deletion vectors) " +
+        s"selected by partition filters [${partitionFilters.mkString(", ")}] and data filters " +
+        s"[${dataFilters.mkString(", ")}]"
+    )
+    selected.directories
+  }
+
+  /** Every live file's path; Spark asks for it in `DataFrame.inputFiles`. */
+  override def inputFiles: Array[String] =
+    listFiles(Nil, Nil).flatMap(_.files.map(_.getPath.toString)).toArray
+
+  /** A snapshot does not change: nothing to refresh (read a new snapshot for new versions). */
+  override def refresh(): Unit = ()
+
+  override def sizeInBytes: Long = snapshot.sizeInBytes
+
+  override def equals(other: Any): Boolean = other match {
+    case o: SnapshotFileIndex =>
+      o.snapshot.tablePath == snapshot.tablePath && o.snapshot.version == snapshot.version
+    case _ => false
+  }
+
+  override def hashCode: Int = (snapshot.tablePath, snapshot.version).hashCode
+
+  override def toString: String = s"SnapshotFileIndex(${snapshot.tablePath}, v${snapshot.version})"
+}

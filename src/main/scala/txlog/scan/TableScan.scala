@@ -1,0 +1,32 @@
+package txlog.scan
+
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.execution.datasources.HadoopFsRelation
+
+import txlog.Snapshot
+
+/** A snapshot's rows as a Spark relation: Spark's file source over [[SnapshotFileIndex]] (the
+  * files) and [[TableParquetFormat]] (the reader), with the table's logical schema, partition
+  * columns in their schema position as delta-spark shows them.
+  *
+  * {{{
+  * val df = TableScan.dataFrame(snapshot)
+  * }}}
+  */
+private[txlog] object TableScan {
+
+  def relation(snapshot: Snapshot): HadoopFsRelation = {
+    val table = ScanTable(snapshot)
+    HadoopFsRelation(
+      location = new SnapshotFileIndex(snapshot, table),
+      partitionSchema = table.partitionSchema,
+      dataSchema = table.dataSchema,
+      bucketSpec = None,
+      fileFormat = new TableParquetFormat(table),
+      options = Map.empty
+    )(snapshot.spark)
+  }
+
+  def dataFrame(snapshot: Snapshot): DataFrame =
+    snapshot.spark.baseRelationToDataFrame(relation(snapshot))
+}
