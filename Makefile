@@ -142,20 +142,23 @@ oracle-record: venv
 # Scala 2.13 has no pyspark on PyPI: its Scala suites are its check). `make test-line-3.5_2.12`
 # runs one line.
 MATRIX_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTravelAgreementSuite \
+  txlog.scan.RowAgreementSuite txlog.scan.ScanSuite \
   txlog.timetravel.CommitTimelineSuite txlog.checkpoint.CheckpointRoundTripSuite \
   txlog.checkpoint.CheckpointRoundTripSuite2 \
   txlog.txn.TransactionSuite txlog.txn.InteropMatrixSuite txlog.txn.DeltaRsTablesSuite \
   txlog.storage.S3ObjectStoreSuite txlog.storage.S3TablesSuite \
   txlog.storage.S3FaultsSuite txlog.storage.S3ConditionalPutSuite txlog.storage.S3OwnClientSuite
 MATRIX_PYTHON := tests/test_jar.py tests/test_api.py tests/test_transaction.py \
-  tests/test_checkpoint.py tests/test_delta_rs_agreement.py tests/test_interop_delta_rs.py
+  tests/test_checkpoint.py tests/test_delta_rs_agreement.py tests/test_interop_delta_rs.py \
+  tests/test_read.py
 MATRIX_LINES := $(filter-out $(DEFAULT_LINE),$(LINES))
 
 # What `make test` (and so CI) runs beyond the default line, as the whole matrix does not fit
 # CI's time: Spark 3.5 with
-# Scala 2.12 (EMR 7, Databricks 16.4) compiled, and its fixture and time-travel agreement
-# with delta-spark 3.3.
-COMPAT_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTravelAgreementSuite
+# Scala 2.12 (EMR 7, Databricks 16.4) compiled, and its fixture, time-travel and row agreement
+# with delta-spark 3.3 (rows through Spark 3.5's own parquet reader).
+COMPAT_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTravelAgreementSuite \
+  txlog.scan.RowAgreementSuite txlog.scan.ScanSuite
 
 # Only these suites' test sources (and what they use) are compiled: project/TestSources.scala.
 comma := ,

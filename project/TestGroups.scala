@@ -34,6 +34,8 @@ object TestGroups {
     "CheckpointWriterSuite" -> 84,
     "S3TablesSuite" -> 73,
     "TimeTravelAgreementSuite" -> 59,
+    "RowAgreementSuite" -> 46, // added since: 46 s alone
+    "ScanSuite" -> 25, // added since: 22 s alone
     "LogCompactionSuite" -> 56,
     "S3ObjectStoreSuite" -> 52,
     "S3FaultsSuite" -> 48,

@@ -58,6 +58,25 @@ private[txlog] trait ScanErrors {
     Some(version)
   )
 
+  def partitionValueInvalid(
+      table: String,
+      version: Long,
+      dataFile: String,
+      column: String,
+      value: String,
+      dataType: String
+  ): TxlogException = new TxlogException(
+    ErrorClasses.MalformedLogFile,
+    s"The add action of data file $dataFile in $table (version $version) has partition value " +
+      s"'$value' for column $column, which is not a $dataType.",
+    "Partition values are serialized as the spec says per type; this one cannot be read, so the " +
+      "rows of the file cannot be given their partition value.",
+    "Rewrite the file's add action with a valid value (or remove the file with repair).",
+    null,
+    Some(dataFile),
+    Some(version)
+  )
+
   def changeDataNotRecorded(table: String, version: Long, detail: String): TxlogException =
     new TxlogException(
       ErrorClasses.ChangeDataNotRecorded,

@@ -28,8 +28,10 @@ private[txlog] object FileColumns {
       physical: Boolean = false
   ): Column = {
     val fields = partitionFields(md).map { f =>
+      val raw = partitionValues(physicalName(f))
+      // "An empty string for any type translates to a null partition value."
       SparkExpressions
-        .tryCast(partitionValues(physicalName(f)), f.dataType)
+        .tryCast(when(raw =!= lit(""), raw), f.dataType)
         .as(if (physical) physicalName(f) else f.name)
     }
     if (fields.isEmpty) lit(null).cast(new StructType()) else struct(fields: _*)

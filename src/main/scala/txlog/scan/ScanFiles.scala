@@ -10,7 +10,10 @@ import org.apache.spark.sql.execution.datasources.{FileStatusWithMetadata, Parti
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.StructType
 
-import txlog.Snapshot
+import org.apache.spark.sql.Column
+import org.apache.spark.sql.txlog.SparkExpressions
+
+import txlog.{Metadata, Snapshot, TxlogErrors}
 import txlog.deletionvectors.DvDescriptor
 import txlog.protocol.FileColumns
 import txlog.util.Jobs
@@ -55,12 +58,15 @@ private[txlog] object ScanFiles {
       col("add.modificationTime").as("modificationTime"),
       col("add.deletionVector").as("dv"),
       FileColumns.partitionValuesParsed(col("add.partitionValues"), md).as("pv"),
+      unparsed(md).as("unparsed"),
       (if (usable.isEmpty) lit(null) else FileColumns.statsParsed(col("add.stats"), md))
         .as("stats")
     )
+    // a file whose partition value does not parse is kept, to be refused below, never pruned
     val pruned =
       if (partitionFilters.isEmpty) typed
-      else typed.where(PartitionPruning.condition(partitionFilters, "pv"))
+      else
+        typed.where(PartitionPruning.condition(partitionFilters, "pv") || col("unparsed").isNotNull)
     val skipped =
       if (usable.isEmpty) pruned
       else pruned.where(table.skipping.condition(usable, col("stats")))
@@ -69,9 +75,36 @@ private[txlog] object ScanFiles {
       s"select files to read from ${snapshot.tablePath} " +
         s"v${snapshot.version}"
     ) {
-      skipped.select("path", "size", "modificationTime", "dv", "pv").collect()
+      skipped.select("path", "size", "modificationTime", "dv", "pv", "unparsed").collect()
+    }
+    rows.find(!_.isNullAt(5)).foreach { r =>
+      val bad = r.getStruct(5)
+      throw TxlogErrors.partitionValueInvalid(
+        snapshot.tablePath,
+        snapshot.version,
+        r.getString(0),
+        bad.getString(0),
+        bad.getString(1),
+        bad.getString(2)
+      )
     }
     directories(snapshot.tablePath, table.partitionSchema, rows)
+  }
+
+  /** The first partition column whose value is neither null, empty (null) nor of its type, as
+    * (column, value, type); null when every value parses.
+    */
+  private def unparsed(md: Metadata): Column = {
+    val checks = FileColumns.partitionFields(md).map { f =>
+      val raw = col("add.partitionValues")(FileColumns.physicalName(f))
+      val parsed = SparkExpressions.tryCast(raw, f.dataType)
+      when(
+        raw.isNotNull && raw =!= lit("") && parsed.isNull,
+        struct(lit(f.name).as("column"), raw.as("value"), lit(f.dataType.simpleString).as("type"))
+      )
+    }
+    if (checks.isEmpty) lit(null).cast("struct<column:string,value:string,type:string>")
+    else coalesce(checks: _*)
   }
 
   private def directories(root: String, partitionSchema: StructType, rows: Array[Row]) = {

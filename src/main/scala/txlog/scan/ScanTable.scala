@@ -1,9 +1,10 @@
 package txlog.scan
 
-import org.apache.spark.sql.types.{StructField, StructType}
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
 
-import txlog.Snapshot
+import txlog.{Snapshot, TxlogErrors}
 import txlog.protocol.{ColumnMapping, FileColumns}
+import txlog.table.SparkTypes
 
 /** What reading one snapshot's rows needs to know of the table, worked out once on the driver: the
   * schemas users see (logical names, no column mapping metadata), the column mapping mode in force
@@ -40,8 +41,22 @@ private[txlog] final case class ScanTable(
 
 private[txlog] object ScanTable {
 
+  /** The field metadata key under which type widening records a column's type changes. */
+  val TypeChangesKey = "delta.typeChanges"
+
   def apply(snapshot: Snapshot): ScanTable = {
     val md = snapshot.metadata
+    if (!SparkTypes.hasVariant && widened(md.schema)) {
+      // Spark 3.5's parquet readers do not widen a file's narrower type; its rows would fail to
+      // convert, so the table is refused before any is read.
+      throw TxlogErrors.unsupportedReaderFeatures(
+        snapshot.tablePath,
+        Seq(
+          "typeWidening (rows of widened columns on Spark 3.5: its parquet reader cannot " +
+            "widen types; read them on Spark 4.0 or later)"
+        )
+      )
+    }
     val p = snapshot.protocol
     val readers = p.readerFeatures.getOrElse(Set.empty)
     val mapped = p.minReaderVersion == 2 ||
@@ -62,5 +77,14 @@ private[txlog] object ScanTable {
       columnMappingMode = mode,
       deletionVectors = readers.contains("deletionVectors")
     )
+  }
+
+  /** Whether a field at any level had its type widened. */
+  private def widened(t: DataType): Boolean = t match {
+    case s: StructType =>
+      s.fields.exists(f => f.metadata.contains(TypeChangesKey) || widened(f.dataType))
+    case a: ArrayType => widened(a.elementType)
+    case m: MapType   => widened(m.keyType) || widened(m.valueType)
+    case _            => false
   }
 }

@@ -205,6 +205,23 @@ class ScanSuite extends SparkSuite {
     assert(DeltaLog.forTable(spark, t).read().where("p = 'a'").count() === 10)
   }
 
+  test("a partition value that is not of its column's type is refused, never read as null") {
+    val t = tempDir("scan-badpv").resolve("t")
+    spark.sql(s"CREATE TABLE delta.`$t` (id INT, q INT) USING delta PARTITIONED BY (q)")
+    spark.sql(s"INSERT INTO delta.`$t` VALUES (1, 1), (2, 2)")
+    val commit = t.resolve("_delta_log").resolve("00000000000000000001.json")
+    val text = new String(Files.readAllBytes(commit), "UTF-8")
+    assert(text.contains("\"q\":\"1\""))
+    Files.write(commit, text.replace("\"q\":\"1\"", "\"q\":\"one\"").getBytes("UTF-8"))
+    Files.deleteIfExists(t.resolve("_delta_log").resolve(".00000000000000000001.json.crc"))
+    Seq("", "q = 2", "q IS NULL").foreach { where =>
+      val df = DeltaLog.forTable(spark, t.toString).read()
+      val e = intercept[TxlogException]((if (where.isEmpty) df else df.where(where)).collect())
+      assert(e.errorClass === "MALFORMED_LOG_FILE", where)
+      assert(e.getMessage.contains("'one'") && e.getMessage.contains("q"), where)
+    }
+  }
+
   test("Spark's plan reads through txlog's file index, and the data source is registered") {
     val df: DataFrame = spark.read.format("txlog").load(partitioned).where("p = 'a'")
     val scan = ScanPlans.scans(df)
