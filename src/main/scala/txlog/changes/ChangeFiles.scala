@@ -90,7 +90,6 @@ private[txlog] object ChangeFiles {
       LogLineReader.read(spark, listing.table, commits.map(c => c.version -> c.file)),
       Schema
     )
-    val fileOf = coalesce(col("cdc"), col("add"), col("remove"))
     val kind = when(col("cdc").isNotNull, "cdc")
       .when(col("add").isNotNull, "add")
       .when(col("remove").isNotNull, "remove")
@@ -125,7 +124,8 @@ private[txlog] object ChangeFiles {
         .collect()
         .toSeq
     }
-    rows.find(r => !r.isNullAt(10)).foreach { r =>
+    // the first corrupt line and the first version with the feed off, in version order
+    rows.filter(r => !r.isNullAt(10)).sortBy(_.getLong(0)).headOption.foreach { r =>
       throw TxlogErrors.malformedLogFile(
         r.getString(1),
         r.getLong(0),
@@ -134,6 +134,7 @@ private[txlog] object ChangeFiles {
     }
     rows
       .filter(r => r.getString(2) == "metaData" && r.getLong(0) > start)
+      .sortBy(_.getLong(0))
       .find(r => !Option(r.getString(8)).exists(_.trim.equalsIgnoreCase("true")))
       .foreach(r => throw notRecorded(root, r.getLong(0)))
     val icts = rows.filter(r => !r.isNullAt(9)).map(r => r.getLong(0) -> r.getLong(9)).toMap

@@ -174,6 +174,8 @@ class ChangesSuite extends SparkSuite {
       "INSERT INTO $t VALUES (1)",
       s"ALTER TABLE $$t SET TBLPROPERTIES ($Cdf)",
       "INSERT INTO $t VALUES (2)",
+      "ALTER TABLE $t SET TBLPROPERTIES ('delta.enableChangeDataFeed' = 'false')",
+      s"ALTER TABLE $$t SET TBLPROPERTIES ($Cdf)",
       "ALTER TABLE $t SET TBLPROPERTIES ('delta.enableChangeDataFeed' = 'false')"
     )
     val log = DeltaLog.forTable(spark, t)
