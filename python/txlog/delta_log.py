@@ -20,13 +20,26 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
-from ._args import _path_text, _schema_text, _str_map, _timestamp_text, _version_text
+from ._args import (
+    _path_text, _schema_text, _str_map, _timestamp_text, _version_text, _whole_number,
+)
 from ._gateway import call, call_text, java_session, jvm_facade
 from .maintenance import TableMaintenance
 from .snapshot import Snapshot
 from .transaction import Transaction
 
 __all__ = ["DeltaLog", "CheckpointResult", "create_table"]
+
+
+def _timestamp_arg(name: str, value: Any) -> str:
+    """A timestamp argument as text (see ``_timestamp_text``); TypeError naming ``name``."""
+    if not isinstance(value, (str, datetime, date)):
+        raise TypeError(
+            f"{name} must be a str, datetime or date, got {type(value).__name__}"
+        )
+    if isinstance(value, str) and not value.strip():
+        raise ValueError(f"{name} must be a non-empty timestamp string")
+    return _timestamp_text(value)
 
 
 @dataclass(frozen=True)
@@ -135,6 +148,42 @@ class DeltaLog(TableMaintenance):
         if timestamp is not None:
             options["timestamp"] = _timestamp_text(timestamp)
         return DataFrame(call(self._facade.read, self._jlog, options or None), self._spark)
+
+    def changes(
+        self,
+        start: int | None = None,
+        end: int | None = None,
+        start_timestamp: str | datetime | date | None = None,
+        end_timestamp: str | datetime | date | None = None,
+    ) -> DataFrame:
+        """The change data feed from ``start`` (a version) or ``start_timestamp`` (the first
+        commit at or after it) to ``end`` or ``end_timestamp`` (the last commit at or before
+        it; default: the latest version), as delta-spark's ``table_changes``: the table's
+        columns and ``_change_type``, ``_commit_version``, ``_commit_timestamp``.
+        ChangeDataNotRecordedError names the first version at which
+        ``delta.enableChangeDataFeed`` was not true.
+
+        >>> log.changes(start=2, end=5).where("_change_type = 'delete'").show()
+        >>> log.changes(start_timestamp="2024-06-01", end_timestamp="2024-06-02").count()
+        """
+        if start is not None and start_timestamp is not None:
+            raise ValueError("give either start or start_timestamp, not both")
+        if start is None and start_timestamp is None:
+            raise ValueError("give start or start_timestamp")
+        if end is not None and end_timestamp is not None:
+            raise ValueError("give either end or end_timestamp, not both")
+        options: dict[str, str] = {}
+        if start is not None:
+            options["start"] = _whole_number("start", start)
+        if start_timestamp is not None:
+            options["startTimestamp"] = _timestamp_arg("start_timestamp", start_timestamp)
+        if end is not None:
+            options["end"] = _whole_number("end", end)
+        if end_timestamp is not None:
+            options["endTimestamp"] = _timestamp_arg("end_timestamp", end_timestamp)
+        if start is not None and end is not None and int(options["end"]) < int(options["start"]):
+            raise ValueError(f"end ({end}) must not be before start ({start})")
+        return DataFrame(call(self._facade.changes, self._jlog, options), self._spark)
 
     def update(self) -> Snapshot:
         """The latest snapshot, reading only the commits added since the last snapshot this

@@ -60,6 +60,49 @@ final class DeltaLog private (private[txlog] val context: TableContext) extends 
     */
   def readAsOf(timestamp: String): DataFrame = snapshotAsOf(timestamp).toDF
 
+  /** The change data feed of versions `startVersion` to `endVersion` (inclusive; an end past the
+    * latest version reads to the latest): the table's columns (of the end version) and
+    * `_change_type` (insert, delete, update_preimage, update_postimage), `_commit_version` and
+    * `_commit_timestamp`, as delta-spark's `table_changes`. A commit's `cdc` files where it has
+    * them, else its added and removed data files as inserts and deletes. CHANGE_DATA_NOT_RECORDED
+    * naming the first version at which `delta.enableChangeDataFeed` was not true; VERSION_NOT_FOUND
+    * when the start is after the latest version; INVALID_ARGUMENT when the end is before the start.
+    *
+    * {{{
+    * log.changes(2L, 5L).where("_change_type = 'delete'").show()
+    * }}}
+    */
+  def changes(startVersion: Long, endVersion: Long): DataFrame =
+    txlog.changes.ChangeFeed.dataFrame(
+      this,
+      txlog.changes.ChangeRange(Left(startVersion), Some(Left(endVersion)))
+    )
+
+  /** The change data feed from `startVersion` to the latest version; see `changes(start, end)`.
+    *
+    * {{{
+    * val since3 = log.changes(3L)
+    * }}}
+    */
+  def changes(startVersion: Long): DataFrame =
+    txlog.changes.ChangeFeed.dataFrame(this, txlog.changes.ChangeRange(Left(startVersion), None))
+
+  /** The change data feed between two timestamps (text, read as [[snapshotAsOf]] reads it): from
+    * the first commit at or after `startTimestamp` to the last commit at or before `endTimestamp`,
+    * as delta-spark's `startingTimestamp` / `endingTimestamp`. TIMESTAMP_OUT_OF_RANGE when the
+    * start is after the latest commit or the end outside the log's commits; see `changes(start,
+    * end)` for the rest.
+    *
+    * {{{
+    * log.changesAsOf("2024-06-01 00:00:00", "2024-06-02 00:00:00").show()
+    * }}}
+    */
+  def changesAsOf(startTimestamp: String, endTimestamp: String): DataFrame =
+    txlog.changes.ChangeFeed.dataFrame(
+      this,
+      txlog.changes.ChangeRange(Right(startTimestamp), Some(Right(endTimestamp)))
+    )
+
   /** Every file of the log: for history, time travel by timestamp and log hygiene. */
   private[txlog] def listing(): LogListing = snapshots.listing()
 

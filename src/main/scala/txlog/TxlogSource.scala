@@ -13,7 +13,13 @@ import txlog.scan.TableScan
   * val latest = spark.read.format("txlog").load("/data/events")
   * val v3 = spark.read.format("txlog").option("versionAsOf", 3).load("/data/events")
   * val then = spark.read.format("txlog").option("timestampAsOf", "2024-06-01").load(path)
+  * val changes = spark.read.format("txlog").option("readChangeFeed", "true")
+  *   .option("startingVersion", 2).option("endingVersion", 5).load("/data/events")
   * }}}
+  *
+  * With `readChangeFeed` = true the relation is the change data feed (`DeltaLog.changes`) from
+  * `startingVersion` or `startingTimestamp` to `endingVersion` or `endingTimestamp` (default: the
+  * latest version), as delta-spark's options of the same names.
   */
 final class TxlogSource extends DataSourceRegister with RelationProvider {
 
@@ -34,7 +40,10 @@ final class TxlogSource extends DataSourceRegister with RelationProvider {
     val spark = sqlContext.sparkSession
     val options = TxlogSource.Options(parameters)
     val log = DeltaLog.forTable(spark, options.path)
-    TableScan.relation(options.snapshot(log))
+    options.changes match {
+      case Some(range) => txlog.changes.ChangeFeed.relation(log, range)
+      case None        => TableScan.relation(options.snapshot(log))
+    }
   }
 }
 
@@ -43,10 +52,22 @@ private[txlog] object TxlogSource {
   val Path = "path"
   val VersionAsOf = "versionAsOf"
   val TimestampAsOf = "timestampAsOf"
-  val Known: Seq[String] = Seq(Path, VersionAsOf, TimestampAsOf)
+  val ReadChangeFeed = "readChangeFeed"
+  val StartingVersion = "startingVersion"
+  val EndingVersion = "endingVersion"
+  val StartingTimestamp = "startingTimestamp"
+  val EndingTimestamp = "endingTimestamp"
+  val ChangeOptions: Seq[String] =
+    Seq(StartingVersion, EndingVersion, StartingTimestamp, EndingTimestamp)
+  val Known: Seq[String] = Seq(Path, VersionAsOf, TimestampAsOf, ReadChangeFeed) ++ ChangeOptions
 
   /** The options of one read, checked: names are matched case-insensitively, as Spark does. */
-  final case class Options(path: String, version: Option[Long], timestamp: Option[String]) {
+  final case class Options(
+      path: String,
+      version: Option[Long],
+      timestamp: Option[String],
+      changes: Option[txlog.changes.ChangeRange] = None
+  ) {
     def snapshot(log: DeltaLog): Snapshot = (version, timestamp) match {
       case (Some(v), _) => log.snapshot(v)
       case (_, Some(t)) => log.snapshotAsOf(t)
@@ -68,15 +89,14 @@ private[txlog] object TxlogSource {
         Path.toLowerCase,
         throw TxlogErrors.invalidArgument(Path, "give the table's path: load(path).")
       )
-      val version = byName.get(VersionAsOf.toLowerCase).map { v =>
+      def versionOf(name: String) = byName.get(name.toLowerCase).map { v =>
         scala.util
           .Try(v.trim.toLong)
           .toOption
           .filter(_ >= 0)
-          .getOrElse(
-            throw TxlogErrors.invalidArgument(VersionAsOf, s"'$v' is not a table version.")
-          )
+          .getOrElse(throw TxlogErrors.invalidArgument(name, s"'$v' is not a table version."))
       }
+      val version = versionOf(VersionAsOf)
       val timestamp = byName.get(TimestampAsOf.toLowerCase)
       if (version.isDefined && timestamp.isDefined) {
         throw TxlogErrors.invalidArgument(
@@ -84,7 +104,46 @@ private[txlog] object TxlogSource {
           "give one of them, not both."
         )
       }
-      Options(path, version, timestamp)
+      val readChanges = byName.get(ReadChangeFeed.toLowerCase).map(_.trim.toLowerCase) match {
+        case None | Some("false") => false
+        case Some("true")         => true
+        case Some(other) =>
+          throw TxlogErrors.invalidArgument(ReadChangeFeed, s"'$other' is not true or false.")
+      }
+      val changeOpts = ChangeOptions.filter(o => byName.contains(o.toLowerCase))
+      if (!readChanges && changeOpts.nonEmpty) {
+        throw TxlogErrors.invalidArgument(
+          changeOpts.mkString(", "),
+          s"these options read the change data feed: set $ReadChangeFeed to true."
+        )
+      }
+      if (readChanges && (version.isDefined || timestamp.isDefined)) {
+        throw TxlogErrors.invalidArgument(
+          s"$ReadChangeFeed, $VersionAsOf, $TimestampAsOf",
+          "the change data feed reads a range of versions: give startingVersion or " +
+            "startingTimestamp (and optionally an ending one) instead of time travel."
+        )
+      }
+      def oneOf(v: String, t: String): Option[Either[Long, String]] =
+        (versionOf(v), byName.get(t.toLowerCase)) match {
+          case (Some(_), Some(_)) =>
+            throw TxlogErrors.invalidArgument(s"$v, $t", "give one of them, not both.")
+          case (Some(n), None) => Some(Left(n))
+          case (None, Some(s)) => Some(Right(s))
+          case (None, None)    => None
+        }
+      val changes =
+        if (!readChanges) None
+        else {
+          val start = oneOf(StartingVersion, StartingTimestamp).getOrElse(
+            throw TxlogErrors.invalidArgument(
+              StartingVersion,
+              s"reading the change data feed needs $StartingVersion or $StartingTimestamp."
+            )
+          )
+          Some(txlog.changes.ChangeRange(start, oneOf(EndingVersion, EndingTimestamp)))
+        }
+      Options(path, version, timestamp, changes)
     }
   }
 }

@@ -42,6 +42,14 @@ private[txlog] object ActionSchemas {
     .add("baseRowId", LongType)
     .add("defaultRowCommitVersion", LongType)
 
+  /** "Add CDC File": a change data file of one commit. */
+  val cdc: StructType = new StructType()
+    .add("path", StringType)
+    .add("partitionValues", stringMap)
+    .add("size", LongType)
+    .add("dataChange", BooleanType)
+    .add("tags", stringMap)
+
   val metaData: StructType = new StructType()
     .add("id", StringType)
     .add("name", StringType)

@@ -44,6 +44,30 @@ object PythonFacade extends TransactionFacade {
     }
   }
 
+  /** The change data feed the options name: `start` / `end` (whole numbers, `end` optional) or
+    * `startTimestamp` / `endTimestamp` (text), see `DeltaLog.changes`. Example:
+    * `PythonFacade.changes(log, {"start": "2", "end": "5"})`.
+    */
+  def changes(log: DeltaLog, options: JMap[String, String]): DataFrame = {
+    val o = Option(options).map(_.asScala.toMap).getOrElse(Map.empty)
+    val start = (o.get("start"), o.get("startTimestamp")) match {
+      case (Some(_), Some(_)) =>
+        throw TxlogErrors.invalidArgument("start", "give either start or start_timestamp, not both")
+      case (Some(v), None) => Left(wholeNumber("start", v))
+      case (None, Some(t)) => Right(t)
+      case (None, None) =>
+        throw TxlogErrors.invalidArgument("start", "give start or start_timestamp")
+    }
+    val end = (o.get("end"), o.get("endTimestamp")) match {
+      case (Some(_), Some(_)) =>
+        throw TxlogErrors.invalidArgument("end", "give either end or end_timestamp, not both")
+      case (Some(v), None) => Some(Left(wholeNumber("end", v)))
+      case (None, Some(t)) => Some(Right(t))
+      case (None, None)    => None
+    }
+    txlog.changes.ChangeFeed.dataFrame(log, txlog.changes.ChangeRange(start, end))
+  }
+
   /** The table's rows at the snapshot the options name (see [[snapshot]]). Example:
     * `PythonFacade.read(log, {"version": "3"})`.
     */

@@ -35,6 +35,14 @@ private[txlog] object ScanFiles {
     */
   val DvKey = "txlog_deletion_vector"
 
+  /** The key of a deletion vector whose rows alone are read (the change data feed's rows that a new
+    * deletion vector deletes); rows in the [[DvKey]] one are still left out.
+    */
+  val DvKeepKey = "txlog_deletion_vector_keep"
+
+  /** The key of a file's `_change_type` when the file has no such column (change data feed). */
+  val ChangeTypeKey = "txlog_change_type"
+
   /** What one scan selected, for the plan's description and for tests. */
   final case class Selection(
       directories: Seq[PartitionDirectory],

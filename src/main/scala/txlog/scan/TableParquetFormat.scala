@@ -5,11 +5,12 @@ import java.io.FileNotFoundException
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Literal, UnsafeProjection}
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.{LongType, StructType}
+import org.apache.spark.sql.types.{LongType, StringType, StructType}
+import org.apache.spark.unsafe.types.UTF8String
 
 import txlog.TxlogErrors
 import txlog.deletionvectors.{DeletionVectorStore, DvDescriptor}
@@ -21,20 +22,28 @@ import txlog.util.SerializableConf
   * vector reported as the typed error naming it.
   *
   * Tables with the deletionVectors feature are read row by row and without splitting files or
-  * pushing filters into parquet, so that every row's index is the one the deletion vector counts.
+  * pushing filters into parquet, so that every row's index is the one the deletion vector counts. A
+  * file may also carry a deletion vector whose rows alone are kept ([[ScanFiles.DvKeepKey]]), as
+  * the change data feed reads the rows a new deletion vector deletes.
+  *
+  * With `changes` (a change data feed read, `txlog.changes`) the data schema ends with the
+  * `_change_type` column: read from the file when it has one (a `cdc` file), else the constant the
+  * file's metadata gives ([[ScanFiles.ChangeTypeKey]]); such reads are row by row and never push a
+  * filter on `_change_type` into parquet (files without the column would be skipped).
   *
   * {{{
   * new TableParquetFormat(ScanTable(snapshot))
   * }}}
   */
-private[txlog] final class TableParquetFormat(val table: ScanTable) extends ParquetFileFormat {
+private[txlog] final class TableParquetFormat(val table: ScanTable, val changes: Boolean = false)
+    extends ParquetFileFormat {
 
   override def shortName(): String = "txlog"
 
   override def toString: String = "txlog"
 
   override def supportBatch(spark: SparkSession, schema: StructType): Boolean =
-    !table.deletionVectors && super.supportBatch(spark, schema)
+    !table.deletionVectors && !changes && super.supportBatch(spark, schema)
 
   override def isSplitable(
       spark: SparkSession,
@@ -54,10 +63,14 @@ private[txlog] final class TableParquetFormat(val table: ScanTable) extends Parq
     val mode = table.columnMappingMode
     val required = PhysicalSchema.project(requiredSchema, table.tableSchema, mode)
     val data = PhysicalSchema.project(dataSchema, table.tableSchema, mode)
+    val unpushed =
+      if (!changes) filters
+      else filters.filterNot(_.references.exists(_ == TableParquetFormat.ChangeTypeColumn))
     val pushed =
       if (table.deletionVectors) Nil
-      else if (PhysicalSchema.maps(mode)) PhysicalSchema.renameFilters(filters, table.physicalNames)
-      else filters
+      else if (PhysicalSchema.maps(mode))
+        PhysicalSchema.renameFilters(unpushed, table.physicalNames)
+      else unpushed
     if (mode == "id") hadoopConf.setBoolean(TableParquetFormat.FieldIdReadKey, true)
     val dvs = table.deletionVectors
     // the name Spark's parquet readers fill with each row's index in its file (nullable:
@@ -78,6 +91,8 @@ private[txlog] final class TableParquetFormat(val table: ScanTable) extends Parq
     val t = table
     val indexAt = required.length
     val outputTypes = (required.fields ++ partitionSchema.fields).map(f => (f.dataType, f.nullable))
+    val changeAt =
+      if (changes) requiredSchema.fieldNames.indexOf(TableParquetFormat.ChangeTypeColumn) else -1
     (file: PartitionedFile) => {
       val dataFile = file.filePath.toString
       val rows =
@@ -86,35 +101,49 @@ private[txlog] final class TableParquetFormat(val table: ScanTable) extends Parq
           case e: FileNotFoundException =>
             throw TxlogErrors.dataFileNotFound(t.root, t.version, dataFile, e)
         }
-      if (!dvs) rows
+      if (!dvs && changeAt < 0) rows
       else {
-        // the row index is read after the required columns, before the partition values
+        val meta = file.otherConstantMetadataColumnValues
+        val changeType = meta.get(ScanFiles.ChangeTypeKey).collect { case s: String => s }
+        // with deletion vectors the row index is read after the required columns, before the
+        // partition values; a file without `_change_type` gets its constant
         val keep = outputTypes.indices.map { i =>
           val (dataType, nullable) = outputTypes(i)
-          BoundReference(if (i < indexAt) i else i + 1, dataType, nullable)
+          if (i == changeAt && changeType.isDefined) {
+            Literal(UTF8String.fromString(changeType.get), StringType)
+          } else BoundReference(if (dvs && i >= indexAt) i + 1 else i, dataType, nullable)
         }
         val project = UnsafeProjection.create(keep)
-        file.otherConstantMetadataColumnValues.get(ScanFiles.DvKey) match {
-          case Some(dv: DvDescriptor) =>
-            val deleted =
-              DeletionVectorStore.load(t.root, t.version, dataFile, dv, conf.value.value)
-            rows.filter(r => !deleted.contains(r.getLong(indexAt))).map(project)
-          case _ => rows.map(project)
+        def dv(key: String) = meta.get(key).collect { case d: DvDescriptor =>
+          DeletionVectorStore.load(t.root, t.version, dataFile, d, conf.value.value)
+        }
+        (if (dvs) dv(ScanFiles.DvKey) else None, if (dvs) dv(ScanFiles.DvKeepKey) else None) match {
+          case (None, None) => rows.map(project)
+          case (deleted, kept) =>
+            rows
+              .filter { r =>
+                val i = r.getLong(indexAt)
+                kept.forall(_.contains(i)) && !deleted.exists(_.contains(i))
+              }
+              .map(project)
         }
       }
     }
   }
 
   override def equals(other: Any): Boolean = other match {
-    case o: TableParquetFormat => o.table == table
+    case o: TableParquetFormat => o.table == table && o.changes == changes
     case _                     => false
   }
 
-  override def hashCode: Int = table.hashCode
+  override def hashCode: Int = (table, changes).hashCode
 }
 
 private[txlog] object TableParquetFormat {
 
   /** Spark's setting for matching parquet columns by field id, set for tables in id mode. */
   val FieldIdReadKey = "spark.sql.parquet.fieldId.read.enabled"
+
+  /** The change data feed's column of change types, read from `cdc` files. */
+  val ChangeTypeColumn = "_change_type"
 }
