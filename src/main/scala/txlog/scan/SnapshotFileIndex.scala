@@ -28,15 +28,33 @@ private[txlog] final class SnapshotFileIndex(val snapshot: Snapshot, table: Scan
       partitionFilters: Seq[Expression],
       dataFilters: Seq[Expression]
   ): Seq[PartitionDirectory] = {
-    val selected = ScanFiles.select(snapshot, table, partitionFilters, dataFilters)
-    logInfo(
-      s"txlog scan of ${snapshot.tablePath} v${snapshot.version}: ${selected.files} files " +
-        s"(${selected.bytes} bytes, ${selected.withDeletionVectors} with deletion vectors) " +
-        s"selected by partition filters [${partitionFilters.mkString(", ")}] and data filters " +
-        s"[${dataFilters.mkString(", ")}]"
-    )
-    selected.directories
+    val key = (partitionFilters.map(_.canonicalized), dataFilters.map(_.canonicalized))
+    last match {
+      case Some((k, dirs)) if k == key => dirs
+      case _ =>
+        val selected = ScanFiles.select(snapshot, table, partitionFilters, dataFilters)
+        selections.incrementAndGet()
+        logInfo(
+          s"txlog scan of ${snapshot.tablePath} v${snapshot.version}: ${selected.files} files " +
+            s"(${selected.bytes} bytes, ${selected.withDeletionVectors} with deletion vectors) " +
+            s"selected by partition filters [${partitionFilters.mkString(", ")}] and data " +
+            s"filters [${dataFilters.mkString(", ")}]"
+        )
+        last = Some((key, selected.directories))
+        selected.directories
+    }
   }
+
+  /** How many times files were selected (for tests: a selection reused is not counted). */
+  private[txlog] val selections = new java.util.concurrent.atomic.AtomicLong
+
+  /** The last selection and the filters it was made for: a DataFrame run again (a count, then a
+    * show) reads the same files, and the snapshot cannot change, so its files are not selected
+    * again. One selection is kept (the files of one scan; Spark holds them anyway while planning).
+    */
+  @volatile private var last
+      : Option[((Seq[Expression], Seq[Expression]), Seq[PartitionDirectory])] =
+    None
 
   /** Every live file's path; Spark asks for it in `DataFrame.inputFiles`. */
   override def inputFiles: Array[String] =

@@ -222,6 +222,23 @@ class ScanSuite extends SparkSuite {
     }
   }
 
+  test("a DataFrame run again reads the files it selected, without selecting them again") {
+    val df = DeltaLog.forTable(spark, partitioned).read().where("p = 'a' AND id > 3")
+    val index = df.queryExecution.optimizedPlan.collectFirst {
+      case l: org.apache.spark.sql.execution.datasources.LogicalRelation =>
+        l.relation
+          .asInstanceOf[org.apache.spark.sql.execution.datasources.HadoopFsRelation]
+          .location
+          .asInstanceOf[SnapshotFileIndex]
+    }.get
+    val rows = df.count()
+    assert(index.selections.get === 1)
+    assert(Rows.sorted(df).size.toLong === rows)
+    assert(index.selections.get === 1, "the same filters selected files again")
+    assert(df.where("id > 5").count() < rows)
+    assert(index.selections.get === 2, "other filters must select again")
+  }
+
   test("Spark's plan reads through txlog's file index, and the data source is registered") {
     val df: DataFrame = spark.read.format("txlog").load(partitioned).where("p = 'a'")
     val scan = ScanPlans.scans(df)

@@ -5,7 +5,6 @@ import java.nio.file.{Files, Path => NPath}
 import scala.collection.mutable
 
 import org.apache.spark.sql.delta.RefVersions
-import org.apache.spark.scheduler.{SparkListener, SparkListenerJobStart}
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 import org.apache.spark.sql.delta.stats.{
@@ -35,22 +34,8 @@ class CommitChecksumSuite extends SparkSuite {
   }
 
   /** Descriptions of the Spark jobs `body` runs. */
-  private def jobsOf[T](body: => T): (T, Seq[String]) = {
-    val seen = mutable.Buffer.empty[String]
-    val listener = new SparkListener {
-      override def onJobStart(e: SparkListenerJobStart): Unit = seen.synchronized {
-        seen += Option(e.properties)
-          .flatMap(p => Option(p.getProperty("spark.job.description")))
-          .getOrElse("")
-      }
-    }
-    spark.sparkContext.addSparkListener(listener)
-    try {
-      val r = body
-      org.apache.spark.txlog.ListenerBuses.drain(spark.sparkContext)
-      (r, seen.synchronized(seen.toSeq))
-    } finally spark.sparkContext.removeSparkListener(listener)
-  }
+  private def jobsOf[T](body: => T): (T, Seq[String]) =
+    txlog.testing.JobDescriptions.of(spark)(body)
 
   /** delta-spark validates `v`'s checksum and its fields equal delta-spark's own recount. */
   private def assertAccepted(dir: NPath, v: Long): Unit = {
