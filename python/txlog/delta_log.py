@@ -60,6 +60,20 @@ class CheckpointResult:
     already_existed: bool = False
 
 
+def _version_options(version: Any, timestamp: Any) -> dict[str, str] | None:
+    """The JVM options naming a snapshot: ``version`` or ``timestamp`` (at most one), or None
+    for the latest. py4j (auto_convert, as PySpark sets it up) passes the dict as a
+    java.util.Map; no options go as null, which saves building an empty map in the JVM."""
+    if version is not None and timestamp is not None:
+        raise ValueError("give either version or timestamp, not both")
+    options: dict[str, str] = {}
+    if version is not None:
+        options["version"] = _version_text(version)
+    if timestamp is not None:
+        options["timestamp"] = _timestamp_text(timestamp)
+    return options or None
+
+
 class DeltaLog(TableMaintenance):
     """The transaction log of a Delta table: snapshots, time travel and history.
 
@@ -116,16 +130,8 @@ class DeltaLog(TableMaintenance):
         >>> log.snapshot(timestamp="2024-06-01 00:00:00")
         >>> log.snapshot(timestamp=datetime(2024, 6, 1, tzinfo=timezone.utc))
         """
-        if version is not None and timestamp is not None:
-            raise ValueError("give either version or timestamp, not both")
-        options: dict[str, str] = {}
-        if version is not None:
-            options["version"] = _version_text(version)
-        if timestamp is not None:
-            options["timestamp"] = _timestamp_text(timestamp)
-        # py4j (auto_convert, as PySpark sets it up) passes the dict as a java.util.Map; no
-        # options go as null, which saves building an empty map in the JVM.
-        return self._wrap(call(self._facade.snapshot, self._jlog, options or None))
+        return self._wrap(call(self._facade.snapshot, self._jlog,
+                               _version_options(version, timestamp)))
 
     def read(
         self,
@@ -140,14 +146,8 @@ class DeltaLog(TableMaintenance):
         >>> log.read().where("date = '2024-06-01'").show()
         >>> log.read(version=3).count()
         """
-        if version is not None and timestamp is not None:
-            raise ValueError("give either version or timestamp, not both")
-        options: dict[str, str] = {}
-        if version is not None:
-            options["version"] = _version_text(version)
-        if timestamp is not None:
-            options["timestamp"] = _timestamp_text(timestamp)
-        return DataFrame(call(self._facade.read, self._jlog, options or None), self._spark)
+        return DataFrame(call(self._facade.read, self._jlog, _version_options(version, timestamp)),
+                         self._spark)
 
     def changes(
         self,

@@ -1,7 +1,6 @@
 package txlog.oracle
 
-import java.nio.charset.StandardCharsets.UTF_8
-import java.nio.file.{Files, Path, Paths}
+import java.nio.file.{Path, Paths}
 
 import scala.util.{Failure, Success, Try}
 
@@ -84,24 +83,9 @@ object RecordOracles {
         )
       }
     }
-    val digests = FixtureDigest.ofTables(Fixtures.root, tables)
-    val header = ViewCodec.mapper.createObjectNode()
-    header
-      .put("format", 1)
-      .put("oracle", "delta-spark")
-      .put("oracleVersion", Recording.oracleVersion)
-      .put("sparkVersion", spark.version)
-      .put("scalaVersion", scala.util.Properties.versionNumberString)
-      .put("fixturesDigest", FixtureDigest.combined(digests))
-    val t = header.putObject("tables")
-    digests.toSeq.sortBy(_._1).foreach { case (k, d) => t.put(k, d) }
-    val out = Recording.sourceFile(base)
-    Files.createDirectories(out.getParent)
-    val text = (ViewCodec.mapper.writeValueAsString(header) +: (latest ++ versions ++ restores))
-      .mkString("\n")
-    Files.write(out, (text + "\n").getBytes(UTF_8))
+    Recording.write(Recording.sourceFile(base), spark, latest ++ versions ++ restores)
     val n = latest.size + versions.size + restores.size
-    System.err.println(s"recorded $n delta-spark answers in $out")
+    System.err.println(s"recorded $n delta-spark answers in ${Recording.sourceFile(base)}")
     TestSpark.close(spark)
   }
 }

@@ -20,7 +20,7 @@ object RecordRows {
       versions.map(v => RowsRecording.encode(t, v, RowsAnswer.deltaSpark(spark, t, v)))
     }
     val out = base.resolve("src/test/resources").resolve(RowsRecording.resourceName())
-    RowsRecording.write(out, spark, entries)
+    Recording.write(out, spark, entries)
     System.err.println(s"recorded ${entries.size} delta-spark row answers in $out")
     TestSpark.close(spark)
   }

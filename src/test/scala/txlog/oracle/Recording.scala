@@ -149,6 +149,26 @@ object Recording {
     finally walk.close()
   }
 
+  /** Writes a recording of delta-spark's `entries` (JSON lines) to `out`, after a header that
+    * stamps it with the oracle's, Spark's and Scala's versions and the fixtures present.
+    */
+  def write(out: Path, spark: org.apache.spark.sql.SparkSession, entries: Seq[String]): Unit = {
+    val digests = FixtureDigest.ofTables(Fixtures.root, tablesUnder(Fixtures.root))
+    val header = ViewCodec.mapper.createObjectNode()
+    header
+      .put("format", 1)
+      .put("oracle", "delta-spark")
+      .put("oracleVersion", oracleVersion)
+      .put("sparkVersion", spark.version)
+      .put("scalaVersion", scala.util.Properties.versionNumberString)
+      .put("fixturesDigest", FixtureDigest.combined(digests))
+    val t = header.putObject("tables")
+    digests.toSeq.sortBy(_._1).foreach { case (k, d) => t.put(k, d) }
+    Files.createDirectories(out.getParent)
+    val text = (ViewCodec.mapper.writeValueAsString(header) +: entries).mkString("\n")
+    Files.write(out, (text + "\n").getBytes(UTF_8))
+  }
+
   private lazy val loaded: Try[Recording] = Try(parse(lines(), Fixtures.root))
 
   /** The recording for the running oracle and the shared fixtures (read and checked once). */

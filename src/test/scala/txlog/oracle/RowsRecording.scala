@@ -1,7 +1,6 @@
 package txlog.oracle
 
 import java.nio.charset.StandardCharsets.UTF_8
-import java.nio.file.{Files, Path}
 import java.security.MessageDigest
 
 import scala.io.Source
@@ -133,21 +132,4 @@ object RowsRecording {
   /** The recording for the running oracle and the shared fixtures (read and checked once). */
   def current: RowsRecording = loaded.get
 
-  /** Writes the recording of `answers` for the fixtures present to `out`. */
-  def write(out: Path, spark: SparkSession, entries: Seq[String]): Unit = {
-    val tables = Recording.tablesUnder(Fixtures.root)
-    val digests = FixtureDigest.ofTables(Fixtures.root, tables)
-    val header = ViewCodec.mapper.createObjectNode()
-    header
-      .put("format", 1)
-      .put("oracle", "delta-spark")
-      .put("oracleVersion", Recording.oracleVersion)
-      .put("sparkVersion", spark.version)
-      .put("fixturesDigest", FixtureDigest.combined(digests))
-    val t = header.putObject("tables")
-    digests.toSeq.sortBy(_._1).foreach { case (k, d) => t.put(k, d) }
-    Files.createDirectories(out.getParent)
-    val text = (ViewCodec.mapper.writeValueAsString(header) +: entries).mkString("\n")
-    Files.write(out, (text + "\n").getBytes(UTF_8))
-  }
 }
