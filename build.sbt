@@ -79,6 +79,10 @@ lazy val root = (project in file("."))
     // (ValidateSuite with RestoreFixturesSuite: 235 s of CPU instead of 267, alone).
     Test / javaOptions ++= Seq("-Xmx4g", "-XX:+UseSerialGC") ++ JvmFlags.sparkOpens,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"),
+    // Test knobs given to sbt as -D reach the forked test JVMs: ProcessWritersSuite's commits
+    // per writer, RowAgreementSuite's every version.
+    Test / javaOptions ++= Seq("txlog.processWriters", "txlog.rowsAllVersions")
+      .flatMap(k => sys.props.get(k).map(v => s"-D$k=$v")),
     // Test-scope tools (`make oracle-record`: txlog.oracle.RecordOracles) run forked like tests.
     Test / run / fork := true,
     Test / run / baseDirectory := (ThisBuild / baseDirectory).value,
