@@ -156,11 +156,9 @@ MATRIX_LINES := $(filter-out $(DEFAULT_LINE),$(LINES))
 # What `make test` (and so CI) runs beyond the default line, as the whole matrix does not fit
 # CI's time: Spark 3.5 with
 # Scala 2.12 (EMR 7, Databricks 16.4) compiled, and its fixture, time-travel and row agreement
-# with delta-spark 3.3 (rows through Spark 3.5's own parquet reader: the fixtures' deletion
-# vectors and column mapping among them; ScanSuite's tables written at test time run in
-# `make test-matrix`).
+# with delta-spark 3.3 (rows through Spark 3.5's own parquet reader).
 COMPAT_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTravelAgreementSuite \
-  txlog.scan.RowAgreementSuite
+  txlog.scan.RowAgreementSuite txlog.scan.ScanSuite
 
 # Only these suites' test sources (and what they use) are compiled: project/TestSources.scala.
 comma := ,
