@@ -5,11 +5,12 @@ import org.apache.spark.sql.catalyst.expressions.{
   AttributeReference,
   BoundReference,
   Expression,
-  Predicate,
-  SubqueryExpression
+  Predicate
 }
 import org.apache.spark.sql.execution.datasources.{FileIndex, PartitionDirectory}
 import org.apache.spark.sql.types.StructType
+
+import txlog.scan.PartitionPruning
 
 /** Spark's view of the change files of one range: the directories are worked out once (from the
   * range's commits, [[ChangeFiles]]); each holds files sharing their partition-like values (the
@@ -34,7 +35,7 @@ private[txlog] final class ChangeFileIndex(
       partitionFilters: Seq[Expression],
       dataFilters: Seq[Expression]
   ): Seq[PartitionDirectory] = {
-    val usable = partitionFilters.filterNot(SubqueryExpression.hasSubquery)
+    val usable = partitionFilters.map(PartitionPruning.withSubqueryResults)
     if (usable.isEmpty) directories
     else {
       val names = partitionSchema.fieldNames

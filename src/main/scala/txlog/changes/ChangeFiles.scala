@@ -8,7 +8,7 @@ import txlog.{Metadata, TxlogErrors}
 import txlog.deletionvectors.DvDescriptor
 import txlog.log.LogListing
 import txlog.protocol.{ActionSchemas, FileColumns}
-import txlog.replay.{LogActions, LogLineReader}
+import txlog.replay.{FileKeys, LogActions, LogLineReader}
 import txlog.scan.ScanFiles
 import txlog.timetravel.CommitTimeline
 import txlog.util.Jobs
@@ -119,7 +119,8 @@ private[txlog] object ChangeFiles {
           FileColumns.partitionValuesParsed(pv, endMetadata).as("pv"),
           col("metaData.configuration").getItem(CdfProperty).as("cdf"),
           col("commitInfo.inCommitTimestamp").as("ict"),
-          col(LogActions.CorruptColumn).as("corrupt")
+          col(LogActions.CorruptColumn).as("corrupt"),
+          FileColumns.unparsedPartitionValue(pv, endMetadata).as("unparsed")
         )
         .collect()
         .toSeq
@@ -137,6 +138,14 @@ private[txlog] object ChangeFiles {
       .sortBy(_.getLong(0))
       .find(r => !Option(r.getString(8)).exists(_.trim.equalsIgnoreCase("true")))
       .foreach(r => throw notRecorded(root, r.getLong(0)))
+    // a partition value that does not parse is refused, never read as null
+    ScanFiles.refuseUnparsed(
+      root,
+      end,
+      rows.filter(r => !r.isNullAt(11)).sortBy(_.getLong(0)),
+      3,
+      11
+    )
     val icts = rows.filter(r => !r.isNullAt(9)).map(r => r.getLong(0) -> r.getLong(9)).toMap
     val fs = listing.table.fs
     // a remove may lack its size (written without extendedFileMetadata): asked of the file
@@ -152,7 +161,7 @@ private[txlog] object ChangeFiles {
       Action(
         r.getLong(0),
         r.getString(2),
-        ScanFiles.absolute(root, r.getString(3)).toString,
+        FileKeys.canonicalize(root, r.getString(3)),
         if (r.isNullAt(4)) None else Some(r.getLong(4)),
         if (r.isNullAt(5)) 0L else r.getLong(5),
         Option(r.getStruct(6)).map(DvDescriptor.fromRow),

@@ -37,6 +37,22 @@ private[txlog] object FileColumns {
     if (fields.isEmpty) lit(null).cast(new StructType()) else struct(fields: _*)
   }
 
+  /** The first partition column whose value in `partitionValues` is neither null, empty (null) nor
+    * of its column's type, as a struct (column, value, type); null when every value parses. Readers
+    * refuse such a file rather than read its value as null.
+    */
+  def unparsedPartitionValue(partitionValues: Column, md: Metadata): Column = {
+    val checks = partitionFields(md).map { f =>
+      val raw = partitionValues(physicalName(f))
+      when(
+        raw.isNotNull && raw =!= lit("") && SparkExpressions.tryCast(raw, f.dataType).isNull,
+        struct(lit(f.name).as("column"), raw.as("value"), lit(f.dataType.simpleString).as("type"))
+      )
+    }
+    if (checks.isEmpty) lit(null).cast("struct<column:string,value:string,type:string>")
+    else coalesce(checks: _*)
+  }
+
   /** The schema fields of the partition columns (none when the schema does not name them). */
   def partitionFields(md: Metadata): Seq[StructField] =
     md.partitionColumns.flatMap(name => md.schema.fields.find(_.name.equalsIgnoreCase(name)))

@@ -23,12 +23,18 @@ private[txlog] object PartitionPruning {
 
   def condition(filters: Seq[Expression], struct: String): Column = {
     val parts = filters.map { f =>
-      val bound = f.transform {
-        case a: AttributeReference     => UnresolvedAttribute(Seq(struct, a.name))
-        case s: ExecSubqueryExpression => Literal.create(s.eval(), s.dataType)
+      val bound = withSubqueryResults(f).transform { case a: AttributeReference =>
+        UnresolvedAttribute(Seq(struct, a.name))
       }
       coalesce(SparkExpressions.column(bound), lit(false))
     }
     parts.reduceOption(_ && _).getOrElse(lit(true))
+  }
+
+  /** `filter` with each subquery Spark has run replaced by its result: partition filters are
+    * applied whole, never left out (Spark does not apply them again to the rows read).
+    */
+  def withSubqueryResults(filter: Expression): Expression = filter.transform {
+    case s: ExecSubqueryExpression => Literal.create(s.eval(), s.dataType)
   }
 }

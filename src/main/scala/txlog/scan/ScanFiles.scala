@@ -1,8 +1,6 @@
 package txlog.scan
 
-import java.net.URI
-
-import org.apache.hadoop.fs.{FileStatus, Path}
+import org.apache.hadoop.fs.FileStatus
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.{Expression, SubqueryExpression}
@@ -10,12 +8,10 @@ import org.apache.spark.sql.execution.datasources.{FileStatusWithMetadata, Parti
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.StructType
 
-import org.apache.spark.sql.Column
-import org.apache.spark.sql.txlog.SparkExpressions
-
-import txlog.{Metadata, Snapshot, TxlogErrors}
+import txlog.{Snapshot, TxlogErrors}
 import txlog.deletionvectors.DvDescriptor
 import txlog.protocol.FileColumns
+import txlog.replay.FileKeys
 import txlog.util.Jobs
 
 /** The files a scan of a snapshot reads: the live files whose partition values pass the partition
@@ -66,7 +62,7 @@ private[txlog] object ScanFiles {
       col("add.modificationTime").as("modificationTime"),
       col("add.deletionVector").as("dv"),
       FileColumns.partitionValuesParsed(col("add.partitionValues"), md).as("pv"),
-      unparsed(md).as("unparsed"),
+      FileColumns.unparsedPartitionValue(col("add.partitionValues"), md).as("unparsed"),
       (if (usable.isEmpty) lit(null) else FileColumns.statsParsed(col("add.stats"), md))
         .as("stats")
     )
@@ -85,35 +81,31 @@ private[txlog] object ScanFiles {
     ) {
       skipped.select("path", "size", "modificationTime", "dv", "pv", "unparsed").collect()
     }
-    rows.find(!_.isNullAt(5)).foreach { r =>
-      val bad = r.getStruct(5)
+    refuseUnparsed(snapshot.tablePath, snapshot.version, rows.toSeq, 0, 5)
+    directories(snapshot.tablePath, table.partitionSchema, rows)
+  }
+
+  /** MALFORMED_LOG_FILE for the first of `rows` whose partition value does not parse (its
+    * [[FileColumns.unparsedPartitionValue]] at `unparsedAt`), naming its data file (at `pathAt`).
+    */
+  def refuseUnparsed(
+      table: String,
+      version: Long,
+      rows: Seq[Row],
+      pathAt: Int,
+      unparsedAt: Int
+  ): Unit =
+    rows.find(!_.isNullAt(unparsedAt)).foreach { r =>
+      val bad = r.getStruct(unparsedAt)
       throw TxlogErrors.partitionValueInvalid(
-        snapshot.tablePath,
-        snapshot.version,
-        r.getString(0),
+        table,
+        version,
+        r.getString(pathAt),
         bad.getString(0),
         bad.getString(1),
         bad.getString(2)
       )
     }
-    directories(snapshot.tablePath, table.partitionSchema, rows)
-  }
-
-  /** The first partition column whose value is neither null, empty (null) nor of its type, as
-    * (column, value, type); null when every value parses.
-    */
-  private def unparsed(md: Metadata): Column = {
-    val checks = FileColumns.partitionFields(md).map { f =>
-      val raw = col("add.partitionValues")(FileColumns.physicalName(f))
-      val parsed = SparkExpressions.tryCast(raw, f.dataType)
-      when(
-        raw.isNotNull && raw =!= lit("") && parsed.isNull,
-        struct(lit(f.name).as("column"), raw.as("value"), lit(f.dataType.simpleString).as("type"))
-      )
-    }
-    if (checks.isEmpty) lit(null).cast("struct<column:string,value:string,type:string>")
-    else coalesce(checks: _*)
-  }
 
   private def directories(root: String, partitionSchema: StructType, rows: Array[Row]) = {
     val toCatalyst = CatalystTypeConverters.createToCatalystConverter(partitionSchema)
@@ -125,7 +117,8 @@ private[txlog] object ScanFiles {
       val statuses = files.map { r =>
         val size = r.getLong(1)
         bytes += size
-        val status = new FileStatus(size, false, 0, 0, r.getLong(2), absolute(root, r.getString(0)))
+        val path = FileKeys.canonicalPath(root, r.getString(0))
+        val status = new FileStatus(size, false, 0, 0, r.getLong(2), path)
         val meta: Map[String, Any] = Option(r.getStruct(3)).map(DvDescriptor.fromRow) match {
           case Some(dv) => dvs += 1; Map(DvKey -> dv)
           case None     => Map.empty
@@ -137,11 +130,4 @@ private[txlog] object ScanFiles {
     Selection(byPartition, rows.length.toLong, bytes, dvs)
   }
 
-  /** A path from an add action made absolute ("Path" of add actions: a URI, relative to the table
-    * root unless absolute).
-    */
-  def absolute(root: String, raw: String): Path = {
-    val p = new Path(new URI(raw))
-    if (p.isAbsolute) p else new Path(new Path(root), p)
-  }
 }

@@ -28,7 +28,9 @@ private[txlog] final class SnapshotFileIndex(val snapshot: Snapshot, table: Scan
       partitionFilters: Seq[Expression],
       dataFilters: Seq[Expression]
   ): Seq[PartitionDirectory] = {
-    val key = (partitionFilters.map(_.canonicalized), dataFilters.map(_.canonicalized))
+    // a subquery's result, not its plan, decides the selection
+    def keyOf(fs: Seq[Expression]) = fs.map(PartitionPruning.withSubqueryResults(_).canonicalized)
+    val key = (keyOf(partitionFilters), keyOf(dataFilters))
     last match {
       case Some((k, dirs)) if k == key => dirs
       case _ =>

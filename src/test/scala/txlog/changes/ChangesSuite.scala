@@ -111,6 +111,27 @@ class ChangesSuite extends SparkSuite {
       ref(partitioned, 0, 2).where("p = 'a' AND _commit_version = 1"),
       "partition and version filters"
     )
+    // a partition filter holding a scalar subquery is applied whole, never left out
+    spark.range(1).selectExpr("'a' AS p").createOrReplaceTempView("changes_pick")
+    val picked = "p = (SELECT max(p) FROM changes_pick)"
+    agree(df.where(picked), ref(partitioned, 0, 2).where(picked), "a subquery partition filter")
+  }
+
+  test("a partition value not of its column's type is refused, never read as null") {
+    val t = table(
+      "badpv",
+      s"CREATE TABLE $$t (id INT, q INT) USING delta PARTITIONED BY (q) TBLPROPERTIES ($Cdf)",
+      "INSERT INTO $t VALUES (1, 1), (2, 2)"
+    )
+    val commit = java.nio.file.Paths.get(t, "_delta_log", "00000000000000000001.json")
+    val text = new String(java.nio.file.Files.readAllBytes(commit), "UTF-8")
+    assert(text.contains("\"q\":\"1\""))
+    java.nio.file.Files
+      .write(commit, text.replace("\"q\":\"1\"", "\"q\":\"one\"").getBytes("UTF-8"))
+    java.nio.file.Files.deleteIfExists(commit.resolveSibling(".00000000000000000001.json.crc"))
+    val e = intercept[TxlogException](DeltaLog.forTable(spark, t).changes(1L).collect())
+    assert(e.errorClass === "MALFORMED_LOG_FILE")
+    assert(e.getMessage.contains("'one'"))
   }
 
   test("column mapping (name mode) as table_changes") {

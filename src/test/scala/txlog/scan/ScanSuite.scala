@@ -73,6 +73,13 @@ class ScanSuite extends SparkSuite {
     }
   }
 
+  test("a partition filter holding a scalar subquery is applied whole: delta-spark's rows") {
+    val where = "q = (SELECT max(id) FROM range(2))"
+    val ours = Rows.sorted(DeltaLog.forTable(spark, partitioned).read().where(where))
+    assert(ours === Rows.sorted(spark.read.format("delta").load(partitioned).where(where)))
+    assert(ours.size === 10)
+  }
+
   test("data skipping reads only the files whose statistics may match") {
     val ((files, rows), _) = both(partitioned, "id = 41")
     assert(rows.size === 1)
