@@ -87,7 +87,9 @@ private[txlog] final class TableParquetFormat(val table: ScanTable, val changes:
       options,
       hadoopConf
     )
-    val conf = spark.sparkContext.broadcast(new SerializableConf(hadoopConf))
+    // the configuration deletion vectors are read with, sent only when there may be some
+    val conf =
+      if (dvs) Some(spark.sparkContext.broadcast(new SerializableConf(hadoopConf))) else None
     val t = table
     val indexAt = required.length
     val outputTypes = (required.fields ++ partitionSchema.fields).map(f => (f.dataType, f.nullable))
@@ -115,7 +117,7 @@ private[txlog] final class TableParquetFormat(val table: ScanTable, val changes:
         }
         val project = UnsafeProjection.create(keep)
         def dv(key: String) = meta.get(key).collect { case d: DvDescriptor =>
-          DeletionVectorStore.load(t.root, t.version, dataFile, d, conf.value.value)
+          DeletionVectorStore.load(t.root, t.version, dataFile, d, conf.get.value.value)
         }
         (if (dvs) dv(ScanFiles.DvKey) else None, if (dvs) dv(ScanFiles.DvKeepKey) else None) match {
           case (None, None) => rows.map(project)
