@@ -57,6 +57,15 @@ object Fixtures {
 
   def path(name: String): String = root.resolve(name).toString
 
+  /** The commit files of fixture `name` after its newest checkpoint (all of them without one). */
+  def tailCommits(name: String): Int = {
+    val names = Option(root.resolve(name).resolve("_delta_log").toFile.list()).toSeq.flatten
+    def version(f: String) = f.take(20).toLong
+    val checkpoint = names.filter(_.matches("\\d{20}\\.checkpoint\\..*")).map(version)
+    val after = if (checkpoint.isEmpty) -1L else checkpoint.max
+    names.count(f => f.matches("\\d{20}\\.json") && version(f) > after)
+  }
+
   /** Copies a fixture to a fresh temp dir, so a test may change it. */
   def copy(name: String, to: Path): Path = {
     import org.apache.commons.io.FileUtils
