@@ -87,4 +87,42 @@ private[txlog] trait ScanErrors {
       None,
       Some(version)
     )
+
+  /** Row tracking is enabled but a live file lacks the `field` (`baseRowId` or
+    * `defaultRowCommitVersion`) its rows' row ids or row commit versions are computed from.
+    */
+  def rowTrackingValueMissing(
+      table: String,
+      version: Long,
+      dataFile: String,
+      field: String
+  ): TxlogException = new TxlogException(
+    ErrorClasses.MalformedLogFile,
+    s"Row tracking is enabled on $table (version $version), but the add action of data file " +
+      s"$dataFile has no $field.",
+    "Once delta.enableRowTracking is true every live file must carry baseRowId and " +
+      "defaultRowCommitVersion (\"Row Tracking\"); without them the file's row ids and row " +
+      "commit versions cannot be computed, and txlog does not guess them.",
+    "Rewrite the file's add action with the field (as a row tracking backfill does), or read " +
+      "the table without _metadata.row_id / row_commit_version / base_row_id / " +
+      "default_row_commit_version.",
+    null,
+    Some(dataFile),
+    Some(version)
+  )
+
+  /** Row tracking is enabled but the table's metadata does not name a materialized column. */
+  def rowTrackingColumnNameMissing(table: String, version: Long, property: String): TxlogException =
+    new TxlogException(
+      ErrorClasses.MalformedLogFile,
+      s"Row tracking is enabled on $table (version $version), but its metadata has no $property.",
+      "The property names the column of data files holding materialized row ids or row commit " +
+        "versions (\"Row Tracking\"); without it the values preserved by updates cannot be " +
+        "found, and reading the default ones instead would be wrong for updated rows.",
+      "Set the property to the column name the table's writer used, or read the table without " +
+        "_metadata.row_id / row_commit_version.",
+      null,
+      None,
+      Some(version)
+    )
 }

@@ -18,7 +18,8 @@ import txlog.util.Jobs
   * filters and whose statistics do not rule out the data filters, selected by a Spark job over the
   * snapshot's distributed file state. Only the selected files reach the driver, as Spark's file
   * scan needs them there: one entry per selected file (path, size, modification time, partition
-  * values, deletion vector descriptor).
+  * values, deletion vector descriptor, and with row tracking enabled the file's baseRowId and
+  * defaultRowCommitVersion).
   *
   * {{{
   * val dirs = ScanFiles.select(snapshot, table, partitionFilters, dataFilters)
@@ -64,7 +65,9 @@ private[txlog] object ScanFiles {
       FileColumns.partitionValuesParsed(col("add.partitionValues"), md).as("pv"),
       FileColumns.unparsedPartitionValue(col("add.partitionValues"), md).as("unparsed"),
       (if (usable.isEmpty) lit(null) else FileColumns.statsParsed(col("add.stats"), md))
-        .as("stats")
+        .as("stats"),
+      rowTracking(table, "baseRowId"),
+      rowTracking(table, "defaultRowCommitVersion")
     )
     // a file whose partition value does not parse is kept, to be refused below, never pruned
     val pruned =
@@ -79,11 +82,26 @@ private[txlog] object ScanFiles {
       s"select files to read from ${snapshot.tablePath} " +
         s"v${snapshot.version}"
     ) {
-      skipped.select("path", "size", "modificationTime", "dv", "pv", "unparsed").collect()
+      skipped
+        .select(
+          "path",
+          "size",
+          "modificationTime",
+          "dv",
+          "pv",
+          "unparsed",
+          "baseRowId",
+          "defaultRowCommitVersion"
+        )
+        .collect()
     }
     refuseUnparsed(snapshot.tablePath, snapshot.version, rows.toSeq, 0, 5)
     directories(snapshot.tablePath, table.partitionSchema, rows)
   }
+
+  /** A row tracking field of the add action, read only when row tracking is enabled. */
+  private def rowTracking(table: ScanTable, field: String) =
+    (if (table.rowTracking.isDefined) col(s"add.$field") else lit(null).cast("long")).as(field)
 
   /** MALFORMED_LOG_FILE for the first of `rows` whose partition value does not parse (its
     * [[FileColumns.unparsedPartitionValue]] at `unparsedAt`), naming its data file (at `pathAt`).
@@ -123,7 +141,11 @@ private[txlog] object ScanFiles {
           case Some(dv) => dvs += 1; Map(DvKey -> dv)
           case None     => Map.empty
         }
-        FileStatusWithMetadata(status, meta)
+        val rowTracking = Seq(
+          RowTrackingRead.BaseRowIdKey -> 6,
+          RowTrackingRead.DefaultRowCommitVersionKey -> 7
+        ).collect { case (key, i) if !r.isNullAt(i) => key -> r.getLong(i) }
+        FileStatusWithMetadata(status, meta ++ rowTracking)
       }
       PartitionDirectory(values, statuses.toSeq)
     }

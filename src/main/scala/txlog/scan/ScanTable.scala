@@ -8,8 +8,8 @@ import txlog.table.SparkTypes
 
 /** What reading one snapshot's rows needs to know of the table, worked out once on the driver: the
   * schemas users see (logical names, no column mapping metadata), the column mapping mode in force
-  * ("Reader Requirements for Column Mapping"), whether deletion vectors may be present, and how
-  * data filters map to statistics.
+  * ("Reader Requirements for Column Mapping"), whether deletion vectors may be present, whether row
+  * tracking is enabled, and how data filters map to statistics.
   *
   * {{{
   * val t = ScanTable(snapshot); t.dataSchema.fieldNames
@@ -26,7 +26,9 @@ private[txlog] final case class ScanTable(
     partitionSchema: StructType,
     /** `none`, `name` or `id`. */
     columnMappingMode: String,
-    deletionVectors: Boolean
+    deletionVectors: Boolean,
+    /** The materialized row tracking columns when row tracking is enabled ([[RowTrackingRead]]). */
+    rowTracking: Option[RowTrackingColumns] = None
 ) {
 
   @transient lazy val skipping: DataSkipping = {
@@ -75,7 +77,8 @@ private[txlog] object ScanTable {
       partitionSchema =
         StructType(partitionFields.flatMap(p => logical.fields.find(_.name == p.name))),
       columnMappingMode = mode,
-      deletionVectors = readers.contains("deletionVectors")
+      deletionVectors = readers.contains("deletionVectors"),
+      rowTracking = RowTrackingRead.columns(p, md)
     )
   }
 

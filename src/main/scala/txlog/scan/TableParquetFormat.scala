@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.{BoundReference, Literal, Unsaf
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.{LongType, StringType, StructType}
+import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
 import txlog.TxlogErrors
@@ -31,6 +31,10 @@ import txlog.util.SerializableConf
   * file's metadata gives ([[ScanFiles.ChangeTypeKey]]); such reads are row by row and never push a
   * filter on `_change_type` into parquet (files without the column would be skipped).
   *
+  * On tables with row tracking enabled `_metadata` also has `row_id`, `base_row_id`,
+  * `default_row_commit_version` and `row_commit_version` ([[RowTrackingRead]]); reads asking for
+  * them are row by row.
+  *
   * {{{
   * new TableParquetFormat(ScanTable(snapshot))
   * }}}
@@ -43,13 +47,26 @@ private[txlog] final class TableParquetFormat(val table: ScanTable, val changes:
   override def toString: String = "txlog"
 
   override def supportBatch(spark: SparkSession, schema: StructType): Boolean =
-    !table.deletionVectors && !changes && super.supportBatch(spark, schema)
+    !table.deletionVectors && !changes && !RowTrackingRead.asked(schema) &&
+      super.supportBatch(spark, schema)
 
   override def isSplitable(
       spark: SparkSession,
       options: Map[String, String],
       path: org.apache.hadoop.fs.Path
   ): Boolean = !table.deletionVectors && super.isSplitable(spark, options, path)
+
+  /** Spark's fields (`file_path`, `row_index`, ...) and, on tables with row tracking enabled, the
+    * row tracking fields ([[RowTrackingRead]]); none in change data feed reads (the spec gives
+    * `cdc` files no row ids).
+    */
+  override def metadataSchemaFields: Seq[StructField] =
+    if (changes || table.rowTracking.isEmpty) super.metadataSchemaFields
+    else super.metadataSchemaFields ++ RowTrackingRead.fields
+
+  override def fileConstantMetadataExtractors: Map[String, PartitionedFile => Any] =
+    if (changes || table.rowTracking.isEmpty) super.fileConstantMetadataExtractors
+    else super.fileConstantMetadataExtractors ++ RowTrackingRead.extractors(table)
 
   override def buildReaderWithPartitionValues(
       spark: SparkSession,
@@ -61,7 +78,13 @@ private[txlog] final class TableParquetFormat(val table: ScanTable, val changes:
       hadoopConf: Configuration
   ): PartitionedFile => Iterator[InternalRow] = {
     val mode = table.columnMappingMode
-    val required = PhysicalSchema.project(requiredSchema, table.tableSchema, mode)
+    // row tracking's generated fields are read as the materialized columns, then filled
+    val rowIdAt = requiredSchema.fieldNames.indexOf(RowTrackingRead.RowIdColumn)
+    val versionAt = requiredSchema.fieldNames.indexOf(RowTrackingRead.RowCommitVersionColumn)
+    val required = RowTrackingRead.materialized(
+      PhysicalSchema.project(requiredSchema, table.tableSchema, mode),
+      table
+    )
     val data = PhysicalSchema.project(dataSchema, table.tableSchema, mode)
     val unpushed =
       if (!changes) filters
@@ -74,10 +97,15 @@ private[txlog] final class TableParquetFormat(val table: ScanTable, val changes:
     if (mode == "id") hadoopConf.setBoolean(TableParquetFormat.FieldIdReadKey, true)
     val dvs = table.deletionVectors
     // the name Spark's parquet readers fill with each row's index in its file (nullable:
-    // a required column missing from a file fails the read)
+    // a required column missing from a file fails the read); asked for by the query
+    // (`_metadata.row_index`) or added after the required columns
+    val indexName = ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME
+    val askedIndex = required.fieldNames.indexOf(indexName)
     val withIndex =
-      if (dvs) required.add(ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME, LongType, true)
+      if ((dvs || rowIdAt >= 0) && askedIndex < 0) required.add(indexName, LongType, true)
       else required
+    val indexAt = if (askedIndex >= 0) askedIndex else required.length
+    val added = withIndex.length - required.length
     val read = super.buildReaderWithPartitionValues(
       spark,
       data,
@@ -91,10 +119,10 @@ private[txlog] final class TableParquetFormat(val table: ScanTable, val changes:
     val conf =
       if (dvs) Some(spark.sparkContext.broadcast(new SerializableConf(hadoopConf))) else None
     val t = table
-    val indexAt = required.length
     val outputTypes = (required.fields ++ partitionSchema.fields).map(f => (f.dataType, f.nullable))
     val changeAt =
       if (changes) requiredSchema.fieldNames.indexOf(TableParquetFormat.ChangeTypeColumn) else -1
+    val plain = !dvs && changeAt < 0 && rowIdAt < 0 && versionAt < 0
     (file: PartitionedFile) => {
       val dataFile = file.filePath.toString
       val rows =
@@ -103,31 +131,36 @@ private[txlog] final class TableParquetFormat(val table: ScanTable, val changes:
           case e: FileNotFoundException =>
             throw TxlogErrors.dataFileNotFound(t.root, t.version, dataFile, e)
         }
-      if (!dvs && changeAt < 0) rows
+      if (plain) rows
       else {
         val meta = file.otherConstantMetadataColumnValues
         val changeType = meta.get(ScanFiles.ChangeTypeKey).collect { case s: String => s }
-        // with deletion vectors the row index is read after the required columns, before the
-        // partition values; a file without `_change_type` gets its constant
+        // an added row index sits after the required columns, before the partition values; a
+        // file without `_change_type` gets its constant
         val keep = outputTypes.indices.map { i =>
           val (dataType, nullable) = outputTypes(i)
           if (i == changeAt && changeType.isDefined) {
             Literal(UTF8String.fromString(changeType.get), StringType)
-          } else BoundReference(if (dvs && i >= indexAt) i + 1 else i, dataType, nullable)
+          } else BoundReference(if (i >= required.length) i + added else i, dataType, nullable)
         }
         val project = UnsafeProjection.create(keep)
+        val fill = RowTrackingRead.filler(t, file, rowIdAt, versionAt, indexAt)
+        val output: InternalRow => InternalRow = fill match {
+          case None    => project
+          case Some(f) => r => f(r, project(r))
+        }
         def dv(key: String) = meta.get(key).collect { case d: DvDescriptor =>
           DeletionVectorStore.load(t.root, t.version, dataFile, d, conf.get.value.value)
         }
         (if (dvs) dv(ScanFiles.DvKey) else None, if (dvs) dv(ScanFiles.DvKeepKey) else None) match {
-          case (None, None) => rows.map(project)
+          case (None, None) => rows.map(output)
           case (deleted, kept) =>
             rows
               .filter { r =>
                 val i = r.getLong(indexAt)
                 kept.forall(_.contains(i)) && !deleted.exists(_.contains(i))
               }
-              .map(project)
+              .map(output)
         }
       }
     }
