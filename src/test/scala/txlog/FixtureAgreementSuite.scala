@@ -86,8 +86,9 @@ class DistributedReplayAgreementSuite extends FixtureAgreementSuite {
     super.extraConf + (txlog.replay.LogLineReader.LocalReadMaxBytesConf -> "0")
 
   override protected def tables: Seq[String] = Fixtures.tables.zipWithIndex.collect {
-    case (t, i) if Fixtures.tailCommits(t) >= 2 || Oracle.fixtureReference(t).isFailure ||
-        i % 3 == 0 =>
+    case (t, i)
+        if Fixtures.tailCommits(t) >= 2 || Oracle.fixtureReference(t).isFailure ||
+          i % 3 == 0 =>
       t
   }
 
