@@ -19,16 +19,16 @@ object TestGroups {
     * back fewer multi-part checkpoints since); suites under 5 s count as [[Unlisted]].
     */
   val seconds: Map[String, Double] = Map(
-    "CheckpointRoundTripSuite2" -> 250, // since: multi-part on every other table only
-    "CheckpointRoundTripSuite" -> 245,
+    "CheckpointRoundTripSuite2" -> 215, // since: multi-part on every fourth table only
+    "CheckpointRoundTripSuite" -> 210,
     "ProcessWritersSuite" -> 264,
     "ValidateSuite" -> 224,
     "RestoreAgreementSuite" -> 205,
-    "DistributedReplayAgreementSuite" -> 202,
+    "DistributedReplayAgreementSuite" -> 115, // since: 82 of the 133 fixtures
     "InteropMatrixSuite" -> 165,
     "DistributedLogCompactionSuite" -> 164,
     "VacuumAgreementSuite" -> 133,
-    "VacuumFixturesSuite" -> 121,
+    "VacuumFixturesSuite" -> 85, // since: 11 of its 15 fixtures
     "RestoreFixturesSuite" -> 101,
     "RepairSuite" -> 95,
     "CheckpointWriterSuite" -> 84,
@@ -37,7 +37,7 @@ object TestGroups {
     "RowAgreementSuite" -> 46, // added since: 46 s alone
     "ScanSuite" -> 30, // added since: 22-32 s alone
     "ChangesSuite" -> 25, // added since: 17 s alone
-    "RowTrackingReadSuite" -> 99, // added since: 99 s alone (load 11 on 2 cores), first JVM suite
+    "RowTrackingReadSuite" -> 45, // added since: 99 s alone at load 11 on 2 cores
     "LogCompactionSuite" -> 56,
     "S3ObjectStoreSuite" -> 52,
     "S3FaultsSuite" -> 48,

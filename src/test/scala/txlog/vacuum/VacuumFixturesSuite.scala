@@ -13,20 +13,20 @@ class VacuumFixturesSuite extends SparkSuite with VacuumTestKit {
   override def extraConf: Map[String, String] = vacuumConf
   private val Day = 24L * 3600 * 1000
 
+  // One table per shape vacuum meets (tombstones, a re-added file, escaped and absolute paths,
+  // partitions, deletion vectors with and without column mapping, v2 checkpoints, a deleted
+  // directory): each costs delta-spark two dry runs of about 4 s, and four tables of shapes
+  // already here were dropped when the suite took 121 s of a 26-minute CI run.
   private val tables = Seq(
     "golden/basic-with-inserts-deletes-checkpoint",
-    "golden/basic-with-inserts-overwrite-restore",
     "golden/data-reader-partition-values",
-    "golden/data-reader-escaped-chars",
     "golden/data-reader-absolute-paths-escaped-chars",
     "golden/canonicalized-paths-special-a",
     "golden/delete-re-add-same-file-different-transactions",
     "golden/dv-partitioned-with-checkpoint",
     "golden/dv-with-columnmapping",
-    "golden/time-travel-partition-changes-b",
     "golden/update-deleted-directory",
     "golden/v2-checkpoint-parquet",
-    "kernel/basic-dv-with-checkpoint",
     "spark/table-with-dv-small",
     "spark/table-with-dv-special-char"
   )
