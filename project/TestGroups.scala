@@ -37,6 +37,7 @@ object TestGroups {
     "RowAgreementSuite" -> 46, // added since: 46 s alone
     "ScanSuite" -> 30, // added since: 22-32 s alone
     "ChangesSuite" -> 25, // added since: 17 s alone
+    "ChangeSchemaSuite" -> 10, // added since: 9 s after ChangesSuite (no session start)
     "LogCompactionSuite" -> 56,
     "S3ObjectStoreSuite" -> 52,
     "S3FaultsSuite" -> 48,
