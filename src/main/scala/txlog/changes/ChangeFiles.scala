@@ -48,7 +48,10 @@ private[txlog] final case class ChangeFile(
   *     new does not are `insert` (a DELETE or UPDATE with deletion vectors, or a RESTORE).
   *
   * `delta.enableChangeDataFeed` must be true in the metadata in force at every version, else
-  * CHANGE_DATA_NOT_RECORDED names the first version where it is not.
+  * CHANGE_DATA_NOT_RECORDED names the first version where it is not; the end version's schema, with
+  * which every row is read, must read every schema of the range and have no column the feed adds,
+  * else CHANGE_DATA_SCHEMA_INCOMPATIBLE ([[ChangeSchemas]]; the range's metaData actions come from
+  * the same job).
   *
   * {{{
   * val files = ChangeFiles.of(spark, listing, 2L, 5L, startMetadata, endMetadata, timeline)
