@@ -38,6 +38,7 @@ object TestGroups {
     "ScanSuite" -> 30, // added since: 22-32 s alone
     "ChangesSuite" -> 25, // added since: 17 s alone
     "RowTrackingReadSuite" -> 45, // added since: 99 s alone at load 11 on 2 cores
+    "ChangeSchemaSuite" -> 10, // added since: 9 s after ChangesSuite (no session start)
     "LogCompactionSuite" -> 56,
     "S3ObjectStoreSuite" -> 52,
     "S3FaultsSuite" -> 48,

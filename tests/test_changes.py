@@ -14,7 +14,7 @@ from pyspark.sql import SparkSession
 
 from test_read import _arrow, _value
 from txlog import DeltaLog
-from txlog.errors import ChangeDataNotRecordedError
+from txlog.errors import ChangeDataNotRecordedError, ChangeDataSchemaError
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +95,26 @@ def test_change_data_not_recorded(spark: SparkSession, fixtures: Path) -> None:
         log.changes(start=0)
     assert info.value.error_class == "CHANGE_DATA_NOT_RECORDED"
     assert info.value.version == 0
+
+
+def test_change_data_schema_incompatible(spark: SparkSession, tmp_path: Path) -> None:
+    """A column's type changed inside the range (an overwrite of the schema, by delta-rs): the
+    end version's schema cannot read the earlier rows, so a range holding the change is
+    refused; the range before it reads."""
+    from deltalake import write_deltalake
+
+    path = tmp_path / "t"
+    write_deltalake(str(path), pa.table({"id": pa.array([1], pa.int64())}),
+                    configuration={"delta.enableChangeDataFeed": "true"})
+    write_deltalake(str(path), pa.table({"id": ["one"]}), mode="overwrite",
+                    schema_mode="overwrite")
+    log = DeltaLog.for_table(spark, str(path))
+    with pytest.raises(ChangeDataSchemaError) as info:
+        log.changes(start=0)
+    assert info.value.error_class == "CHANGE_DATA_SCHEMA_INCOMPATIBLE"
+    assert info.value.version == 1
+    assert "BIGINT to STRING" in info.value.message
+    assert log.changes(start=0, end=0).count() == 1  # the range before the change reads
 
 
 @pytest.mark.parametrize("kwargs,error,word", [

@@ -161,7 +161,9 @@ class DeltaLog(TableMaintenance):
         it; default: the latest version), as delta-spark's ``table_changes``: the table's
         columns and ``_change_type``, ``_commit_version``, ``_commit_timestamp``.
         ChangeDataNotRecordedError names the first version at which
-        ``delta.enableChangeDataFeed`` was not true.
+        ``delta.enableChangeDataFeed`` was not true; ChangeDataSchemaError refuses a range
+        holding a column rename, drop or type change, or a table with a column named as one
+        the feed adds.
 
         >>> log.changes(start=2, end=5).where("_change_type = 'delete'").show()
         >>> log.changes(start_timestamp="2024-06-01", end_timestamp="2024-06-02").count()

@@ -27,6 +27,8 @@ __all__ = [
     "SparkConnectNotSupportedError",
     "SparkNotConfiguredError",
     "ChecksumNotFoundError",
+    "ChangeDataNotRecordedError",
+    "ChangeDataSchemaError",
     "LogWriteError",
     "LogFileExistsError",
     "LogReadError",
@@ -211,6 +213,13 @@ class ChangeDataNotRecordedError(TxlogError):
     (``CHANGE_DATA_NOT_RECORDED``); ``version`` is the first such version."""
 
 
+class ChangeDataSchemaError(TxlogError):
+    """The change data feed cannot read the range with the end version's schema
+    (``CHANGE_DATA_SCHEMA_INCOMPATIBLE``): a column renamed, dropped or retyped inside it
+    (``version`` is the schema change from which the range can be read), or a table column
+    named as one the feed adds (``_change_type``, ``_commit_version``, ``_commit_timestamp``)."""
+
+
 class ProtocolDowngradeError(TxlogError):
     """A commit would lower the protocol or drop a feature (``PROTOCOL_DOWNGRADE``)."""
 
@@ -346,6 +355,7 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "DELETION_VECTOR_NOT_FOUND": DeletionVectorError,
     "DELETION_VECTOR_CORRUPT": DeletionVectorError,
     "CHANGE_DATA_NOT_RECORDED": ChangeDataNotRecordedError,
+    "CHANGE_DATA_SCHEMA_INCOMPATIBLE": ChangeDataSchemaError,
     # ---- Writer rules
     "PROTOCOL_DOWNGRADE": ProtocolDowngradeError,
     "INVALID_METADATA": InvalidMetadataError,

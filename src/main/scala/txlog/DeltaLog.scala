@@ -65,8 +65,11 @@ final class DeltaLog private (private[txlog] val context: TableContext) extends 
     * `_change_type` (insert, delete, update_preimage, update_postimage), `_commit_version` and
     * `_commit_timestamp`, as delta-spark's `table_changes`. A commit's `cdc` files where it has
     * them, else its added and removed data files as inserts and deletes. CHANGE_DATA_NOT_RECORDED
-    * naming the first version at which `delta.enableChangeDataFeed` was not true; VERSION_NOT_FOUND
-    * when the start is after the latest version; INVALID_ARGUMENT when the end is before the start.
+    * naming the first version at which `delta.enableChangeDataFeed` was not true;
+    * CHANGE_DATA_SCHEMA_INCOMPATIBLE for a range holding a schema change the end version's schema
+    * cannot read (a column renamed, dropped or retyped) or a table with a column named as one the
+    * feed adds; VERSION_NOT_FOUND when the start is after the latest version; INVALID_ARGUMENT when
+    * the end is before the start.
     *
     * {{{
     * log.changes(2L, 5L).where("_change_type = 'delete'").show()

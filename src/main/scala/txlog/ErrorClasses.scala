@@ -28,6 +28,7 @@ object ErrorClasses {
   val DeletionVectorNotFound = "DELETION_VECTOR_NOT_FOUND"
   val DeletionVectorCorrupt = "DELETION_VECTOR_CORRUPT"
   val ChangeDataNotRecorded = "CHANGE_DATA_NOT_RECORDED"
+  val ChangeDataSchemaIncompatible = "CHANGE_DATA_SCHEMA_INCOMPATIBLE"
 
   // ---- Features and the jar
   val UnsupportedReaderVersion = "UNSUPPORTED_READER_VERSION"
@@ -89,6 +90,7 @@ object ErrorClasses {
     DeletionVectorNotFound,
     DeletionVectorCorrupt,
     ChangeDataNotRecorded,
+    ChangeDataSchemaIncompatible,
     UnsupportedReaderVersion,
     UnsupportedReaderFeatures,
     UnsupportedWriterVersion,

@@ -125,4 +125,23 @@ private[txlog] trait ScanErrors {
       None,
       Some(version)
     )
+
+  /** The change data feed cannot read a range with one schema: `version` is the version whose
+    * schema (or, for a column the feed adds, the read schema's version) is refused.
+    */
+  def changeDataSchemaIncompatible(
+      table: String,
+      version: Long,
+      problem: String,
+      cause: String,
+      fix: String
+  ): TxlogException = new TxlogException(
+    ErrorClasses.ChangeDataSchemaIncompatible,
+    problem,
+    cause,
+    fix,
+    null,
+    None,
+    Some(version)
+  )
 }

@@ -2,12 +2,12 @@ package txlog.changes
 
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.functions._
-import org.apache.spark.sql.types.{LongType, MapType, StringType, StructType}
+import org.apache.spark.sql.types.{ArrayType, DataType, LongType, MapType, StringType, StructType}
 
 import txlog.{Metadata, TxlogErrors}
 import txlog.deletionvectors.DvDescriptor
 import txlog.log.LogListing
-import txlog.protocol.{ActionSchemas, FileColumns}
+import txlog.protocol.{ActionSchemas, ColumnMapping, FileColumns}
 import txlog.replay.{FileKeys, LogActions, LogLineReader}
 import txlog.scan.ScanFiles
 import txlog.timetravel.CommitTimeline
@@ -48,7 +48,10 @@ private[txlog] final case class ChangeFile(
   *     new does not are `insert` (a DELETE or UPDATE with deletion vectors, or a RESTORE).
   *
   * `delta.enableChangeDataFeed` must be true in the metadata in force at every version, else
-  * CHANGE_DATA_NOT_RECORDED names the first version where it is not.
+  * CHANGE_DATA_NOT_RECORDED names the first version where it is not; the end version's schema, with
+  * which every row is read, must read every schema of the range and have no column the feed adds,
+  * else CHANGE_DATA_SCHEMA_INCOMPATIBLE ([[ChangeSchemas]]; the range's metaData actions come from
+  * the same job).
   *
   * {{{
   * val files = ChangeFiles.of(spark, listing, 2L, 5L, startMetadata, endMetadata, timeline)
@@ -64,7 +67,13 @@ private[txlog] object ChangeFiles {
     .add("add", ActionSchemas.add)
     .add("remove", ActionSchemas.remove)
     .add("cdc", ActionSchemas.cdc)
-    .add("metaData", new StructType().add("configuration", stringMap))
+    .add(
+      "metaData",
+      new StructType()
+        .add("schemaString", StringType)
+        .add("partitionColumns", ArrayType(StringType))
+        .add("configuration", stringMap)
+    )
     .add("commitInfo", new StructType().add("inCommitTimestamp", LongType))
 
   def enabled(md: Metadata): Boolean =
@@ -81,6 +90,7 @@ private[txlog] object ChangeFiles {
   ): Seq[ChangeFile] = {
     val root = listing.table.root
     if (!enabled(startMetadata)) throw notRecorded(root, start)
+    ChangeSchemas.refuseReserved(root, end, endMetadata.schema)
     val commits = (start to end).map { v =>
       listing.commit(v).getOrElse {
         throw TxlogErrors.versionNotFound(root, v, listing.earliestListed, listing.latestVersion)
@@ -120,7 +130,10 @@ private[txlog] object ChangeFiles {
           col("metaData.configuration").getItem(CdfProperty).as("cdf"),
           col("commitInfo.inCommitTimestamp").as("ict"),
           col(LogActions.CorruptColumn).as("corrupt"),
-          FileColumns.unparsedPartitionValue(pv, endMetadata).as("unparsed")
+          FileColumns.unparsedPartitionValue(pv, endMetadata).as("unparsed"),
+          col("metaData.schemaString").as("schema"),
+          col("metaData.partitionColumns").as("partitionColumns"),
+          col("metaData.configuration").getItem(ColumnMapping.ModeProperty).as("mappingMode")
         )
         .collect()
         .toSeq
@@ -133,11 +146,24 @@ private[txlog] object ChangeFiles {
         s"A line is not a valid action: ${r.getString(10).take(200)}"
       )
     }
-    rows
-      .filter(r => r.getString(2) == "metaData" && r.getLong(0) > start)
-      .sortBy(_.getLong(0))
-      .find(r => !Option(r.getString(8)).exists(_.trim.equalsIgnoreCase("true")))
-      .foreach(r => throw notRecorded(root, r.getLong(0)))
+    // the first version with the feed off, and the schemas the end's cannot read before it, as
+    // delta-spark checks them commit by commit (the feed first), then the schema at the start
+    val changed = rows.filter(r => r.getString(2) == "metaData" && r.getLong(0) > start)
+    val off = changed
+      .filter(r => !Option(r.getString(8)).exists(_.trim.equalsIgnoreCase("true")))
+      .map(_.getLong(0))
+      .sorted
+      .headOption
+    ChangeSchemas.refuseIncompatible(
+      root,
+      start,
+      end,
+      ChangeSchemas.of(end, endMetadata),
+      ChangeSchemas.of(start, startMetadata),
+      changed.map(rangeSchema),
+      off
+    )
+    off.foreach(v => throw notRecorded(root, v))
     // a partition value that does not parse is refused, never read as null
     ScanFiles.refuseUnparsed(
       root,
@@ -185,6 +211,29 @@ private[txlog] object ChangeFiles {
         )
       }
     }
+  }
+
+  /** The schema of a metaData row of the job; a schema that does not parse is MALFORMED_LOG_FILE.
+    */
+  private def rangeSchema(r: Row): RangeSchema = {
+    val version = r.getLong(0)
+    val schema =
+      try {
+        DataType.fromJson(Option(r.getString(12)).getOrElse("")) match {
+          case s: StructType => s
+          case other         => throw new IllegalArgumentException(s"not a struct: ${other.sql}")
+        }
+      } catch {
+        case e: Exception =>
+          throw TxlogErrors.malformedLogFile(
+            r.getString(1),
+            version,
+            s"The metaData action's schemaString is not a schema: ${e.getMessage}"
+          )
+      }
+    val partitionColumns =
+      if (r.isNullAt(13)) Nil else r.getSeq[String](13).toList
+    RangeSchema(version, schema, partitionColumns, ChangeSchemas.modeOf(Option(r.getString(14))))
   }
 
   /** One add, remove or cdc action of the range. */

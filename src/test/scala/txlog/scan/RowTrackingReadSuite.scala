@@ -97,7 +97,7 @@ class RowTrackingReadSuite extends SparkSuite {
     // every file's columns (without mergeSchema Spark takes one file's)
     val inFiles = spark.read
       .option("mergeSchema", "true")
-      .parquet(dataFiles.map(r => s"$t/${r.getString(0)}"): _*)
+      .parquet(dataFiles.map(r => s"$t/${r.getString(0)}").toIndexedSeq: _*)
       .columns
       .toSet
     assert(names.exists(inFiles), "delta-spark wrote no materialized column")
