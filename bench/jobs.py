@@ -1,4 +1,4 @@
-"""The workloads (W1-W9, W14, W15) at full or smoke scale, as jobs over generated tables.
+"""The workloads (W1-W9, W12-W15) at full or smoke scale, as jobs over generated tables.
 
 Load workloads have a second measured path, the file list (task `load_files`, job ids
 suffixed `-files`); W1, W2, W3 and W7 have a stat-less variant (`-nostats`) beside the default
@@ -10,8 +10,10 @@ from dataclasses import dataclass
 
 import appends
 import contention
+import dv_table
 import gen_logs
 import golden_tables
+import scans
 import vacuum_table
 
 W9_TABLE_COMMITS = 10  # W9's table: a W2-shaped table of 10 commits (100 files)
@@ -24,6 +26,7 @@ class Scale:
     w4_files: tuple[int, ...]  # W4: the W1 shape, larger
     w9_seconds: int  # W9: how long the writers commit
     w14_files: int  # W14: data files on disk, a quarter of them unreferenced
+    w13_rows: int  # W13: rows of the table with deletion vectors
 
 
 FULL = Scale(
@@ -32,9 +35,11 @@ FULL = Scale(
     w4_files=(5_000_000, 20_000_000),
     w9_seconds=60,
     w14_files=200_000,
+    w13_rows=10_000_000,
 )
 SMOKE = Scale(
-    w1_files=20_000, w2_commits=300, w4_files=(50_000, 100_000), w9_seconds=10, w14_files=2_000
+    w1_files=20_000, w2_commits=300, w4_files=(50_000, 100_000), w9_seconds=10, w14_files=2_000,
+    w13_rows=200_000,
 )
 
 
@@ -142,6 +147,17 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         ),
     ]
     specs += [
+        (job_id, task, "w1", scale.w1_files, f"plan a scan of the W1 table ({n1}) with a {what} "
+         "filter keeping ~1% of the files (the files selected, none read)")
+        for job_id, task, what in (("W12-partition", "plan_partition", "partition"),
+                                   ("W12-data", "plan_data", "data (statistics)"))
+    ]  # fmt: skip
+    specs.append((
+        "W13", "read_rows", "w13", scale.w13_rows,
+        f"read every row of a {human(scale.w13_rows)}-row table written by delta-spark, deletion "
+        "vectors on 30% of its files, aggregated over every column",
+    ))  # fmt: skip
+    specs += [
         (job_id, task, "w15", 0, f"load each of the fixtures' golden tables in turn{how}: "
          "total and median per table over the tables every engine loads alike")
         for job_id, task, how in (("W15", "golden", ""), ("W15-files", "golden_files",
@@ -153,6 +169,7 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         "w2-nostats": lambda n: gen_logs.w2(n, "none"),
         "w7-nostats": lambda n: gen_logs.w7(n, "none"),
         "w15": lambda _: golden_tables.w15(),
+        "w13": dv_table.w13,
     }  # fmt: skip
     tables: dict[tuple[str, int], gen_logs.Table] = {}  # w7 copies afresh: once per build
     chosen = []
@@ -160,5 +177,10 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         if not only or job_id in only:
             if (shape, size) not in tables:
                 tables[shape, size] = shapes[shape](size)
-            chosen.append(Job(job_id, task, tables[shape, size], description))
+            table = tables[shape, size]
+            if task.startswith("plan_"):  # the files each scan selects, before any worker
+                scan = scans.expected(table.path, table.manifest)[task.removeprefix("plan_")]
+                description += (f": `{scan['where']}`, {scan['num_files']:,} of "
+                                f"{table.manifest['num_files']:,} files selected")  # fmt: skip
+            chosen.append(Job(job_id, task, table, description))
     return chosen

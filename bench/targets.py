@@ -1,6 +1,7 @@
 """The issues' targets, checked against one run's figures (a table per txlog runner in
 RESULTS.md): issue #13's (ratios to delta-rs unless said, both load paths: counts and the file
-list), the earlier ones it keeps, and "no worse than now" for the other workloads."""
+list), the earlier ones it keeps, issue #31's (W12, W13: ratios to delta-spark), and "no worse
+than now" for the other workloads."""
 
 from __future__ import annotations
 
@@ -67,6 +68,10 @@ RATIOS = [
     Ratio("W5", "warm_s", OWN, 0.1, peer_job="W1"),
     Ratio("W8", "warm_s", RS, 0.5, "median commit"),
     Ratio("W8", "warm_s", SPARK, 0.25, "median commit"),
+    # Issue #31: planning scans (W12) and reading rows with deletion vectors (W13).
+    Ratio("W12-partition", "warm_s", SPARK, 0.25, "plan, partition filter"),
+    Ratio("W12-data", "warm_s", SPARK, 0.25, "plan, data filter"),
+    Ratio("W13", "warm_s", SPARK, 1.0, "full read"),
     *(
         Ratio(job, f"{k}_s", SPARK, 0.5, f"{what} {k}")
         for job, what in (("W14-dry", "dry run"), ("W14", "vacuum"))

@@ -29,8 +29,10 @@ from pathlib import Path
 
 import appends
 import contention
+import dv_table
 import gen_logs
 import golden_tables
+import scans
 import vacuum_table
 from engines.base import Commit, Counts, Engine, GaveUp, Unavailable
 
@@ -245,6 +247,30 @@ def run_vacuum(engine: Engine, table: Path, manifest: dict, dry_run: bool) -> di
     return run
 
 
+def run_plan(engine: Engine, table: Path, manifest: dict, which: str) -> dict:
+    """W12: the files a filtered query of the latest version would read (scans.py's `which`
+    scan), planned from the table's path; the count (and size, where the engine gives it) must
+    be the scan's expected one."""
+    scan = scans.expected(table, manifest)[which]
+    selected, run = timed(engine, lambda: engine.plan(str(table), scan))
+    if selected.num_files != scan["num_files"] or selected.size_in_bytes not in (
+        None, scan["size_in_bytes"]
+    ):
+        raise Mismatch(f"{which} scan selected {selected}, expected {scan['num_files']} files of "
+                       f"{scan['size_in_bytes']} bytes")  # fmt: skip
+    run["num_files"] = selected.num_files
+    return run
+
+
+def run_read_rows(engine: Engine, table: Path, manifest: dict) -> dict:
+    """W13: every row of the latest version read (deletion vectors applied) and aggregated over
+    every column; the answer must be the manifest's."""
+    got, run = timed(engine, lambda: engine.read_rows(str(table), dv_table.AGGREGATE))
+    if dv_table.answer(got) != manifest["answer"]:
+        raise Mismatch(f"read {dv_table.answer(got)}, expected {manifest['answer']}")
+    return run
+
+
 TASKS = {
     "load": run_load,
     "load_files": run_load_files,
@@ -258,6 +284,9 @@ TASKS = {
     "contend": run_contend,
     "vacuum_dry": lambda e, t, m: run_vacuum(e, t, m, dry_run=True),
     "vacuum": lambda e, t, m: run_vacuum(e, t, m, dry_run=False),
+    "plan_partition": lambda e, t, m: run_plan(e, t, m, "partition"),
+    "plan_data": lambda e, t, m: run_plan(e, t, m, "data"),
+    "read_rows": run_read_rows,
 }
 
 

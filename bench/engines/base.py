@@ -37,6 +37,15 @@ class Vacuumed:
     release: Callable[[], None] = lambda: None
 
 
+@dataclass(frozen=True)
+class Selected:
+    """The files a planned scan selected: their count and total size (None where the engine
+    does not say)."""
+
+    num_files: int
+    size_in_bytes: int | None
+
+
 class GaveUp(Exception):
     """The engine gave up on a commit: other writers kept winning the race for the next version
     until its retry limit. Nothing was committed."""
@@ -89,6 +98,17 @@ class Engine:
 
     def time_travel(self, path: str, timestamp: str) -> Counts:
         """Loads the snapshot in force at an ISO-8601 timestamp."""
+        raise NotImplementedError
+
+    def plan(self, path: str, scan: dict) -> Selected:
+        """W12: from the table's path (no earlier load reused), the files a query of the latest
+        version filtered by `scan` (scans.py: `where`, a SQL condition; `partition_filters`,
+        delta-rs's tuples, or None) would read, without reading them."""
+        raise NotImplementedError
+
+    def read_rows(self, path: str, aggregate: list[str]) -> dict:
+        """W13: reads the latest version's rows from the table's path (deletion vectors
+        applied) and returns the SQL select list `aggregate` over them, as a dict."""
         raise NotImplementedError
 
     def prepare_add(self, handle: object, add: dict) -> object:

@@ -6,11 +6,11 @@ from datetime import datetime
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from deltalake import DeltaTable
+from deltalake import DeltaTable, QueryBuilder
 from deltalake.exceptions import CommitFailedError
 from deltalake.transaction import AddAction
 
-from engines.base import Commit, Counts, Engine, GaveUp, Vacuumed
+from engines.base import Commit, Counts, Engine, GaveUp, Selected, Vacuumed
 
 
 def _counts(table: DeltaTable) -> Counts:
@@ -63,6 +63,20 @@ class DeltaRs(Engine):
         table = DeltaTable(path, version=0)
         table.load_as_version(datetime.fromisoformat(timestamp))
         return _counts(table)
+
+    def plan(self, path: str, scan: dict) -> Selected:
+        # file_uris prunes by partition values and by min/max statistics: tuple filters (the
+        # partition scan) or a SQL predicate (the data scan). It returns URIs only: no sizes.
+        tuples = scan["partition_filters"]
+        predicate = [tuple(f) for f in tuples] if tuples else scan["where"]
+        return Selected(len(DeltaTable(path).file_uris(file_pruning_predicate=predicate)), None)
+
+    def read_rows(self, path: str, aggregate: list[str]) -> dict:
+        # DataFusion through QueryBuilder applies deletion vectors (to_pyarrow_table refuses
+        # tables with the deletionVectors reader feature).
+        sql = f"SELECT {', '.join(aggregate)} FROM t"
+        result = pa.table(QueryBuilder().register("t", DeltaTable(path)).execute(sql).read_all())
+        return result.to_pylist()[0]
 
     def vacuum(self, path: str, retention_hours: int, dry_run: bool) -> Vacuumed:
         # full=True: also files the log never named (the default, lite, reads removes only).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from engines.base import Commit, Counts, Vacuumed
-from engines.spark import SHUFFLE_PARTITIONS, SparkEngine, builder
+from engines.spark import SHUFFLE_PARTITIONS, SparkEngine, aggregate_row, builder, selected_files
 
 DELTA_SPARK_PACKAGE = "io.delta:delta-spark_4.2_2.13:4.4.0"
 
@@ -106,6 +106,18 @@ class DeltaSpark(SparkEngine):
         # The relation's file index holds the time-travelled snapshot.
         index = df._jdf.queryExecution().analyzed().relation().location()
         return _counts(index.getSnapshot())
+
+    def _read(self, path: str):
+        self._delta_log.clearCache()  # no cached snapshot of an earlier run
+        return self.spark.read.format("delta").load(path)
+
+    def plan(self, path: str, scan: dict):
+        # Data skipping happens while optimizing (PrepareDeltaScan); the scan's file index then
+        # holds the selected files.
+        return selected_files(self._read(path).where(scan["where"]))
+
+    def read_rows(self, path: str, aggregate: list[str]) -> dict:
+        return aggregate_row(self._read(path), aggregate)
 
     def vacuum(self, path: str, retention_hours: int, dry_run: bool) -> Vacuumed:
         self._delta_log.clearCache()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pyspark.sql import SparkSession
 
-from engines.base import Engine, peak_rss_mb
+from engines.base import Engine, Selected, peak_rss_mb
 
 SHUFFLE_PARTITIONS = 8
 
@@ -50,3 +50,22 @@ class SparkEngine(Engine):
             "jvm_rss_mb": peak_rss_mb(jvm_pid),
             "jvm_heap_mb": heap / 2**20,
         }
+
+
+def selected_files(df) -> Selected:
+    """The files the scan of a filtered DataFrame selects, without reading them: the physical
+    plan's file scan (FileSourceScanExec, before adaptive execution wraps it) and its
+    `selectedPartitions`, the listing Spark's file scan reads (partition pruning and data
+    skipping done; the same list its "number of files read" metric counts)."""
+    leaves = df._jdf.queryExecution().sparkPlan().collectLeaves()
+    scans = [leaves.apply(i) for i in range(leaves.length())]
+    scans = [s for s in scans if s.getClass().getSimpleName() == "FileSourceScanExec"]
+    if len(scans) != 1:
+        raise RuntimeError(f"expected one file scan in the plan, found {len(scans)}")
+    listing = scans[0].selectedPartitions()
+    return Selected(listing.totalNumberOfFiles(), listing.totalFileSize())
+
+
+def aggregate_row(df, aggregate: list[str]) -> dict:
+    """The select list `aggregate` over a DataFrame's rows, collected, as a dict."""
+    return df.selectExpr(*aggregate).collect()[0].asDict()

@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from engines.base import Commit, Counts, GaveUp, Unavailable, Vacuumed
-from engines.spark import SparkEngine, builder
+from engines.spark import SparkEngine, aggregate_row, builder, selected_files
 
 # The working tree's package, used when txlog is not installed in the environment.
 REPO_PYTHON = Path(__file__).resolve().parents[2] / "python"
@@ -99,6 +99,18 @@ class Txlog(SparkEngine):
 
     def time_travel(self, path: str, timestamp: str) -> Counts:
         return _counts(self._log(path).snapshot(timestamp=datetime.fromisoformat(timestamp)))
+
+    def plan(self, path: str, scan: dict):
+        return selected_files(self._read(path).where(scan["where"]))
+
+    def read_rows(self, path: str, aggregate: list[str]) -> dict:
+        return aggregate_row(self._read(path), aggregate)
+
+    def _read(self, path: str):
+        log = self._log(path)
+        if not hasattr(log, "read"):
+            raise Unavailable("txlog.DeltaLog.read does not exist yet")
+        return log.read()
 
     def vacuum(self, path: str, retention_hours: int, dry_run: bool) -> Vacuumed:
         log = self._log(path)

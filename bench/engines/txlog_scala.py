@@ -18,7 +18,8 @@ MAIN_CLASS = "txlog.bench.BenchMain"
 SOURCE = REPO / "bench" / "scala" / "txlog" / "bench" / "BenchMain.scala"
 #: The worker.py tasks BenchMain runs (BenchTasks.names); the others are unavailable for it.
 TASKS = frozenset({"load", "load_files", "checkpoint", "checkpoint_in_place", "update",
-                   "time_travel", "golden", "golden_files"})
+                   "time_travel", "golden", "golden_files", "plan_partition", "plan_data",
+                   "read_rows"})
 
 
 def available() -> bool:

@@ -13,8 +13,8 @@ import org.apache.spark.sql.functions.{count, lit, sum}
 
 import txlog.{DeltaLog, Snapshot}
 
-/** One timed run: its wall time and the JVM heap peak during it; W15 adds each table's time
-  * and counts, or its error (as bench/golden_tables.py's `run`).
+/** One timed run: its wall time and the JVM heap peak during it; W15 adds each table's time and
+  * counts, or its error (as bench/golden_tables.py's `run`).
   */
 final case class Run(seconds: Double, jvmHeapMb: Double, tables: Option[ObjectNode] = None)
 
@@ -33,18 +33,17 @@ final class BenchTasks(spark: SparkSession) {
     case "checkpoint_in_place" => checkpointInPlace(table, manifest)
     case "update"              => update(table, manifest)
     case "time_travel"         => timeTravel(table, manifest)
+    case "plan_partition"      => scans.plan(table, "partition")
+    case "plan_data"           => scans.plan(table, "data")
+    case "read_rows"           => scans.readRows(table)
     case other                 => throw new IllegalArgumentException(s"unknown task $other")
   }
 
   private def log(table: Path): DeltaLog = DeltaLog.forTable(spark, table.toString)
 
-  private def timed[A](op: => A): (A, Run) = {
-    HeapPeak.reset()
-    val start = System.nanoTime()
-    val out = op
-    val seconds = (System.nanoTime() - start) / 1e9
-    (out, Run(seconds, HeapPeak.mb))
-  }
+  private val scans = new BenchScans(spark)
+
+  import BenchTasks.timed
 
   /** W1, W2, W4, W7: the latest snapshot, with its file count and size, from a new log. */
   private def load(table: Path, manifest: Manifest): Run = {
@@ -53,8 +52,8 @@ final class BenchTasks(spark: SparkSession) {
     run
   }
 
-  /** The `-files` jobs: the latest snapshot's file list (every live add action), counted and
-    * its sizes summed in one aggregation.
+  /** The `-files` jobs: the latest snapshot's file list (every live add action), counted and its
+    * sizes summed in one aggregation.
     */
   private def loadFiles(table: Path, manifest: Manifest): Run = {
     val (counts, run) = timed(BenchTasks.listed(log(table).snapshot()))
@@ -62,9 +61,9 @@ final class BenchTasks(spark: SparkSession) {
     run
   }
 
-  /** W15: every table of the manifest loaded in turn (counts, or the file list with `files`),
-    * each timed on its own; a table that fails is recorded with its error. `seconds` is the sum
-    * over the loaded tables.
+  /** W15: every table of the manifest loaded in turn (counts, or the file list with `files`), each
+    * timed on its own; a table that fails is recorded with its error. `seconds` is the sum over the
+    * loaded tables.
     */
   private def golden(root: Path, manifest: Manifest, files: Boolean): Run = {
     val tables = BenchTasks.mapper.createObjectNode()
@@ -142,11 +141,26 @@ object BenchTasks {
 
   /** The tasks, as bench/worker.py names them. */
   val names: Seq[String] = Seq(
-    "load", "load_files", "checkpoint", "checkpoint_in_place", "update", "time_travel", "golden",
+    "load",
+    "load_files",
+    "checkpoint",
+    "checkpoint_in_place",
+    "update",
+    "time_travel",
+    "golden",
     "golden_files"
-  )
+  ) ++ BenchScans.names
 
   private[bench] val mapper = new ObjectMapper()
+
+  /** Runs `op`, timing it and taking the JVM heap peak during it. */
+  def timed[A](op: => A): (A, Run) = {
+    HeapPeak.reset()
+    val start = System.nanoTime()
+    val out = op
+    val seconds = (System.nanoTime() - start) / 1e9
+    (out, Run(seconds, HeapPeak.mb))
+  }
 
   /** The snapshot's version with the count and total size of its file list (`allFiles`). */
   def listed(snapshot: Snapshot): Counts = {

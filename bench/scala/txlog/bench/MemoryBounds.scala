@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.SparkSession
 
 import txlog.DeltaLog
-import txlog.log.FileNames
+import txlog.protocol.FileNames
 
 /** The on-demand driver-memory check of bench/memory_bounds.py (not part of `sbt test`): run in a
   * JVM with a 1 GiB heap, it either loads a table (`load T`: a snapshot of a table whose tail is 2

@@ -84,14 +84,24 @@ private[txlog] object FileColumns {
     if (kept.isEmpty) None else Some(StructType(kept))
   }
 
-  /** `stats_parsed`: numRecords, minValues, maxValues, nullCount and tightBounds. */
-  def statsParsed(stats: Column, md: Metadata): Column = {
+  /** `stats_parsed`: numRecords, minValues, maxValues, nullCount and tightBounds; with `only`, the
+    * statistics of those columns alone (paths of logical names; the others are left out of the
+    * structs, and the JSON parser skips them instead of converting them).
+    */
+  def statsParsed(
+      stats: Column,
+      md: Metadata,
+      only: Option[Set[Seq[String]]] = None
+  ): Column = {
     val dataFields =
       md.schema.fields.toSeq.filterNot(f => md.partitionColumns.exists(_.equalsIgnoreCase(f.name)))
+    val keep: Seq[String] => Boolean = p => only.forall(_.contains(p))
     val (physMinMax, logMinMax) =
-      (minMax(dataFields, physical = true), minMax(dataFields, physical = false))
-    val (physNulls, logNulls) =
-      (nullCounts(dataFields, physical = true), nullCounts(dataFields, physical = false))
+      (minMax(dataFields, physical = true, keep), minMax(dataFields, physical = false, keep))
+    val (physNulls, logNulls) = (
+      nullCounts(dataFields, physical = true, keep),
+      nullCounts(dataFields, physical = false, keep)
+    )
     def schema(mm: StructType, nulls: StructType) = new StructType()
       .add("numRecords", LongType)
       .add("minValues", mm)
@@ -102,23 +112,44 @@ private[txlog] object FileColumns {
       .cast(schema(logMinMax, logNulls))
   }
 
-  private def minMax(fields: Seq[StructField], physical: Boolean): StructType =
+  /** The min/max struct of `fields`; with `keep` (on a leaf's path of logical names under
+    * `prefix`), its leaves that pass, and nested structs that keep none left out.
+    */
+  private def minMax(
+      fields: Seq[StructField],
+      physical: Boolean,
+      keep: Seq[String] => Boolean = _ => true,
+      prefix: Seq[String] = Nil
+  ): StructType =
     StructType(fields.flatMap { f =>
       val name = if (physical) physicalName(f) else f.name
+      val path = prefix :+ f.name
       f.dataType match {
-        case s: StructType => Some(StructField(name, minMax(s.fields.toSeq, physical)))
+        case s: StructType =>
+          val inner = minMax(s.fields.toSeq, physical, keep, path)
+          if (inner.isEmpty && !keep(path) && s.nonEmpty) None else Some(StructField(name, inner))
         case _: ArrayType | _: MapType | BinaryType | BooleanType => None
         case t if t.typeName == "variant"                         => None
-        case t                                                    => Some(StructField(name, t))
+        case t if keep(path)                                      => Some(StructField(name, t))
+        case _                                                    => None
       }
     })
 
-  private def nullCounts(fields: Seq[StructField], physical: Boolean): StructType =
-    StructType(fields.map { f =>
+  private def nullCounts(
+      fields: Seq[StructField],
+      physical: Boolean,
+      keep: Seq[String] => Boolean = _ => true,
+      prefix: Seq[String] = Nil
+  ): StructType =
+    StructType(fields.flatMap { f =>
       val name = if (physical) physicalName(f) else f.name
+      val path = prefix :+ f.name
       f.dataType match {
-        case s: StructType => StructField(name, nullCounts(s.fields.toSeq, physical))
-        case _             => StructField(name, LongType)
+        case s: StructType =>
+          val inner = nullCounts(s.fields.toSeq, physical, keep, path)
+          if (inner.isEmpty && !keep(path) && s.nonEmpty) None else Some(StructField(name, inner))
+        case _ if keep(path) => Some(StructField(name, LongType))
+        case _               => None
       }
     })
 }

@@ -32,6 +32,16 @@ private[txlog] final class DataSkipping(
   /** At most this many values of an IN list are compared with the statistics. */
   private val MaxInValues = 200
 
+  /** The column paths with statistics that [[condition]] may read for `filters`: every column the
+    * filters name that has min/max or null count statistics. Parsing the statistics of these alone
+    * gives the condition all it reads.
+    */
+  def columns(filters: Seq[Expression]): Set[Seq[String]] =
+    filters
+      .flatMap(_.collect { case ColumnPath(p) => p })
+      .toSet
+      .filter(p => minMax.contains(p) || nullCounts(p))
+
   def condition(filters: Seq[Expression], stats: Column): Column = {
     val parts = filters.flatMap(f => skip(f, stats))
     parts.reduceOption(_ && _).map(c => coalesce(c, lit(true))).getOrElse(lit(true))

@@ -56,6 +56,8 @@ private[txlog] object ScanFiles {
   ): Selection = {
     val md = snapshot.metadata
     val usable = dataFilters.filterNot(SubqueryExpression.hasSubquery)
+    // only the statistics the filters can use are parsed: the JSON parser skips the others
+    val statsColumns = table.skipping.columns(usable)
     val base = snapshot.reconciledFiles.where(col("add").isNotNull)
     val typed = base.select(
       col("add.path").as("path"),
@@ -64,8 +66,8 @@ private[txlog] object ScanFiles {
       col("add.deletionVector").as("dv"),
       FileColumns.partitionValuesParsed(col("add.partitionValues"), md).as("pv"),
       FileColumns.unparsedPartitionValue(col("add.partitionValues"), md).as("unparsed"),
-      (if (usable.isEmpty) lit(null) else FileColumns.statsParsed(col("add.stats"), md))
-        .as("stats"),
+      (if (statsColumns.isEmpty) lit(null)
+       else FileColumns.statsParsed(col("add.stats"), md, Some(statsColumns))).as("stats"),
       rowTracking(table, "baseRowId"),
       rowTracking(table, "defaultRowCommitVersion")
     )
@@ -75,7 +77,7 @@ private[txlog] object ScanFiles {
       else
         typed.where(PartitionPruning.condition(partitionFilters, "pv") || col("unparsed").isNotNull)
     val skipped =
-      if (usable.isEmpty) pruned
+      if (statsColumns.isEmpty) pruned
       else pruned.where(table.skipping.condition(usable, col("stats")))
     val rows = Jobs.named(
       snapshot.spark,

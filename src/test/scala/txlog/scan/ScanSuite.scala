@@ -4,8 +4,12 @@ import java.nio.file.{Files, Path}
 
 import org.apache.spark.SparkException
 import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.catalyst.plans.logical.Filter
+import org.apache.spark.sql.functions.col
+import org.apache.spark.sql.types.StructType
 
 import txlog.{DeltaLog, SparkSuite, TxlogException}
+import txlog.protocol.FileColumns
 
 /** Reading rows of tables delta-spark writes here: partition values of every type (special
   * characters and nulls included), data skipping (never more files read than delta-spark reads, the
@@ -86,6 +90,30 @@ class ScanSuite extends SparkSuite {
     assert(files === 1)
     val ((none, noRows), _) = both(partitioned, "id > 1000")
     assert(noRows.isEmpty && none === 0)
+  }
+
+  test("data skipping parses the statistics of the columns its filters name, and no others") {
+    val where = "id = 5 AND (name IS NOT NULL OR q > 2) AND p = 'a' AND upper(name) > 'N'"
+    val df = DeltaLog.forTable(spark, partitioned).read().where(where)
+    val filters = df.queryExecution.optimizedPlan.collect { case f: Filter => f.condition }
+    val snapshot = DeltaLog.forTable(spark, partitioned).snapshot()
+    val named = ScanTable(snapshot).skipping.columns(filters)
+    assert(named === Set(Seq("id"), Seq("name")), "partition columns have no statistics")
+    val md = snapshot.metadata
+    val parsed = snapshot.allFiles.select(
+      FileColumns.statsParsed(col("stats"), md).as("all"),
+      FileColumns.statsParsed(col("stats"), md, Some(named)).as("named")
+    )
+    val fields = parsed.schema("named").dataType.asInstanceOf[StructType]
+    def names(f: String) = fields(f).dataType.asInstanceOf[StructType].fieldNames.toSeq
+    assert(names("minValues") === Seq("id", "name") && names("maxValues") === Seq("id", "name"))
+    assert(names("nullCount") === Seq("id", "name"))
+    val same = Seq("numRecords", "minValues.id", "maxValues.name", "nullCount.name")
+      .map(f => col(s"all.$f") <=> col(s"named.$f"))
+      .reduce(_ && _)
+    assert(parsed.where(!same).isEmpty && parsed.where(col("named.minValues.id").isNull).isEmpty)
+    val ((files, rows), (refFiles, refRows)) = both(partitioned, where)
+    assert(rows === refRows && rows.size === 1 && files === 1 && files <= refFiles)
   }
 
   test("spark.read.format(\"txlog\") with versionAsOf and timestampAsOf") {
