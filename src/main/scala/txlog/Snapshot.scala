@@ -6,6 +6,7 @@ import org.apache.spark.storage.StorageLevel
 
 import txlog.log.LogSegment
 import txlog.replay.{CachedBase, FileCounts, FileIndex, NonFileState, ReadErrors, SnapshotLoader}
+import txlog.replay.TypedStatsSource
 import txlog.protocol.FileColumns
 import txlog.protocol.TableProperties
 import txlog.util.Jobs
@@ -31,7 +32,9 @@ final class Snapshot private[txlog] (
     files: => DataFrame,
     lean: => DataFrame,
     counter: Long => FileCounts,
-    private[txlog] val cachedBase: Option[CachedBase] = None
+    private[txlog] val cachedBase: Option[CachedBase] = None,
+    /** The checkpoint's typed statistics, for scans (None: built on a cached state). */
+    private[txlog] val typedStats: Option[TypedStatsSource] = None
 ) {
 
   /** The reconciled file actions (pathKey, dvId, add, remove), planned on first use. */

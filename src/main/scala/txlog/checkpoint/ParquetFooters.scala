@@ -4,7 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.Path
 import org.apache.parquet.column.statistics.Statistics
-import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData
+import org.apache.parquet.hadoop.metadata.{BlockMetaData, ColumnChunkMetaData}
 
 import txlog.log.TablePath
 import txlog.replay.DriverParquet
@@ -52,16 +52,23 @@ private[txlog] object ParquetFooters {
       val blocks = reader.getFooter.getBlocks.asScala.toSeq
       val rows = blocks.map(_.getRowCount).sum
       val perLeaf = Leaves.map { leaf =>
-        val chunks = blocks.flatMap(_.getColumns.asScala.find(_.getPath.toDotString == leaf))
-        if (chunks.isEmpty) Some(0L)
-        else if (chunks.size != blocks.size) None
-        else {
-          val values = chunks.map(nonNull)
-          if (values.exists(_.isEmpty)) None else Some(values.flatten.sum)
-        }
+        val present = blocks.exists(_.getColumns.asScala.exists(_.getPath.toDotString == leaf))
+        if (!present) Some(0L) else nonNullCount(blocks, leaf)
       }
       if (perLeaf.exists(_.isEmpty)) None else Some((rows, perLeaf.flatten))
     } finally reader.close()
+  }
+
+  /** Non-null values of `leaf` (a dotted path) over `blocks`; None when some block lacks the column
+    * or its null count.
+    */
+  def nonNullCount(blocks: Seq[BlockMetaData], leaf: String): Option[Long] = {
+    val chunks = blocks.flatMap(_.getColumns.asScala.find(_.getPath.toDotString == leaf))
+    if (chunks.size != blocks.size) None
+    else {
+      val values = chunks.map(nonNull)
+      if (values.exists(_.isEmpty)) None else Some(values.flatten.sum)
+    }
   }
 
   /** Non-null values in a column chunk, if its statistics record the nulls. */

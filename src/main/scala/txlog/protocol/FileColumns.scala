@@ -93,23 +93,25 @@ private[txlog] object FileColumns {
       md: Metadata,
       only: Option[Set[Seq[String]]] = None
   ): Column = {
+    val (physical, logical) = statsSchemas(md, only)
+    from_json(stats, physical, Map("mode" -> "PERMISSIVE")).cast(logical)
+  }
+
+  /** The struct of [[statsParsed]] keyed by physical names (as JSON statistics and a checkpoint's
+    * `stats_parsed` are) and by logical names, with the same fields in the same order, so that a
+    * cast of the first to the second renames.
+    */
+  def statsSchemas(md: Metadata, only: Option[Set[Seq[String]]]): (StructType, StructType) = {
     val dataFields =
       md.schema.fields.toSeq.filterNot(f => md.partitionColumns.exists(_.equalsIgnoreCase(f.name)))
     val keep: Seq[String] => Boolean = p => only.forall(_.contains(p))
-    val (physMinMax, logMinMax) =
-      (minMax(dataFields, physical = true, keep), minMax(dataFields, physical = false, keep))
-    val (physNulls, logNulls) = (
-      nullCounts(dataFields, physical = true, keep),
-      nullCounts(dataFields, physical = false, keep)
-    )
-    def schema(mm: StructType, nulls: StructType) = new StructType()
+    def schema(physical: Boolean) = new StructType()
       .add("numRecords", LongType)
-      .add("minValues", mm)
-      .add("maxValues", mm)
-      .add("nullCount", nulls)
+      .add("minValues", minMax(dataFields, physical, keep))
+      .add("maxValues", minMax(dataFields, physical, keep))
+      .add("nullCount", nullCounts(dataFields, physical, keep))
       .add("tightBounds", BooleanType)
-    from_json(stats, schema(physMinMax, physNulls), Map("mode" -> "PERMISSIVE"))
-      .cast(schema(logMinMax, logNulls))
+    (schema(physical = true), schema(physical = false))
   }
 
   /** The min/max struct of `fields`; with `keep` (on a leaf's path of logical names under

@@ -49,7 +49,11 @@ private[txlog] object FileReconciler {
             .unionByName(b.where(maybeTouched).join(touched, Seq(PathKey, DvKey), "left_anti"))
         case None => b.join(touched, Seq(PathKey, DvKey), "left_anti")
       }
-      survivors.select(PathKey, DvKey, "add", "remove").unionByName(winners)
+      // a scan's base may carry typed statistics beside its files; the tail's rows have none
+      val extra = b.columns.toSeq.filterNot(Set(PathKey, DvKey, "add", "remove"))
+      survivors
+        .select((Seq(PathKey, DvKey, "add", "remove") ++ extra).map(col): _*)
+        .unionByName(winners, allowMissingColumns = extra.nonEmpty)
     }
   }
 

@@ -4,8 +4,8 @@ import java.net.URI
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
-import org.apache.spark.sql.functions.{broadcast, col, struct, when}
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.functions.{broadcast, coalesce, col, lit, struct, to_json, when}
+import org.apache.spark.sql.types.{StringType, StructField, StructType}
 
 import txlog.protocol.ActionSchemas
 import txlog.log.LogSegment
@@ -27,36 +27,99 @@ private[txlog] object FileState {
   }
 
   /** The keyed file actions of `segment`'s checkpoint, whose V2 checkpoint (if any) names
-    * `sidecars`.
+    * `sidecars`. The full shape turns `add.stats_parsed` back into JSON `stats` where a checkpoint
+    * file has no `stats` column (a checkpoint written with `delta.checkpoint.writeStatsAsJson =
+    * false`), so that no reader of the file state and no checkpoint written from it loses them.
+    * With `typed`, a scan's read: the adds' typed statistics of the leaves it compares beside them,
+    * as column [[TypedStatsColumn]].
     */
   def checkpointBase(
       spark: SparkSession,
       segment: LogSegment,
       sidecars: Seq[String],
-      lean: Boolean
+      lean: Boolean,
+      typed: Option[TypedStatsRead] = None
   ): Option[DataFrame] = {
     val table = segment.table
+    val sidecarPaths = sidecars.map(sidecarPath(segment, _))
+    lazy val layout = CheckpointStatsColumns.of(spark, segment, sidecarPaths)
+    val stats: Option[StatsShape] =
+      if (lean) None
+      else
+        typed match {
+          case Some(t) => Some(StatsShape(t.schema, json = t.json, restore = false))
+          case None =>
+            layout.filter(_.restoresJson).flatMap(_.typed).map(StatsShape(_, json = true, true))
+        }
+    val readSchema = stats.fold(schema(lean))(_.readSchema)
     segment.checkpoint.map { cp =>
       val inline = LogActions
-        .checkpoint(spark, table, cp, schema(lean))
+        .checkpoint(spark, table, cp, readSchema)
         .select("version", "idx", "add", "remove")
       val all =
         if (sidecars.isEmpty) inline
         else
           inline.unionByName(
-            LogActions.sidecars(
-              spark,
-              table,
-              cp.version,
-              sidecars.map(sidecarPath(segment, _)),
-              schema(lean)
-            )
+            LogActions.sidecars(spark, table, cp.version, sidecarPaths, readSchema)
           )
+      val shaped = stats.fold(all)(_.shape(all))
       FileReconciler
-        .keyed(all, table.root)
-        .select(FileKeys.PathKey, FileKeys.DvKey, "add", "remove")
+        .keyed(shaped, table.root, if (typed.isDefined) Seq(TypedStatsColumn) else Nil)
+        .select(
+          (Seq(FileKeys.PathKey, FileKeys.DvKey, "add", "remove") ++
+            (if (typed.isDefined) Seq(TypedStatsColumn) else Nil)).map(col): _*
+        )
     }
   }
+
+  /** A scan's read of a checkpoint's typed statistics: `add.stats_parsed` as `schema` (physical
+    * names, the writer's types, only the leaves the scan compares), and with `json` the adds'
+    * `stats` too (for adds without typed statistics).
+    */
+  final case class TypedStatsRead(schema: StructType, json: Boolean)
+
+  /** The column of a scan's file state holding a checkpoint add's typed statistics. */
+  val TypedStatsColumn = "typedStats"
+
+  /** How a checkpoint's adds are read with `add.stats_parsed` (as `typed`, physical names): with
+    * `json`, their `stats` too; with `restore`, `stats` made from `stats_parsed` where null;
+    * otherwise `stats_parsed` moved out of `add` into [[TypedStatsColumn]].
+    */
+  private final case class StatsShape(typed: StructType, json: Boolean, restore: Boolean) {
+    private val add = ActionSchemas.fileActions("add").dataType.asInstanceOf[StructType]
+
+    def readSchema: StructType = {
+      val fields = add.fields.toSeq.filter(f => json || f.name != "stats")
+      StructType(
+        Seq(
+          StructField("add", StructType(fields :+ StructField("stats_parsed", typed))),
+          ActionSchemas.fileActions("remove")
+        )
+      )
+    }
+
+    def shape(rows: DataFrame): DataFrame = {
+      val parsed = col("add.stats_parsed")
+      val stats =
+        if (restore) coalesce(col("add.stats"), to_json(parsed, JsonStatsOptions))
+        else if (json) col("add.stats")
+        else lit(null).cast(StringType)
+      val rebuilt = when(
+        col("add").isNotNull,
+        struct(add.fields.toSeq.map { f =>
+          if (f.name == "stats") stats.as("stats") else col(s"add.${f.name}").as(f.name)
+        }: _*)
+      )
+      val withTyped = if (restore) rows else rows.withColumn(TypedStatsColumn, parsed)
+      withTyped.withColumn("add", rebuilt)
+    }
+  }
+
+  /** Typed statistics written as the JSON statistics delta-spark writes: UTC timestamps. */
+  private val JsonStatsOptions = Map(
+    "timeZone" -> "UTC",
+    "timestampFormat" -> "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"
+  )
 
   /** The `tail` reconciled onto `base`, an already reconciled file state (or nothing). */
   def onto(
@@ -68,7 +131,9 @@ private[txlog] object FileState {
   ): DataFrame = tail match {
     case DriverTailFiles(files) =>
       val winners = files.winners(spark, lean)
-      base.fold(winners)(b => replace(spark, b, files).unionByName(winners))
+      base.fold(winners) { b =>
+        replace(spark, b, files).unionByName(winners, allowMissingColumns = extra(b))
+      }
     case t @ DistributedTailFiles(deltas) =>
       val root = segment.table.root
       // Only a base needs the hashes: they are what keeps it unshuffled.
@@ -93,6 +158,9 @@ private[txlog] object FileState {
         hashes
       )
   }
+
+  /** Whether `base` carries columns beyond the four of a file state (a scan's typed stats). */
+  private def extra(base: DataFrame): Boolean = base.columns.length > 4
 
   /** The rows of `base` (keyed, any shape) whose keys `files` does not touch. */
   private def replace(spark: SparkSession, base: DataFrame, files: FileOverlay): DataFrame =

@@ -80,7 +80,15 @@ private[txlog] object SnapshotLoader {
           }
       case _: DistributedTailFiles => aggregated(spark, segment, files)
     }
-    snapshot(spark, listing, segment, state, files, counter)
+    val typed = new TypedStatsSource(
+      CheckpointStatsColumns
+        .of(spark, segment, state.sidecars.map(FileState.sidecarPath(segment, _))),
+      read => {
+        val b = FileState.checkpointBase(spark, segment, state.sidecars, lean = false, Some(read))
+        FileState.onto(spark, segment, b, tailFiles, lean = false)
+      }
+    )
+    snapshot(spark, listing, segment, state, files, counter, typedStats = Some(typed))
   }
 
   /** The same version of the same table, from a new listing (a checkpoint or sidecar `segment`
@@ -164,7 +172,8 @@ private[txlog] object SnapshotLoader {
       state: NonFileState,
       files: Boolean => DataFrame,
       counter: Long => FileCounts,
-      cachedBase: Option[CachedBase] = None
+      cachedBase: Option[CachedBase] = None,
+      typedStats: Option[TypedStatsSource] = None
   ): Snapshot = new Snapshot(
     spark,
     segment,
@@ -173,7 +182,8 @@ private[txlog] object SnapshotLoader {
     files(false),
     files(true),
     counter,
-    cachedBase
+    cachedBase,
+    typedStats
   )
 
   /** `tail` reconciled onto `base`, a full file state, narrowed first for the lean shape. */

@@ -58,19 +58,22 @@ private[txlog] object ScanFiles {
     val usable = dataFilters.filterNot(SubqueryExpression.hasSubquery)
     // only the statistics the filters can use are parsed: the JSON parser skips the others
     val statsColumns = table.skipping.columns(usable)
-    val base = snapshot.reconciledFiles.where(col("add").isNotNull)
-    val typed = base.select(
-      col("add.path").as("path"),
-      col("add.size").as("size"),
-      col("add.modificationTime").as("modificationTime"),
-      col("add.deletionVector").as("dv"),
-      FileColumns.partitionValuesParsed(col("add.partitionValues"), md).as("pv"),
-      FileColumns.unparsedPartitionValue(col("add.partitionValues"), md).as("unparsed"),
-      (if (statsColumns.isEmpty) lit(null)
-       else FileColumns.statsParsed(col("add.stats"), md, Some(statsColumns))).as("stats"),
-      rowTracking(table, "baseRowId"),
-      rowTracking(table, "defaultRowCommitVersion")
-    )
+    val (files, stats) =
+      if (statsColumns.isEmpty) (snapshot.reconciledFiles, lit(null))
+      else ScanStats.plan(snapshot, statsColumns)
+    val typed = files
+      .where(col("add.path").isNotNull)
+      .select(
+        col("add.path").as("path"),
+        col("add.size").as("size"),
+        col("add.modificationTime").as("modificationTime"),
+        col("add.deletionVector").as("dv"),
+        FileColumns.partitionValuesParsed(col("add.partitionValues"), md).as("pv"),
+        FileColumns.unparsedPartitionValue(col("add.partitionValues"), md).as("unparsed"),
+        stats.as("stats"),
+        rowTracking(table, "baseRowId"),
+        rowTracking(table, "defaultRowCommitVersion")
+      )
     // a file whose partition value does not parse is kept, to be refused below, never pruned
     val pruned =
       if (partitionFilters.isEmpty) typed

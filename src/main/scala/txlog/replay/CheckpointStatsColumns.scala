@@ -1,0 +1,164 @@
+package txlog.replay
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.fs.Path
+import org.apache.parquet.schema.{GroupType, MessageType}
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.StructType
+
+import txlog.checkpoint.ParquetFooters
+import txlog.log.{LogSegment, TablePath}
+
+/** What the parquet files holding a checkpoint's adds say about their statistics, from their
+  * footers (never a scan): whether they have the JSON `add.stats` column, the type of
+  * `add.stats_parsed` (physical names, as the writer typed it), and whether every add has typed
+  * statistics (proved by null counts: as many `add.stats_parsed.numRecords` values as `add.path`
+  * values, in every row group).
+  *
+  * {{{
+  * val layout = CheckpointStatsColumns.of(spark, segment, sidecars)
+  * if (layout.exists(_.restoresJson)) ... // stats_parsed must stand in for a missing stats
+  * }}}
+  */
+private[txlog] object CheckpointStatsColumns {
+
+  /** The stats columns of a set of checkpoint parquet files.
+    * @param json
+    *   every file has `add.stats`
+    * @param typed
+    *   the one type of `add.stats_parsed` in the files that have it (None: none has it, or they
+    *   disagree, which leaves the typed statistics unused)
+    * @param everyAddTyped
+    *   proved: every add of every file has `stats_parsed`
+    */
+  final case class Layout(json: Boolean, typed: Option[StructType], everyAddTyped: Boolean) {
+
+    /** `stats_parsed` must be turned back into JSON where `stats` is missing. */
+    def restoresJson: Boolean = !json && typed.isDefined
+  }
+
+  /** Footers read on the driver, at most this many per checkpoint; past it one Spark job merges the
+    * files' schemas, and nothing is proved about every add.
+    */
+  private val MaxDriverFooters = 32
+
+  /** Footers kept, by (path, size, modification time): a checkpoint file is written once. Bound:
+    * this many entries of a few hundred bytes each.
+    */
+  private val MaxCached = 4096
+  private val cache =
+    new java.util.LinkedHashMap[(String, Long, Long), Layout](64, 0.75f, true) {
+      override def removeEldestEntry(
+          e: java.util.Map.Entry[(String, Long, Long), Layout]
+      ): Boolean = size() > MaxCached
+    }
+
+  /** The layout of `segment`'s parquet checkpoint files and `sidecars` (paths as given to the
+    * reader); None for a segment without a checkpoint, or one whose adds are all in JSON.
+    */
+  def of(spark: SparkSession, segment: LogSegment, sidecars: Seq[String]): Option[Layout] =
+    segment.checkpoint.flatMap { cp =>
+      val top =
+        if (cp.isJson) Nil
+        else cp.files.map(f => (f.file.path, f.file.size, f.file.modificationTime))
+      val files = top ++ sidecars.map(s => (s, -1L, -1L))
+      if (files.isEmpty) None
+      else if (files.size <= MaxDriverFooters)
+        Some(combine(files.map(f => footer(segment.table, f))))
+      else {
+        // cached under the first file, with the count of files standing for the rest
+        val key = (files.head._1 + "#merged", files.size.toLong, files.head._3)
+        Some(cached(key)(merged(spark, segment.table, files.map(_._1))))
+      }
+    }
+
+  private def combine(layouts: Seq[Layout]): Layout = {
+    val types = layouts.flatMap(_.typed).distinct
+    Layout(
+      json = layouts.forall(_.json),
+      typed = if (types.size == 1) types.headOption else None,
+      everyAddTyped = types.size == 1 && layouts.forall(_.everyAddTyped)
+    )
+  }
+
+  private def footer(table: TablePath, key: (String, Long, Long)): Layout =
+    cached(key)(probe(table, key._1))
+
+  private def cached(key: (String, Long, Long))(read: => Layout): Layout =
+    cache.synchronized(Option(cache.get(key))).getOrElse {
+      val layout = read
+      cache.synchronized(cache.put(key, layout))
+      layout
+    }
+
+  private def probe(table: TablePath, file: String): Layout = {
+    val reader = DriverParquet.open(table, new Path(file))
+    try {
+      val footer = reader.getFooter
+      val schema = footer.getFileMetaData.getSchema
+      val add =
+        if (schema.containsField("add")) Some(schema.getType(schema.getFieldIndex("add"))) else None
+      add.filterNot(_.isPrimitive).map(_.asGroupType()) match {
+        case None => Layout(json = true, typed = None, everyAddTyped = true)
+        case Some(g) =>
+          val typed = statsParsedType(g)
+          val blocks = footer.getBlocks.asScala.toSeq
+          val every = typed.isDefined && {
+            val paths = ParquetFooters.nonNullCount(blocks, "add.path")
+            val typedCounts = ParquetFooters.nonNullCount(blocks, "add.stats_parsed.numRecords")
+            paths.isDefined && paths == typedCounts
+          }
+          Layout(json = g.containsField("stats"), typed = typed, everyAddTyped = every)
+      }
+    } finally reader.close()
+  }
+
+  /** `add.stats_parsed` of the `add` group as Spark reads it (None when absent or unreadable). */
+  private def statsParsedType(add: GroupType): Option[StructType] =
+    if (!add.containsField("stats_parsed")) None
+    else {
+      val only = new MessageType(
+        "checkpoint",
+        new GroupType(add.getRepetition, "add", add.getType("stats_parsed"))
+      )
+      try {
+        val converted = new ParquetToSparkSchemaConverter(SQLConf.get).convert(only)
+        converted("add").dataType.asInstanceOf[StructType]("stats_parsed").dataType match {
+          case s: StructType => Some(s)
+          case _             => None
+        }
+      } catch { case NonFatal(_) => None }
+    }
+
+  /** Many files: their schemas merged by one Spark job (Spark's parquet schema merge). */
+  private def merged(spark: SparkSession, table: TablePath, files: Seq[String]): Layout = {
+    val schema = spark.read
+      .options(table.readOptions)
+      .option("mergeSchema", "true")
+      .parquet(files: _*)
+      .schema
+    val add =
+      schema.fields.find(_.name == "add").map(_.dataType).collect { case s: StructType => s }
+    val typed = add.flatMap(_.fields.find(_.name == "stats_parsed")).map(_.dataType).collect {
+      case s: StructType => s
+    }
+    // a merged schema has `stats` if any file has it: nothing is proved about all of them
+    Layout(json = false, typed = typed, everyAddTyped = false)
+  }
+}
+
+/** A snapshot's way to a scan's typed statistics: the layout of its checkpoint's statistics columns
+  * (footers read on first use), and its file state planned with a scan's typed statistics beside
+  * the files ([[FileState.TypedStatsColumn]]).
+  */
+private[txlog] final class TypedStatsSource(
+    layoutOf: => Option[CheckpointStatsColumns.Layout],
+    planOf: FileState.TypedStatsRead => DataFrame
+) {
+  lazy val layout: Option[CheckpointStatsColumns.Layout] = layoutOf
+  def files(read: FileState.TypedStatsRead): DataFrame = planOf(read)
+}
