@@ -120,37 +120,37 @@ private[txlog] object FileColumns {
   private def minMax(
       fields: Seq[StructField],
       physical: Boolean,
-      keep: Seq[String] => Boolean = _ => true,
-      prefix: Seq[String] = Nil
-  ): StructType =
-    StructType(fields.flatMap { f =>
-      val name = if (physical) physicalName(f) else f.name
-      val path = prefix :+ f.name
-      f.dataType match {
-        case s: StructType =>
-          val inner = minMax(s.fields.toSeq, physical, keep, path)
-          if (inner.isEmpty && !keep(path) && s.nonEmpty) None else Some(StructField(name, inner))
-        case _: ArrayType | _: MapType | BinaryType | BooleanType => None
-        case t if t.typeName == "variant"                         => None
-        case t if keep(path)                                      => Some(StructField(name, t))
-        case _                                                    => None
-      }
-    })
+      keep: Seq[String] => Boolean = _ => true
+  ): StructType = statsStruct(fields, physical, keep, Nil) {
+    case _: ArrayType | _: MapType | BinaryType | BooleanType => None
+    case t if t.typeName == "variant"                         => None
+    case t                                                    => Some(t)
+  }
 
+  /** The null count struct of `fields`: a count for every leaf `keep` passes. */
   private def nullCounts(
       fields: Seq[StructField],
       physical: Boolean,
-      keep: Seq[String] => Boolean = _ => true,
-      prefix: Seq[String] = Nil
-  ): StructType =
+      keep: Seq[String] => Boolean = _ => true
+  ): StructType = statsStruct(fields, physical, keep, Nil)(_ => Some(LongType))
+
+  /** `fields` as a statistics struct: nested structs kept as structs, each leaf `keep` passes as
+    * the type `leaf` gives it (None: the statistic has no such leaf).
+    */
+  private def statsStruct(
+      fields: Seq[StructField],
+      physical: Boolean,
+      keep: Seq[String] => Boolean,
+      prefix: Seq[String]
+  )(leaf: DataType => Option[DataType]): StructType =
     StructType(fields.flatMap { f =>
       val name = if (physical) physicalName(f) else f.name
       val path = prefix :+ f.name
       f.dataType match {
         case s: StructType =>
-          val inner = nullCounts(s.fields.toSeq, physical, keep, path)
+          val inner = statsStruct(s.fields.toSeq, physical, keep, path)(leaf)
           if (inner.isEmpty && !keep(path) && s.nonEmpty) None else Some(StructField(name, inner))
-        case _ if keep(path) => Some(StructField(name, LongType))
+        case t if keep(path) => leaf(t).map(StructField(name, _))
         case _               => None
       }
     })
