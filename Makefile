@@ -143,6 +143,7 @@ oracle-record: venv
 # runs one line.
 MATRIX_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTravelAgreementSuite \
   txlog.scan.RowAgreementSuite txlog.scan.ScanSuite txlog.scan.RowTrackingReadSuite \
+  txlog.scan.CheckpointStatsSuite txlog.changes.ChangeSchemaSuite \
   txlog.changes.ChangesSuite \
   txlog.timetravel.CommitTimelineSuite txlog.checkpoint.CheckpointRoundTripSuite \
   txlog.checkpoint.CheckpointRoundTripSuite2 \

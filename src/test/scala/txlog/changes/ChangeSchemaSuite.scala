@@ -84,6 +84,8 @@ class ChangeSchemaSuite extends SparkSuite {
   }
 
   test("type widening inside the range is refused, as table_changes refuses it") {
+    // txlog refuses the typeWidening feature on Spark 3.5, whose parquet reader cannot widen
+    assume(spark.version.split('.').head.toInt >= 4, "Spark 3.5: typeWidening is not read")
     val t = table(
       "widened",
       s"CREATE TABLE $$t (id INT, v SHORT) USING delta TBLPROPERTIES ($Cdf, " +
