@@ -10,6 +10,7 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaCo
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
+import txlog.TxlogErrors
 import txlog.checkpoint.ParquetFooters
 import txlog.log.{LogSegment, TablePath}
 
@@ -68,16 +69,30 @@ private[txlog] object CheckpointStatsColumns {
       val files = top ++ sidecars.map(s => (s, -1L, -1L))
       if (files.isEmpty) None
       else if (files.size <= MaxDriverFooters)
-        Some(combine(files.map(f => footer(segment.table, f))))
+        Some(combine(cp.version, files.map(f => f._1 -> footer(segment.table, cp.version, f))))
       else {
         // cached under the first file, with the count of files standing for the rest
         val key = (files.head._1 + "#merged", files.size.toLong, files.head._3)
-        Some(cached(key)(merged(spark, segment.table, files.map(_._1))))
+        Some(cached(key)(merged(spark, segment.table, cp.version, files.map(_._1))))
       }
     }
 
-  private def combine(layouts: Seq[Layout]): Layout = {
+  /** One layout for the files of a checkpoint. When a file lacks `add.stats` and the files disagree
+    * on the type of `add.stats_parsed`, its statistics could be restored from neither column:
+    * MALFORMED_LOG_FILE naming it, rather than a snapshot silently without them.
+    */
+  private def combine(version: Long, byFile: Seq[(String, Layout)]): Layout = {
+    val layouts = byFile.map(_._2)
     val types = layouts.flatMap(_.typed).distinct
+    if (types.size > 1) byFile.find(!_._2.json).foreach { case (file, _) =>
+      throw TxlogErrors.malformedLogFile(
+        file,
+        version,
+        "the checkpoint's parquet files disagree on the type of add.stats_parsed " +
+          s"(${types.map(_.simpleString).mkString(" vs ")}) and this file has no add.stats: " +
+          "its files' statistics cannot be read"
+      )
+    }
     Layout(
       json = layouts.forall(_.json),
       typed = if (types.size == 1) types.headOption else None,
@@ -85,8 +100,8 @@ private[txlog] object CheckpointStatsColumns {
     )
   }
 
-  private def footer(table: TablePath, key: (String, Long, Long)): Layout =
-    cached(key)(probe(table, key._1))
+  private def footer(table: TablePath, version: Long, key: (String, Long, Long)): Layout =
+    cached(key)(probe(table, version, key._1))
 
   private def cached(key: (String, Long, Long))(read: => Layout): Layout =
     cache.synchronized(Option(cache.get(key))).getOrElse {
@@ -95,7 +110,7 @@ private[txlog] object CheckpointStatsColumns {
       layout
     }
 
-  private def probe(table: TablePath, file: String): Layout = {
+  private def probe(table: TablePath, version: Long, file: String): Layout = {
     val reader = DriverParquet.open(table, new Path(file))
     try {
       val footer = reader.getFooter
@@ -105,21 +120,34 @@ private[txlog] object CheckpointStatsColumns {
       add.filterNot(_.isPrimitive).map(_.asGroupType()) match {
         case None => Layout(json = true, typed = None, everyAddTyped = true)
         case Some(g) =>
-          val typed = statsParsedType(g)
+          val json = g.containsField("stats")
+          val typed = statsParsedType(g).fold(
+            e =>
+              // without stats, an unreadable stats_parsed would be statistics silently lost
+              if (json) None
+              else {
+                val detail = "add.stats_parsed has a type txlog cannot read, and add.stats is " +
+                  s"absent: the statistics of its files cannot be read (${e.getMessage})"
+                throw TxlogErrors.malformedLogFile(file, version, detail, e)
+              },
+            identity
+          )
           val blocks = footer.getBlocks.asScala.toSeq
           val every = typed.isDefined && {
             val paths = ParquetFooters.nonNullCount(blocks, "add.path")
             val typedCounts = ParquetFooters.nonNullCount(blocks, "add.stats_parsed.numRecords")
             paths.isDefined && paths == typedCounts
           }
-          Layout(json = g.containsField("stats"), typed = typed, everyAddTyped = every)
+          Layout(json = json, typed = typed, everyAddTyped = every)
       }
     } finally reader.close()
   }
 
-  /** `add.stats_parsed` of the `add` group as Spark reads it (None when absent or unreadable). */
-  private def statsParsedType(add: GroupType): Option[StructType] =
-    if (!add.containsField("stats_parsed")) None
+  /** `add.stats_parsed` of the `add` group as Spark reads it (Right(None) when absent or not a
+    * struct; Left when its parquet type does not convert).
+    */
+  private def statsParsedType(add: GroupType): Either[Throwable, Option[StructType]] =
+    if (!add.containsField("stats_parsed")) Right(None)
     else {
       val only = new MessageType(
         "checkpoint",
@@ -128,19 +156,37 @@ private[txlog] object CheckpointStatsColumns {
       try {
         val converted = new ParquetToSparkSchemaConverter(SQLConf.get).convert(only)
         converted("add").dataType.asInstanceOf[StructType]("stats_parsed").dataType match {
-          case s: StructType => Some(s)
-          case _             => None
+          case s: StructType => Right(Some(s))
+          case _             => Right(None)
         }
-      } catch { case NonFatal(_) => None }
+      } catch { case NonFatal(e) => Left(e) }
     }
 
   /** Many files: their schemas merged by one Spark job (Spark's parquet schema merge). */
-  private def merged(spark: SparkSession, table: TablePath, files: Seq[String]): Layout = {
-    val schema = spark.read
-      .options(table.readOptions)
-      .option("mergeSchema", "true")
-      .parquet(files: _*)
-      .schema
+  private def merged(
+      spark: SparkSession,
+      table: TablePath,
+      version: Long,
+      files: Seq[String]
+  ): Layout = {
+    val schema =
+      try
+        spark.read
+          .options(table.readOptions)
+          .option("mergeSchema", "true")
+          .parquet(files: _*)
+          .schema
+      catch {
+        // parts whose schemas do not merge (add.stats_parsed typed differently): files whose
+        // statistics might be only there cannot be told apart here
+        case e: org.apache.spark.SparkException =>
+          throw TxlogErrors.malformedLogFile(
+            files.head,
+            version,
+            s"the schemas of the checkpoint's ${files.size} parquet files do not merge: ${e.getMessage}",
+            e
+          )
+      }
     val add =
       schema.fields.find(_.name == "add").map(_.dataType).collect { case s: StructType => s }
     val typed = add.flatMap(_.fields.find(_.name == "stats_parsed")).map(_.dataType).collect {

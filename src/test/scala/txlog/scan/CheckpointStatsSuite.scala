@@ -236,6 +236,51 @@ class CheckpointStatsSuite extends SparkSuite {
     assert(ScanStats.requested(want, narrowed).isEmpty)
   }
 
+  /** A copy of `structOnly` whose v6 checkpoint has one part (holding adds) with
+    * `add.stats_parsed.numRecords` as a string: parts disagreeing on its type. `merge`: the other
+    * parts are rewritten as one file (2 parts in all, footers read on the driver); else kept (more
+    * than 32: Spark merges their schemas).
+    */
+  private def disagreeing(merge: Boolean): String = {
+    val t = tempDir("stats-disagree").resolve("t")
+    copyTree(Paths.get(structOnly), t)
+    val log = t.resolve("_delta_log")
+    val old = checkpointFiles(t.toString, 6)
+    val odd = old.filter(f => !spark.read.parquet(f).where(col("add").isNotNull).isEmpty).last
+    val out = tempDir("stats-parts")
+    def writeOne(df: DataFrame, dir: String): java.nio.file.Path = {
+      df.coalesce(1).write.parquet(out.resolve(dir).toString)
+      Files.list(out.resolve(dir)).iterator().asScala.find(_.toString.endsWith(".parquet")).get
+    }
+    val retyped = spark.read
+      .parquet(odd)
+      .withColumn(
+        "add",
+        col("add")
+          .withField("stats_parsed.numRecords", col("add.stats_parsed.numRecords").cast("string"))
+      )
+    val b = writeOne(retyped, "b")
+    Files.deleteIfExists(log.resolve("_last_checkpoint"))
+    old.foreach(f => Files.deleteIfExists(log.resolve(s".${Paths.get(f).getFileName}.crc")))
+    if (merge) {
+      val a = writeOne(spark.read.parquet(old.filterNot(_ == odd): _*), "a")
+      old.foreach(f => Files.delete(Paths.get(f)))
+      Files.move(a, log.resolve(f"${6}%020d.checkpoint.${1}%010d.${2}%010d.parquet"))
+      Files.move(b, log.resolve(f"${6}%020d.checkpoint.${2}%010d.${2}%010d.parquet"))
+    } else Files.move(b, Paths.get(odd), java.nio.file.StandardCopyOption.REPLACE_EXISTING)
+    t.toString
+  }
+
+  for ((merge, how) <- Seq(true -> "footers on the driver", false -> "a schema-merge job"))
+    test(s"parts disagreeing on the stats_parsed type, no JSON stats: a typed error ($how)") {
+      assumeTyped(structOnly)
+      val t = disagreeing(merge)
+      val e =
+        intercept[txlog.TxlogException](DeltaLog.forTable(spark, t).snapshot().allFiles.count())
+      assert(e.errorClass === "MALFORMED_LOG_FILE", e.getMessage)
+      assert(e.getMessage.contains("00000000000000000006.checkpoint."), e.getMessage)
+    }
+
   private def copyTree(from: java.nio.file.Path, to: java.nio.file.Path): Unit =
     Files.walk(from).iterator().asScala.foreach { p =>
       val target = to.resolve(from.relativize(p).toString)
