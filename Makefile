@@ -144,7 +144,7 @@ oracle-record: venv
 MATRIX_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTravelAgreementSuite \
   txlog.scan.RowAgreementSuite txlog.scan.ScanSuite txlog.scan.RowTrackingReadSuite \
   txlog.scan.CheckpointStatsSuite txlog.changes.ChangeSchemaSuite \
-  txlog.changes.ChangesSuite \
+  txlog.changes.ChangesSuite txlog.write.DataWriteSuite \
   txlog.timetravel.CommitTimelineSuite txlog.checkpoint.CheckpointRoundTripSuite \
   txlog.checkpoint.CheckpointRoundTripSuite2 \
   txlog.txn.TransactionSuite txlog.txn.InteropMatrixSuite txlog.txn.DeltaRsTablesSuite \
@@ -152,7 +152,7 @@ MATRIX_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTrave
   txlog.storage.S3FaultsSuite txlog.storage.S3ConditionalPutSuite txlog.storage.S3OwnClientSuite
 MATRIX_PYTHON := tests/test_jar.py tests/test_api.py tests/test_transaction.py \
   tests/test_checkpoint.py tests/test_delta_rs_agreement.py tests/test_interop_delta_rs.py \
-  tests/test_read.py tests/test_changes.py
+  tests/test_read.py tests/test_changes.py tests/test_write.py
 MATRIX_LINES := $(filter-out $(DEFAULT_LINE),$(LINES))
 
 # What `make test` (and so CI) runs beyond the default line, as the whole matrix does not fit

@@ -39,6 +39,8 @@ object TestGroups {
     "ChangesSuite" -> 25, // added since: 17 s alone
     "RowTrackingReadSuite" -> 45, // added since: 99 s alone at load 11 on 2 cores
     "ChangeSchemaSuite" -> 10, // added since: 9 s after ChangesSuite (no session start)
+    "DataWriteSuite" -> 45, // added since: 55 s alone, 34 s on Spark 3.5
+    "CheckpointStatsSuite" -> 40, // added since: 40 s in CI
     "LogCompactionSuite" -> 56,
     "S3ObjectStoreSuite" -> 52,
     "S3FaultsSuite" -> 48,

@@ -5,6 +5,7 @@
 >>> spark = txlog.configure_spark(SparkSession.builder.master("local[2]")).getOrCreate()
 >>> snap = txlog.DeltaLog.for_table(spark, "/data/events").snapshot()
 >>> snap.version, snap.num_files
+>>> txlog.write(spark.range(10), "/data/t", mode="append").version
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .restore import RestoreResult
 from .snapshot import Metadata, Protocol, Snapshot
 from .transaction import CommitResult, Transaction
 from .vacuum import VacuumResult
+from .write import WriteResult, write
 
 __all__ = [
     "configure_spark",
@@ -29,6 +31,8 @@ __all__ = [
     "Transaction",
     "CommitResult",
     "create_table",
+    "write",
+    "WriteResult",
     "Snapshot",
     "Protocol",
     "Metadata",

@@ -45,6 +45,8 @@ __all__ = [
     "TableExistsError",
     "InvalidCommitError",
     "CommitRetriesExhaustedError",
+    "SchemaMismatchError",
+    "ConstraintViolationError",
     "RetentionTooShortError",
     "VacuumLiteNotPossibleError",
     "VacuumUnrelatedPathsError",
@@ -290,6 +292,19 @@ class CommitRetriesExhaustedError(TxlogError):
     (``spark.txlog.commit.maxAttempts``) was reached (``COMMIT_RETRIES_EXHAUSTED``)."""
 
 
+# ---- Writing data ----
+
+
+class SchemaMismatchError(TxlogError, ValueError):
+    """The data written does not match the table's schema or partitioning; nothing was written
+    (``SCHEMA_MISMATCH``)."""
+
+
+class ConstraintViolationError(TxlogError, ValueError):
+    """A row written breaks a constraint of the table (a null in a NOT NULL column); no commit
+    was made (``CONSTRAINT_VIOLATION``)."""
+
+
 # ---- VACUUM ----
 
 
@@ -371,6 +386,9 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     "TABLE_ALREADY_EXISTS": TableExistsError,
     "INVALID_COMMIT_ACTIONS": InvalidCommitError,
     "COMMIT_RETRIES_EXHAUSTED": CommitRetriesExhaustedError,
+    # ---- Writing data ----
+    "SCHEMA_MISMATCH": SchemaMismatchError,
+    "CONSTRAINT_VIOLATION": ConstraintViolationError,
     # ---- VACUUM ----
     "VACUUM_RETENTION_TOO_SHORT": RetentionTooShortError,
     "CLEANUP_RETENTION_TOO_SHORT": RetentionTooShortError,

@@ -355,6 +355,26 @@ object DeltaLog {
     )
   }
 
+  /** Writes `df`'s rows to the Delta table at `path` as parquet data files with per-file
+    * statistics, committed as one version (`WRITE`): appended, or replacing the table's files
+    * (`overwrite`); a table that does not exist is created with `df`'s schema (see
+    * [[WriteOptions]]). Refused before any file is written: SCHEMA_MISMATCH (a column the table
+    * lacks or of another type, another partitioning), TABLE_ALREADY_EXISTS (`error`),
+    * UNSUPPORTED_WRITER_FEATURES (column mapping, constraints, generated or identity columns),
+    * INVALID_ARGUMENT; a null in a NOT NULL column fails the write job with CONSTRAINT_VIOLATION,
+    * and a conflicting concurrent commit with its conflict class: no commit is made then, and the
+    * files written are named by no version (vacuum removes them).
+    *
+    * {{{
+    * val r = DeltaLog.write(df, "/data/events", WriteOptions(partitionBy = Seq("date")))
+    * }}}
+    */
+  def write(df: DataFrame, path: String, options: WriteOptions = WriteOptions()): WriteResult = {
+    if (df == null) throw TxlogErrors.invalidArgument("df", "is null")
+    val log = forTable(df.sparkSession, path)
+    txlog.write.TableWrite.write(log.context, df, Option(options).getOrElse(WriteOptions()))
+  }
+
   /** Creates a Delta table at `path`: commits version 0 with the protocol and metadata the schema,
     * partition columns and table properties (`delta.*` keys enable features) need, created now.
     * TABLE_ALREADY_EXISTS when `_delta_log` holds a commit or checkpoint, or another writer creates

@@ -57,6 +57,10 @@ object ErrorClasses {
   val AppendOnlyViolation = "APPEND_ONLY_VIOLATION"
   val CommitRetriesExhausted = "COMMIT_RETRIES_EXHAUSTED"
 
+  // Writing data
+  val SchemaMismatch = "SCHEMA_MISMATCH"
+  val ConstraintViolation = "CONSTRAINT_VIOLATION"
+
   // ---- Commits: conflicts with a winning commit
   val ConcurrentAppend = "CONCURRENT_APPEND"
   val ConcurrentDeleteRead = "CONCURRENT_DELETE_READ"
@@ -110,6 +114,8 @@ object ErrorClasses {
     ProtocolDowngrade,
     AppendOnlyViolation,
     CommitRetriesExhausted,
+    SchemaMismatch,
+    ConstraintViolation,
     ConcurrentAppend,
     ConcurrentDeleteRead,
     ConcurrentDeleteDelete,

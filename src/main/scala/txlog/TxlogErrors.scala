@@ -5,7 +5,11 @@ package txlog
   * ([[TransactionErrors]]), of reading rows ([[ScanErrors]]) and of maintenance
   * ([[MaintenanceErrors]]) are written in files of their own; all are called as `TxlogErrors.x`.
   */
-private[txlog] object TxlogErrors extends ScanErrors with TransactionErrors with MaintenanceErrors {
+private[txlog] object TxlogErrors
+    extends ScanErrors
+    with TransactionErrors
+    with MaintenanceErrors
+    with WriteErrors {
 
   /** Error classes of storage failures: retrying the same call may succeed. */
   val Retryable: Set[String] = Set(ErrorClasses.LogReadFailed, ErrorClasses.LogWriteFailed)

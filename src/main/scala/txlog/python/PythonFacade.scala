@@ -19,7 +19,7 @@ import txlog.{BuildInfo, DeltaLog, RepairResult, Snapshot, Summarized, TxlogErro
   * jlog = jvm.txlog.python.PythonFacade.forTable(spark._jsparkSession, "/data/t")
   * }}}
   */
-object PythonFacade extends TransactionFacade {
+object PythonFacade extends TransactionFacade with WriteFacade {
 
   /** The jar's version, checked by the Python package. Example: `PythonFacade.version()`. */
   def version(): String = BuildInfo.version

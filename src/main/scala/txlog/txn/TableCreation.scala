@@ -22,6 +22,35 @@ private[txlog] object TableCreation {
       partitionBy: Seq[String],
       properties: Map[String, String]
   ): CommitResult = {
+    val (txn, _, _) = prepare(ctx, schema, partitionBy, properties)
+    txn.commit(
+      "CREATE TABLE",
+      Map(
+        "partitionBy" -> partitionBy
+          .map(c => "\"" + c.replace("\"", "\\\"") + "\"")
+          .mkString("[", ",", "]"),
+        "isManaged" -> "false",
+        "properties" -> new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(
+          {
+            val m = new java.util.LinkedHashMap[String, String]()
+            properties.foreach { case (k, v) => m.put(k, v) }
+            m
+          }
+        )
+      )
+    )
+  }
+
+  /** The transaction creating the table, its protocol and metadata staged: TABLE_ALREADY_EXISTS
+    * when the log holds commits or checkpoints, STORAGE_NOT_ATOMIC on storage without atomic
+    * put-if-absent, both before anything is written.
+    */
+  def prepare(
+      ctx: TableContext,
+      schema: StructType,
+      partitionBy: Seq[String],
+      properties: Map[String, String]
+  ): (Transaction, txlog.Protocol, txlog.Metadata) = {
     val table = ctx.table
     if (schema == null) throw TxlogErrors.invalidArgument("schema", "is null")
     val existing =
@@ -53,21 +82,6 @@ private[txlog] object TableCreation {
     )
     val txn = Transaction.creating(ctx)
     txn.upgradeProtocol(p).updateMetadata(m)
-    txn.commit(
-      "CREATE TABLE",
-      Map(
-        "partitionBy" -> partitionBy
-          .map(c => "\"" + c.replace("\"", "\\\"") + "\"")
-          .mkString("[", ",", "]"),
-        "isManaged" -> "false",
-        "properties" -> new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(
-          {
-            val m = new java.util.LinkedHashMap[String, String]()
-            properties.foreach { case (k, v) => m.put(k, v) }
-            m
-          }
-        )
-      )
-    )
+    (txn, p, m)
   }
 }

@@ -43,7 +43,7 @@ class CheckpointStatsSuite extends SparkSuite {
     )
     val key = "spark.databricks.delta.checkpoint.partSize"
     partSize.foreach(n => spark.conf.set(key, n.toString))
-    try (0 until 60 by 10).foreach(insert(t, _))
+    try { (0 until 60 by 10).foreach(insert(t, _)) }
     finally spark.conf.unset(key)
     insert(t, 60)
     insert(t, 70)

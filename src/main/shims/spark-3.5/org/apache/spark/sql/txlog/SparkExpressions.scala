@@ -5,8 +5,8 @@ import org.apache.spark.sql.catalyst.expressions.{Cast, EvalMode, Expression}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.DataType
 
-/** Columns to and from Catalyst expressions (Spark 3.5: `Column` wraps its expression), for the
-  * few expressions txlog builds that the public column API cannot.
+/** Columns to and from Catalyst expressions (Spark 3.5: `Column` wraps its expression), for the few
+  * expressions txlog builds that the public column API cannot.
   */
 object SparkExpressions {
   def column(e: Expression): Column = new Column(e)

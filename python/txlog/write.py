@@ -1,0 +1,110 @@
+"""Writing a DataFrame to a Delta table: :func:`txlog.write`.
+
+>>> r = txlog.write(df, "/data/events", mode="append", partition_by=["date"])
+>>> r.version, r.num_files, r.num_output_rows
+(3, 8, 1000000)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from pyspark.sql import DataFrame
+
+from ._args import _path_text, _str_map, _whole_number
+from ._gateway import call_text, java_session, jvm_facade
+
+__all__ = ["write", "WriteResult"]
+
+_MODES = ("append", "overwrite", "error", "ignore")
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What :func:`txlog.write` did.
+
+    ``version`` is the version committed, or the table's latest version when nothing was
+    committed (``committed`` false: mode ``ignore`` on an existing table, or an application
+    version the table already holds). ``num_files`` data files were written holding
+    ``num_output_rows`` rows in ``num_output_bytes`` bytes; ``num_removed_files`` files were
+    removed (overwrite); ``attempts`` counts the versions tried.
+    """
+
+    mode: str
+    version: int
+    committed: bool
+    num_files: int
+    num_output_rows: int
+    num_output_bytes: int
+    num_removed_files: int
+    attempts: int
+
+    @classmethod
+    def _of(cls, summary: str) -> WriteResult:
+        doc = json.loads(summary)
+        return cls(
+            mode=str(doc["mode"]),
+            version=int(doc["version"]),
+            committed=bool(doc["committed"]),
+            num_files=int(doc["num_files"]),
+            num_output_rows=int(doc["num_output_rows"]),
+            num_output_bytes=int(doc["num_output_bytes"]),
+            num_removed_files=int(doc["num_removed_files"]),
+            attempts=int(doc["attempts"]),
+        )
+
+
+def write(
+    df: DataFrame,
+    path: str | os.PathLike[str],
+    mode: str = "append",
+    partition_by: list[str] | None = None,
+    properties: dict[str, str] | None = None,
+    txn_app_id: str | None = None,
+    txn_version: int | None = None,
+) -> WriteResult:
+    """Writes ``df``'s rows to the Delta table at ``path`` as one commit, with per-file
+    statistics; a table that does not exist is created with ``df``'s schema.
+
+    ``mode``: ``"append"`` adds the rows, ``"overwrite"`` replaces the table's files,
+    ``"error"`` raises :class:`txlog.errors.TableExistsError` and ``"ignore"`` does nothing when
+    the table exists. ``partition_by`` and ``properties`` apply to a new table (for an existing
+    one, ``partition_by`` must be its own). ``txn_app_id`` and ``txn_version`` together make
+    the write idempotent: it is skipped when the table holds that application's version or a
+    later one. Raises :class:`txlog.errors.SchemaMismatchError` (columns the table lacks or of
+    another type), :class:`txlog.errors.ConstraintViolationError` (a null in a NOT NULL
+    column), :class:`txlog.errors.UnsupportedFeatureError` (column mapping, constraints,
+    generated or identity columns); nothing is committed then.
+
+    >>> txlog.write(spark.range(10), "/data/t", mode="overwrite").num_output_rows
+    10
+    """
+    if not isinstance(df, DataFrame):
+        raise TypeError(f"df must be a pyspark.sql.DataFrame, got {type(df).__name__}")
+    text = _path_text(path)
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be a str, got {type(mode).__name__}")
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
+    options: dict[str, str] = {"mode": mode}
+    if partition_by is not None:
+        if not isinstance(partition_by, (list, tuple)) or not all(
+            isinstance(c, str) for c in partition_by
+        ):
+            raise TypeError("partition_by must be a list of column names")
+        options["partitionBy"] = json.dumps(list(partition_by))
+    if (txn_app_id is None) != (txn_version is None):
+        raise ValueError("txn_app_id and txn_version are given together or not at all")
+    if txn_app_id is not None:
+        if not isinstance(txn_app_id, str) or not txn_app_id:
+            raise TypeError("txn_app_id must be a non-empty str")
+        options["txnAppId"] = txn_app_id
+        options["txnVersion"] = _whole_number("txn_version", txn_version)
+    spark = df.sparkSession
+    java_session(spark)  # TypeError for a session without a JVM (Spark Connect)
+    facade = jvm_facade(spark)
+    summary = call_text(facade.write, df._jdf, text, options, _str_map("properties", properties))
+    return WriteResult._of(summary)

@@ -1,0 +1,58 @@
+package txlog.python
+
+import java.util.{Map => JMap}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.DataFrame
+
+import txlog.{DeltaLog, TxlogErrors, WriteOptions}
+import txlog.util.OptionValues
+
+/** The data-writing half of [[PythonFacade]] (Python's `txlog.write`); its methods are called as
+  * `PythonFacade.<name>`.
+  */
+private[python] trait WriteFacade extends FacadeArgs {
+
+  private val WriteKeys = Set("mode", "partitionBy", "txnAppId", "txnVersion")
+
+  /** `DeltaLog.write` by options: `mode`, `partitionBy` (a JSON array of names), `txnAppId` and
+    * `txnVersion`; `properties` separately. An unknown option is INVALID_ARGUMENT. Returns the
+    * result's summary as JSON. Example: `PythonFacade.write(df._jdf, "/data/t", {"mode": "append"},
+    * {})`.
+    */
+  def write(
+      df: DataFrame,
+      path: String,
+      options: JMap[String, String],
+      properties: JMap[String, String]
+  ): String = {
+    val o = asScala(options)
+    val unknown = o.keySet -- WriteKeys
+    if (unknown.nonEmpty) {
+      throw TxlogErrors.invalidArgument(
+        unknown.toSeq.sorted.head,
+        s"unknown write option; known: ${WriteKeys.toSeq.sorted.mkString(", ")}"
+      )
+    }
+    val parts = o.get("partitionBy").map { json =>
+      val node = mapper.readTree(json)
+      if (!node.isArray || !node.elements().asScala.forall(_.isTextual)) {
+        throw TxlogErrors.invalidArgument("partitionBy", "must be a JSON array of column names")
+      }
+      node.elements().asScala.map(_.asText).toSeq
+    }
+    val r = DeltaLog.write(
+      df,
+      path,
+      WriteOptions(
+        mode = o.getOrElse("mode", "append"),
+        partitionBy = parts.getOrElse(Nil),
+        properties = asScala(properties),
+        txnAppId = o.get("txnAppId"),
+        txnVersion = OptionValues.wholeNumber(o, "txnVersion")
+      )
+    )
+    r.toJson
+  }
+}

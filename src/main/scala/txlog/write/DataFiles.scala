@@ -1,0 +1,256 @@
+package txlog.write
+
+import java.util.UUID
+
+import org.apache.hadoop.fs.Path
+import org.apache.hadoop.mapreduce.{Job, TaskAttemptID, TaskID, TaskType}
+import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
+import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFactory}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
+import org.apache.spark.sql.functions.{col, lit, to_json}
+import org.apache.spark.sql.types._
+
+import txlog.TxlogErrors
+import txlog.log.TablePath
+import txlog.util.{Jobs, SerializableConf}
+
+/** What one write job wrote: one entry per data file, shaped as add actions (`path` relative to the
+  * table root and URI-encoded, `partitionValues`, `size`, `modificationTime`, `dataChange`, `stats`
+  * as JSON), with the rows it holds.
+  */
+private[txlog] final case class WrittenFiles(
+    adds: DataFrame,
+    numFiles: Long,
+    rows: Long,
+    bytes: Long
+)
+
+/** The Spark job writing a DataFrame's rows as parquet data files under a table's root: one file
+  * per task and partition (rows sorted by partition values within each task, no shuffle), named
+  * `part-<task>-<uuid>.c000<ext>` in the partition's `col=value` directory (or a random prefix
+  * directory under `delta.randomizeFilePrefixes`), with the file's statistics gathered as its rows
+  * are written. The files' entries reach the driver once the job has finished (one small row per
+  * file written, so bounded by the job's own output, never by the table); a failed task's files are
+  * never named in the log (vacuum removes them).
+  */
+private[txlog] object DataFiles {
+
+  /** Column names the written entries have, in order. */
+  val AddSchema: StructType = new StructType()
+    .add("path", StringType, nullable = false)
+    .add("partitionValues", MapType(StringType, StringType, valueContainsNull = true))
+    .add("size", LongType, nullable = false)
+    .add("modificationTime", LongType, nullable = false)
+    .add("dataChange", BooleanType, nullable = false)
+    .add("stats", StringType)
+
+  /** Writes `df` (columns in table order, the table's logical names) under `table`.
+    * @param partitionColumns
+    *   the table's partition columns (in `df`)
+    * @param dataColumns
+    *   the written columns: `df`'s other columns, with the names and metadata the data files get
+    * @param notNull
+    *   names of columns that may hold no null (a null aborts the job with CONSTRAINT_VIOLATION)
+    */
+  def write(
+      df: DataFrame,
+      table: TablePath,
+      partitionColumns: Seq[String],
+      dataColumns: StructType,
+      stats: StatsSpec,
+      tightBounds: Boolean,
+      properties: Map[String, String],
+      notNull: Seq[String]
+  ): WrittenFiles = {
+    val spark = df.sparkSession
+    val schema = df.schema
+    val partOrdinals = partitionColumns.map(schema.fieldIndex)
+    val partTypes = partOrdinals.map(schema(_).dataType)
+    val dataOrdinals = schema.fields.indices.filterNot(partOrdinals.contains)
+    val nullChecks = notNull.map(c => (schema.fieldIndex(c), c)).toArray
+    val job = Job.getInstance(table.fs.getConf)
+    val factory: OutputWriterFactory =
+      new ParquetFileFormat().prepareWrite(spark, job, table.readOptions, dataColumns)
+    val conf = new SerializableConf(job.getConfiguration)
+    val root = table.root
+    val randomPrefix = properties
+      .get("delta.randomizeFilePrefixes")
+      .exists(_.trim.equalsIgnoreCase("true"))
+    val prefixLength = properties
+      .get("delta.randomPrefixLength")
+      .flatMap(v => scala.util.Try(v.trim.toInt).toOption)
+      .getOrElse(2)
+    val sorted =
+      if (partitionColumns.isEmpty) df
+      else df.sortWithinPartitions(partitionColumns.map(col): _*)
+    val statsType = stats.schema(tightBounds)
+    val jobId = UUID.randomUUID().toString.take(8)
+    val rows = sorted.queryExecution.toRdd.mapPartitionsWithIndex { (part, it) =>
+      val task = new TaskWrite(
+        root,
+        conf,
+        factory,
+        dataColumns,
+        stats,
+        tightBounds,
+        part,
+        jobId,
+        partitionColumns,
+        partTypes,
+        partOrdinals,
+        dataOrdinals,
+        schema,
+        nullChecks,
+        if (randomPrefix) Some(prefixLength) else None
+      ) // fmt: skip
+      task.run(it)
+    }
+    val outSchema = new StructType()
+      .add("path", StringType)
+      .add("partitionValues", MapType(StringType, StringType, valueContainsNull = true))
+      .add("size", LongType)
+      .add("modificationTime", LongType)
+      .add("numRecords", LongType)
+      .add("statsStruct", statsType)
+    val collected = Jobs.named(spark, s"write data files to $root") {
+      try
+        spark
+          .createDataFrame(rows, outSchema)
+          .select(
+            col("path"),
+            col("partitionValues"),
+            col("size"),
+            col("modificationTime"),
+            lit(true).as("dataChange"),
+            to_json(col("statsStruct")).as("stats"),
+            col("numRecords")
+          )
+          .collect()
+      catch {
+        // a typed error raised by a task (a NOT NULL column's null) reaches the caller as itself
+        case e: org.apache.spark.SparkException if typedCause(e).isDefined =>
+          throw typedCause(e).get
+      }
+    }
+    val adds = spark.createDataFrame(
+      java.util.Arrays.asList(collected.map(r => Row.fromSeq(r.toSeq.init)): _*),
+      AddSchema
+    )
+    WrittenFiles(
+      adds,
+      collected.length.toLong,
+      collected.map(_.getLong(6)).sum,
+      collected.map(_.getLong(2)).sum
+    )
+  }
+
+  private def typedCause(e: Throwable): Option[txlog.TxlogException] =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(10).collectFirst {
+      case t: txlog.TxlogException => t
+    }
+
+  /** One task's writing: files open one at a time (rows arrive sorted by partition values). */
+  private final class TaskWrite(
+      root: String,
+      conf: SerializableConf,
+      factory: OutputWriterFactory,
+      dataColumns: StructType,
+      stats: StatsSpec,
+      tightBounds: Boolean,
+      part: Int,
+      jobId: String,
+      partitionColumns: Seq[String],
+      partTypes: Seq[DataType],
+      partOrdinals: Seq[Int],
+      dataOrdinals: Seq[Int],
+      schema: StructType,
+      nullChecks: Array[(Int, String)],
+      randomPrefix: Option[Int]
+  ) {
+    private val project = UnsafeProjection.create(
+      dataOrdinals.map(i => BoundReference(i, schema(i).dataType, schema(i).nullable))
+    )
+    private val context = {
+      val tc = Option(TaskContext.get())
+      val attempt = tc.map(_.attemptNumber()).getOrElse(0)
+      val id = new TaskAttemptID(new TaskID(jobId, 0, TaskType.MAP, part), attempt)
+      new TaskAttemptContextImpl(conf.value, id)
+    }
+    private val ext = factory.getFileExtension(context)
+    private val out = Vector.newBuilder[Row]
+    private var writer: OutputWriter = null
+    private var current: Seq[Option[String]] = null
+    private var relative: String = null
+    private var fileStats: FileStatistics = null
+
+    def run(rows: Iterator[InternalRow]): Iterator[Row] = {
+      try {
+        rows.foreach { row =>
+          var i = 0
+          while (i < nullChecks.length) {
+            if (row.isNullAt(nullChecks(i)._1)) {
+              throw TxlogErrors.notNullViolation(root, nullChecks(i)._2)
+            }
+            i += 1
+          }
+          val values = partOrdinals.indices.map { k =>
+            PartitionValueText.of(
+              if (row.isNullAt(partOrdinals(k))) null else row.get(partOrdinals(k), partTypes(k)),
+              partTypes(k)
+            )
+          }
+          if (writer == null || values != current) {
+            close()
+            open(values)
+          }
+          val data = project(row)
+          writer.write(data)
+          fileStats.add(data)
+        }
+        close()
+      } catch {
+        case e: Throwable =>
+          if (writer != null)
+            try writer.close()
+            catch { case _: Throwable => () }
+          writer = null
+          throw e
+      }
+      out.result().iterator
+    }
+
+    private def open(values: Seq[Option[String]]): Unit = {
+      val name = f"part-$part%05d-${UUID.randomUUID()}.c000$ext"
+      val dir = randomPrefix match {
+        case Some(n) => Some(scala.util.Random.alphanumeric.take(n).mkString)
+        case None if partitionColumns.nonEmpty =>
+          Some(PartitionValueText.directory(partitionColumns, values))
+        case None => None
+      }
+      relative = dir.fold(name)(d => s"$d/$name")
+      current = values
+      fileStats = new FileStatistics(stats)
+      writer = factory.newInstance(new Path(root, relative).toString, dataColumns, context)
+    }
+
+    private def close(): Unit = if (writer != null) {
+      writer.close()
+      writer = null
+      val path = new Path(root, relative)
+      val status = path.getFileSystem(conf.value).getFileStatus(path)
+      val pv = partitionColumns.zip(current).toMap.map { case (k, v) => k -> v.orNull }
+      out += Row(
+        new Path(relative).toUri.toString,
+        pv,
+        status.getLen,
+        status.getModificationTime,
+        fileStats.numRecords,
+        fileStats.toRow(tightBounds)
+      )
+    }
+  }
+}

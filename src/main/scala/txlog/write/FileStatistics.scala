@@ -1,0 +1,294 @@
+package txlog.write
+
+import java.util.Locale
+
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.CatalystTypeConverters
+import org.apache.spark.sql.catalyst.util.TypeUtils
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+
+import txlog.TxlogErrors
+
+/** Which columns of a data file get statistics ("Per-file Statistics"), as delta-spark chooses
+  * them: the first `delta.dataSkippingNumIndexedCols` leaf columns (32; negative: all; a struct's
+  * leaves count one each, arrays and maps one) or the columns `delta.dataSkippingStatsColumns`
+  * names (a struct named brings all its leaves); null counts for every chosen leaf, minimum and
+  * maximum for numbers, dates, timestamps and strings (strings cut to
+  * `delta.dataSkippingStringPrefixLength` characters, 32).
+  *
+  * @param leaves
+  *   the chosen leaves: ordinal path in the data row, names (physical) and type
+  */
+private[txlog] final case class StatsSpec(leaves: Vector[StatsSpec.Leaf], prefixLength: Int)
+    extends Serializable {
+
+  /** The statistics' type: numRecords, minValues, maxValues, nullCount (and tightBounds). */
+  def schema(tightBounds: Boolean): StructType = {
+    val minMax = nest(leaves.filter(_.minMax).map(l => l.names -> l.dataType))
+    val nulls = nest(leaves.map(l => l.names -> (LongType: DataType)))
+    var s = new StructType().add("numRecords", LongType)
+    minMax.foreach(m => s = s.add("minValues", m).add("maxValues", m))
+    nulls.foreach(n => s = s.add("nullCount", n))
+    if (tightBounds) s.add("tightBounds", BooleanType) else s
+  }
+
+  /** Leaves (name paths and types) as nested structs, in the leaves' order; None when empty. */
+  private def nest(fields: Seq[(Seq[String], DataType)]): Option[StructType] =
+    if (fields.isEmpty) None
+    else {
+      val groups = fields.foldLeft(Vector.empty[(String, Vector[(Seq[String], DataType)])]) {
+        case (acc, (names, t)) =>
+          val i = acc.indexWhere(_._1 == names.head)
+          val entry = names.tail -> t
+          if (i < 0) acc :+ (names.head -> Vector(entry))
+          else acc.updated(i, acc(i)._1 -> (acc(i)._2 :+ entry))
+      }
+      Some(StructType(groups.map {
+        case (name, Vector((Seq(), t))) => StructField(name, t)
+        case (name, inner)              => StructField(name, nest(inner).get)
+      }))
+    }
+}
+
+private[txlog] object StatsSpec {
+
+  /** One leaf column: ordinals from the data row down, the field counts of the structs on that
+    * path, physical names, type; whether it gets a minimum and maximum.
+    */
+  final case class Leaf(
+      ordinals: Vector[Int],
+      sizes: Vector[Int],
+      names: Vector[String],
+      dataType: DataType
+  ) {
+    def minMax: Boolean = dataType match {
+      case _: NumericType | DateType | TimestampType | TimestampNTZType | StringType => true
+      case _                                                                         => false
+    }
+  }
+
+  /** The spec for `dataSchema` (the written columns, logical names; `physical` gives a field's
+    * physical name) under table `properties`. INVALID_SETTING for a property out of range or a
+    * stats column that is not in the schema.
+    */
+  def of(
+      table: String,
+      dataSchema: StructType,
+      properties: Map[String, String],
+      physical: StructField => String
+  ): StatsSpec = {
+    def all(t: StructType, ords: Vector[Int], sizes: Vector[Int], names: Vector[String]) =
+      leavesOf(t, ords, sizes, names, physical)
+    val prefix = intProperty(table, properties, "delta.dataSkippingStringPrefixLength", 32)
+    val leaves = properties.get("delta.dataSkippingStatsColumns").map(_.trim) match {
+      case Some(list) if list.nonEmpty =>
+        val wanted = list.split(",").map(_.trim).filter(_.nonEmpty).map(parsePath).toSeq
+        val logical = logicalLeaves(dataSchema)
+        val chosen = wanted.map { w =>
+          val hit = logical.indices.filter(i => startsWith(logical(i), w))
+          if (hit.isEmpty) {
+            throw TxlogErrors.invalidSetting(
+              "delta.dataSkippingStatsColumns",
+              list,
+              s"column ${w.mkString(".")} is not a data column of $table"
+            )
+          }
+          hit
+        }
+        val keep = chosen.flatten.toSet
+        all(dataSchema, Vector.empty, Vector.empty, Vector.empty).zipWithIndex.collect {
+          case (l, i) if keep(i) => l
+        }
+      case _ =>
+        val n = intProperty(table, properties, "delta.dataSkippingNumIndexedCols", 32)
+        val every = all(dataSchema, Vector.empty, Vector.empty, Vector.empty)
+        if (n < 0) every else every.take(n)
+    }
+    StatsSpec(leaves, prefix)
+  }
+
+  private def leavesOf(
+      t: StructType,
+      ords: Vector[Int],
+      sizes: Vector[Int],
+      names: Vector[String],
+      physical: StructField => String
+  ): Vector[Leaf] = t.fields.toVector.zipWithIndex.flatMap { case (f, i) =>
+    f.dataType match {
+      case s: StructType => leavesOf(s, ords :+ i, sizes :+ s.size, names :+ physical(f), physical)
+      case other         => Vector(Leaf(ords :+ i, sizes, names :+ physical(f), other))
+    }
+  }
+
+  private def logicalLeaves(t: StructType): Vector[Vector[String]] = t.fields.toVector.flatMap {
+    f =>
+      f.dataType match {
+        case s: StructType => logicalLeaves(s).map(f.name.toLowerCase(Locale.ROOT) +: _)
+        case _             => Vector(Vector(f.name.toLowerCase(Locale.ROOT)))
+      }
+  }
+
+  private def startsWith(leaf: Vector[String], prefix: Seq[String]): Boolean =
+    leaf.size >= prefix.size && leaf.take(prefix.size) == prefix
+
+  /** `a.b`, `` `a.b`.c ``: name parts, lower case. */
+  private def parsePath(s: String): Seq[String] = {
+    val parts = Vector.newBuilder[String]
+    val cur = new StringBuilder
+    var quoted = false
+    s.foreach {
+      case '`'            => quoted = !quoted
+      case '.' if !quoted => parts += cur.toString; cur.clear()
+      case c              => cur += c
+    }
+    parts += cur.toString
+    parts.result().map(_.toLowerCase(Locale.ROOT))
+  }
+
+  private def intProperty(
+      table: String,
+      properties: Map[String, String],
+      key: String,
+      default: Int
+  ): Int = properties.get(key).map(_.trim) match {
+    case None => default
+    case Some(v) =>
+      scala.util
+        .Try(v.toInt)
+        .toOption
+        .getOrElse(
+          throw TxlogErrors.invalidSetting(key, v, s"an integer is needed (table $table)")
+        )
+  }
+}
+
+/** The statistics of one data file, gathered row by row as the write task writes it. */
+private[txlog] final class FileStatistics(spec: StatsSpec) {
+  private val n = spec.leaves.size
+  private val nulls = new Array[Long](n)
+  private val mins = new Array[Any](n)
+  private val maxs = new Array[Any](n)
+  private val orderings = spec.leaves.map { l =>
+    if (l.minMax) TypeUtils.getInterpretedOrdering(l.dataType) else null
+  }
+  private var records = 0L
+
+  /** Counts `row` (a data row, without partition columns). */
+  def add(row: InternalRow): Unit = {
+    records += 1
+    var i = 0
+    while (i < n) {
+      val leaf = spec.leaves(i)
+      val v = value(row, leaf)
+      if (v == null) nulls(i) += 1
+      else if (leaf.minMax) {
+        val ord = orderings(i)
+        if (mins(i) == null || ord.lt(v, mins(i))) mins(i) = copy(v)
+        if (maxs(i) == null || ord.gt(v, maxs(i))) maxs(i) = copy(v)
+      }
+      i += 1
+    }
+  }
+
+  def numRecords: Long = records
+
+  private def value(row: InternalRow, leaf: StatsSpec.Leaf): Any = {
+    var r = row
+    var d = 0
+    val last = leaf.ordinals.size - 1
+    while (d < last) {
+      val o = leaf.ordinals(d)
+      if (r.isNullAt(o)) return null
+      r = r.getStruct(o, leaf.sizes(d))
+      d += 1
+    }
+    val o = leaf.ordinals(last)
+    if (r.isNullAt(o)) null else r.get(o, leaf.dataType)
+  }
+
+  private def copy(v: Any): Any = v match {
+    case s: UTF8String => s.clone()
+    case other         => other
+  }
+
+  /** The statistics as an external row of `spec.schema(tightBounds)`. */
+  def toRow(tightBounds: Boolean): Row = {
+    val schema = spec.schema(tightBounds)
+    val minMaxLeaves = spec.leaves.indices.filter(spec.leaves(_).minMax)
+    // the structs of spec.schema hold the leaves depth first, in the leaves' order
+    def tree(idx: Seq[Int], pick: Int => Any, t: StructType): Row = {
+      val it = idx.iterator
+      def build(st: StructType): Row = Row.fromSeq(st.fields.toSeq.map { f =>
+        f.dataType match {
+          case s: StructType => build(s)
+          case dt =>
+            val v = pick(it.next())
+            if (v == null) null else CatalystTypeConverters.convertToScala(v, dt)
+        }
+      })
+      build(t)
+    }
+    val values = schema.fields.toSeq.map {
+      case StructField("numRecords", _, _, _) => records
+      case StructField("minValues", t: StructType, _, _) =>
+        tree(minMaxLeaves, i => truncateMin(mins(i)), t)
+      case StructField("maxValues", t: StructType, _, _) =>
+        tree(minMaxLeaves, i => truncateMax(maxs(i)), t)
+      case StructField("nullCount", t: StructType, _, _) =>
+        tree(spec.leaves.indices, i => nulls(i), t)
+      case StructField("tightBounds", _, _, _) => true
+      case f                                   => throw new IllegalStateException(f.name)
+    }
+    Row.fromSeq(values)
+  }
+
+  private def truncateMin(v: Any): Any = v match {
+    case s: UTF8String if s.numChars() > spec.prefixLength =>
+      // delta-spark cuts the minimum to its first characters (code points)
+      if (spec.prefixLength <= 0) null else s.substring(0, spec.prefixLength)
+    case other => other
+  }
+
+  private def truncateMax(v: Any): Any = v match {
+    case s: UTF8String =>
+      val str = s.toString
+      if (str.length <= spec.prefixLength) s
+      else FileStatistics.maxPrefix(str, spec.prefixLength).map(UTF8String.fromString).orNull
+    case other => other
+  }
+}
+
+private[txlog] object FileStatistics {
+  private val AsciiMax = '\u007f'
+  private val Utf8Max = "\udbff\udfff"
+
+  /** An upper bound of `s` no longer than about `len` characters, as delta-spark writes the maximum
+    * of a string column (so that a reader comparing UTF-8 bytes finds every value at or below it):
+    * a prefix followed by U+007F when the next character is below it, else by U+10FFFF; the prefix
+    * grows past a U+10FFFF it would end on, up to twice `len` (None beyond: no bound is written).
+    */
+  def maxPrefix(s: String, len: Int): Option[String] =
+    if (s.length <= len) Some(s)
+    else if (len <= 0) None
+    else {
+      // a prefix never ends inside a surrogate pair
+      var end =
+        if (Character.isHighSurrogate(s.charAt(len - 1)) && Character.isLowSurrogate(s.charAt(len)))
+          len + 1
+        else len
+      var out: Option[String] = None
+      var done = false
+      while (!done && end <= 2 * len) {
+        if (end >= s.length) { out = Some(s); done = true }
+        else if (s.startsWith(Utf8Max, end)) end += 2
+        else {
+          val tail = if (s.charAt(end) < AsciiMax) AsciiMax.toString else Utf8Max
+          out = Some(s.substring(0, end) + tail)
+          done = true
+        }
+      }
+      out
+    }
+}

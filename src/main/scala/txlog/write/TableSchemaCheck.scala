@@ -1,0 +1,80 @@
+package txlog.write
+
+import org.apache.spark.sql.{Column, DataFrame}
+import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.types._
+
+import txlog.TxlogErrors
+
+/** Schema enforcement for writes into an existing table, as delta-spark enforces it: the
+  * DataFrame's columns are matched to the table's by name (case-insensitively, nested fields too),
+  * each of the table's type; a table column the DataFrame lacks is written as nulls when it is
+  * nullable; a column the table lacks is SCHEMA_MISMATCH (schema evolution is not done here).
+  */
+private[txlog] object TableSchemaCheck {
+
+  /** `df` as the table's columns, in the table's order and with its names. */
+  def align(table: String, df: DataFrame, schema: StructType): DataFrame = {
+    val provided = df.schema.fields
+    val extra = provided.filterNot(f => schema.fields.exists(_.name.equalsIgnoreCase(f.name)))
+    if (extra.nonEmpty) {
+      throw TxlogErrors.schemaMismatch(
+        table,
+        s"Columns ${extra.map(_.name).mkString(", ")} are not in the table's schema " +
+          s"(${schema.simpleString})."
+      )
+    }
+    val dup = provided.groupBy(_.name.toLowerCase(java.util.Locale.ROOT)).collect {
+      case (n, fs) if fs.length > 1 => n
+    }
+    if (dup.nonEmpty) {
+      throw TxlogErrors.schemaMismatch(table, s"Columns ${dup.mkString(", ")} are given twice.")
+    }
+    val cols: Seq[Column] = schema.fields.toSeq.map { t =>
+      provided.find(_.name.equalsIgnoreCase(t.name)) match {
+        case Some(g) =>
+          if (!sameType(g.dataType, t.dataType)) {
+            throw TxlogErrors.schemaMismatch(
+              table,
+              s"Column ${t.name} is ${g.dataType.simpleString} in the data and " +
+                s"${t.dataType.simpleString} in the table."
+            )
+          }
+          col(quote(g.name)).as(t.name)
+        case None if t.nullable => lit(null).cast(t.dataType).as(t.name)
+        case None =>
+          throw TxlogErrors.schemaMismatch(
+            table,
+            s"Column ${t.name} is missing from the data and is not nullable in the table."
+          )
+      }
+    }
+    df.select(cols: _*)
+  }
+
+  /** Equal types but for nullability and the case of field names (fields in the same order). */
+  def sameType(a: DataType, b: DataType): Boolean = (a, b) match {
+    case (x: StructType, y: StructType) =>
+      x.size == y.size && x.fields.zip(y.fields).forall { case (f, g) =>
+        f.name.equalsIgnoreCase(g.name) && sameType(f.dataType, g.dataType)
+      }
+    case (x: ArrayType, y: ArrayType) => sameType(x.elementType, y.elementType)
+    case (x: MapType, y: MapType) =>
+      sameType(x.keyType, y.keyType) && sameType(x.valueType, y.valueType)
+    case _ => a == b
+  }
+
+  /** `t` with every field, element and value nullable (a new table's schema from a DataFrame). */
+  def nullable(t: StructType): StructType = StructType(t.fields.map { f =>
+    f.copy(dataType = nullableType(f.dataType), nullable = true)
+  })
+
+  private def nullableType(t: DataType): DataType = t match {
+    case s: StructType => nullable(s)
+    case a: ArrayType  => ArrayType(nullableType(a.elementType), containsNull = true)
+    case m: MapType    => MapType(m.keyType, nullableType(m.valueType), valueContainsNull = true)
+    case other         => other
+  }
+
+  private def quote(name: String): String = "`" + name.replace("`", "``") + "`"
+}

@@ -1,0 +1,245 @@
+package txlog.write
+
+import java.util.Locale
+
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.types._
+
+import txlog.{Metadata, Protocol, Transaction, TxlogErrors, WriteOptions, WriteResult}
+import txlog.protocol.{ColumnMapping, WriterGate}
+import txlog.table.TableContext
+import txlog.txn.TableCreation
+
+/** A DataFrame written to a table as one commit (`DeltaLog.write`): the table created when absent,
+  * else the rows appended, or the table's files replaced (overwrite), or nothing done (`ignore`) /
+  * TABLE_ALREADY_EXISTS (`error`). Everything that can be refused is refused before a data file is
+  * written: options, the schema, the table's features.
+  */
+private[txlog] object TableWrite {
+
+  val Modes: Seq[String] = Seq("append", "overwrite", "error", "ignore")
+
+  def write(ctx: TableContext, df: DataFrame, options: WriteOptions): WriteResult = {
+    if (df == null) throw TxlogErrors.invalidArgument("df", "is null")
+    val mode = Option(options.mode).map(_.trim.toLowerCase(Locale.ROOT)).getOrElse("")
+    if (!Modes.contains(mode)) {
+      throw TxlogErrors.invalidArgument(
+        "mode",
+        s"'${options.mode}' is not one of ${Modes.mkString(", ")}"
+      )
+    }
+    (options.txnAppId, options.txnVersion) match {
+      case (Some(_), None) | (None, Some(_)) =>
+        throw TxlogErrors.invalidArgument(
+          "txnAppId",
+          "txnAppId and txnVersion are given together or not at all"
+        )
+      case (_, Some(v)) if v < 0 =>
+        throw TxlogErrors.invalidArgument("txnVersion", s"$v is negative")
+      case _ => ()
+    }
+    val existing = exists(ctx)
+    if (!existing) create(ctx, df, options, mode)
+    else
+      mode match {
+        case "error" =>
+          throw TxlogErrors.tableAlreadyExists(
+            ctx.root,
+            "Write with mode \"append\" or \"overwrite\", or \"ignore\" to leave it as it is."
+          )
+        case "ignore" =>
+          val v = ctx.snapshots.update().version
+          WriteResult(mode, v, committed = false, 0, 0, 0, 0, None)
+        case _ => into(ctx, df, options, mode)
+      }
+  }
+
+  private def exists(ctx: TableContext): Boolean =
+    try { ctx.snapshots.update(); true }
+    catch {
+      case e: txlog.TxlogException if e.errorClass == txlog.ErrorClasses.DeltaTableNotFound => false
+    }
+
+  private def create(
+      ctx: TableContext,
+      df: DataFrame,
+      options: WriteOptions,
+      mode: String
+  ): WriteResult = {
+    val schema = TableSchemaCheck.nullable(df.schema)
+    val (txn, p, md) = TableCreation.prepare(ctx, schema, options.partitionBy, options.properties)
+    commitData(ctx, txn, df, p, md, options, mode, replace = false)
+  }
+
+  private def into(
+      ctx: TableContext,
+      df: DataFrame,
+      options: WriteOptions,
+      mode: String
+  ): WriteResult = {
+    if (options.properties.nonEmpty) {
+      throw TxlogErrors.invalidArgument(
+        "properties",
+        "table properties are set when a write creates the table; this one exists (change " +
+          "them with a transaction's updateMetadata)"
+      )
+    }
+    val txn = Transaction.start(ctx)
+    val snap = txn.readSnapshot.get
+    val md = snap.metadata
+    if (options.partitionBy.nonEmpty && !sameNames(options.partitionBy, md.partitionColumns)) {
+      throw TxlogErrors.schemaMismatch(
+        ctx.root,
+        s"partitionBy is ${options.partitionBy.mkString("[", ", ", "]")}; the table is " +
+          s"partitioned by ${md.partitionColumns.mkString("[", ", ", "]")}."
+      )
+    }
+    if (mode == "overwrite" && appendOnly(md)) throw TxlogErrors.appendOnlyViolation(ctx.root)
+    val alreadyDone = for {
+      app <- options.txnAppId
+      v <- options.txnVersion
+      seen <- txn.txnVersion(app)
+      if seen >= v
+    } yield seen
+    if (alreadyDone.isDefined) WriteResult(mode, snap.version, committed = false, 0, 0, 0, 0, None)
+    else {
+      val aligned = TableSchemaCheck.align(ctx.root, df, md.schema)
+      commitData(ctx, txn, aligned, snap.protocol, md, options, mode, mode == "overwrite")
+    }
+  }
+
+  private def commitData(
+      ctx: TableContext,
+      txn: Transaction,
+      df: DataFrame,
+      p: Protocol,
+      md: Metadata,
+      options: WriteOptions,
+      mode: String,
+      replace: Boolean
+  ): WriteResult = {
+    val version = txn.readVersion
+    WriterGate.check(ctx.root, version, p, "write data")
+    refuseUnimplemented(ctx.root, p, md)
+    val parts = md.partitionColumns
+    parts.foreach { c =>
+      val t = md.schema(c).dataType
+      if (!PartitionValueText.supported(t)) {
+        throw TxlogErrors.schemaMismatch(
+          ctx.root,
+          s"partition column $c has type ${t.simpleString}; txlog writes partition values of " +
+            "strings, numbers, booleans, dates and timestamps"
+        )
+      }
+    }
+    val dataColumns = StructType(md.schema.fields.filterNot(f => parts.contains(f.name)))
+    val stats = StatsSpec.of(ctx.root, dataColumns, md.configuration, ColumnMapping.physicalName)
+    val tight = p.hasWriterFeature("deletionVectors")
+    val notNull = md.schema.fields.filter(!_.nullable).map(_.name).toSeq
+    val written = DataFiles.write(
+      df,
+      ctx.table,
+      parts,
+      dataColumns,
+      stats,
+      tight,
+      md.configuration,
+      notNull
+    ) // fmt: skip
+    txn.addFiles(written.adds)
+    if (replace) {
+      val old = txn.readFiles()
+      txn.removeFiles(
+        old.select(
+          col("path"),
+          col("partitionValues"),
+          col("size"),
+          lit(true).as("extendedFileMetadata"),
+          lit(true).as("dataChange")
+        )
+      )
+    }
+    for (app <- options.txnAppId; v <- options.txnVersion) txn.setAppTransaction(app, v)
+    val modeName = mode match {
+      case "overwrite" => "Overwrite"
+      case "append"    => "Append"
+      case "error"     => "ErrorIfExists"
+      case _           => "Ignore"
+    }
+    val r = txn.commit(
+      "WRITE",
+      Map("mode" -> modeName, "partitionBy" -> jsonArray(parts)),
+      Map(
+        "numFiles" -> written.numFiles.toString,
+        "numOutputRows" -> written.rows.toString,
+        "numOutputBytes" -> written.bytes.toString
+      )
+    )
+    WriteResult(
+      mode,
+      r.version,
+      r.committed,
+      written.numFiles,
+      written.rows,
+      written.bytes,
+      if (replace) txn.readSnapshot.fold(0L)(_.numFiles) else 0L,
+      Some(r)
+    )
+  }
+
+  /** Table features whose data rules this writer does not implement yet:
+    * UNSUPPORTED_WRITER_FEATURES naming them, before anything is written.
+    */
+  private def refuseUnimplemented(table: String, p: Protocol, md: Metadata): Unit = {
+    val mode = md.configuration.getOrElse("delta.columnMapping.mode", "none").trim
+    if (!mode.equalsIgnoreCase("none")) {
+      throw TxlogErrors.unsupportedWriteFeature(table, s"column mapping (mode $mode)")
+    }
+    val constraints =
+      md.configuration.keys.filter(_.toLowerCase(Locale.ROOT).startsWith("delta.constraints."))
+    if (constraints.nonEmpty) {
+      throw TxlogErrors.unsupportedWriteFeature(
+        table,
+        s"CHECK constraints (${constraints.toSeq.sorted.mkString(", ")})"
+      )
+    }
+    val keys = Seq(
+      "delta.invariants" -> "column invariants",
+      "delta.generationExpression" -> "generated columns",
+      "delta.identity.start" -> "identity columns"
+    )
+    keys.foreach { case (key, what) =>
+      val cols = fieldsWith(md.schema, key, Nil)
+      if (cols.nonEmpty)
+        throw TxlogErrors.unsupportedWriteFeature(
+          table,
+          s"$what (${cols.mkString(", ")})"
+        )
+    }
+  }
+
+  private def fieldsWith(t: DataType, key: String, path: Seq[String]): Seq[String] = t match {
+    case s: StructType =>
+      s.fields.toSeq.flatMap { f =>
+        val here = if (f.metadata.contains(key)) Seq((path :+ f.name).mkString(".")) else Nil
+        here ++ fieldsWith(f.dataType, key, path :+ f.name)
+      }
+    case a: ArrayType => fieldsWith(a.elementType, key, path :+ "element")
+    case m: MapType =>
+      fieldsWith(m.keyType, key, path :+ "key") ++
+        fieldsWith(m.valueType, key, path :+ "value")
+    case _ => Nil
+  }
+
+  private def appendOnly(md: Metadata): Boolean =
+    md.configuration.get("delta.appendOnly").exists(_.trim.equalsIgnoreCase("true"))
+
+  private def sameNames(a: Seq[String], b: Seq[String]): Boolean =
+    a.size == b.size && a.zip(b).forall { case (x, y) => x.equalsIgnoreCase(y) }
+
+  private def jsonArray(names: Seq[String]): String =
+    names
+      .map(c => "\"" + c.replace("\\", "\\\\").replace("\"", "\\\"") + "\"")
+      .mkString("[", ",", "]")
+}

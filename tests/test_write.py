@@ -1,0 +1,86 @@
+"""Writing DataFrames from Python with ``txlog.write``: delta-rs (the ``deltalake`` package)
+reads the rows txlog wrote, and the per-file row counts of its statistics; bad arguments and bad
+data are refused with typed errors and no commit.
+
+Statistics equal to delta-spark's, modes and refused table features are checked in the Scala
+suite (DataWriteSuite).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import deltalake
+import pyarrow as pa
+import pytest
+from chispa import assert_df_equality
+from pyspark.sql import SparkSession
+
+import txlog
+from txlog import errors
+from test_read import _arrow, _rows
+
+_ROWS = """SELECT id, CAST(id AS INT) AS i, id / 4.0D AS d, CAST(id / 7 AS DECIMAL(10, 2)) AS dec,
+  CASE WHEN id % 4 = 0 THEN NULL ELSE concat('name ', id) END AS name, id % 2 = 0 AS flag,
+  date_add(DATE'2024-01-30', CAST(id AS INT)) AS day,
+  named_struct('a', id, 'b', array(id, id + 1)) AS st, map('k', id) AS m,
+  CASE WHEN id % 3 = 0 THEN 'a b/c' WHEN id % 3 = 1 THEN NULL ELSE 'ü' END AS part
+FROM range(0, 40)"""
+
+
+def test_delta_rs_reads_what_txlog_wrote(spark: SparkSession, tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    df = spark.sql(_ROWS).repartition(3)
+    first = txlog.write(df, path, partition_by=["part"])
+    assert isinstance(first, txlog.WriteResult)
+    assert (first.version, first.committed, first.num_output_rows) == (0, True, 40)
+    again = txlog.write(df.where("id < 10"), path, mode="append")
+    assert again.version == 1 and again.num_output_rows == 10
+    table = deltalake.DeltaTable(path)
+    assert table.version() == 1
+    theirs = table.to_pyarrow_table()
+    expected = df.unionByName(df.where("id < 10"))
+    assert _rows(theirs) == _rows(_arrow(expected.select(*theirs.column_names)))
+    adds = pa.table(table.get_add_actions(flatten=True)).to_pylist()
+    assert len(adds) == first.num_files + again.num_files
+    assert sum(a["num_records"] for a in adds) == 50
+    ours = txlog.DeltaLog.for_table(spark, path).read()
+    assert _rows(_arrow(ours)) == _rows(_arrow(expected.select(*ours.columns)))
+    assert_df_equality(ours.drop("m"), expected.select(*ours.columns).drop("m"),
+                       ignore_row_order=True, ignore_nullable=True)
+
+
+def test_overwrite_and_ignore(spark: SparkSession, tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    txlog.write(spark.range(5), path)
+    over = txlog.write(spark.range(100, 102), path, mode="overwrite")
+    assert over.version == 1 and over.num_removed_files >= 1
+    assert sorted(deltalake.DeltaTable(path).to_pyarrow_table()["id"].to_pylist()) == [100, 101]
+    ignored = txlog.write(spark.range(3), path, mode="ignore")
+    assert not ignored.committed and ignored.version == 1
+    with pytest.raises(errors.TableExistsError):
+        txlog.write(spark.range(3), path, mode="error")
+    done = txlog.write(spark.range(3), path, txn_app_id="job", txn_version=4)
+    skipped = txlog.write(spark.range(3), path, txn_app_id="job", txn_version=4)
+    assert done.committed and not skipped.committed and skipped.version == done.version
+
+
+def test_bad_writes_are_refused(spark: SparkSession, tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    txlog.write(spark.sql("SELECT id, 'a' AS s FROM range(3)"), path)
+    with pytest.raises(errors.SchemaMismatchError):
+        txlog.write(spark.sql("SELECT id, 1 AS s FROM range(3)"), path)
+    with pytest.raises(ValueError, match="mode"):
+        txlog.write(spark.range(1), path, mode="upsert")
+    with pytest.raises(TypeError, match="df"):
+        txlog.write([1, 2], path)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="partition_by"):
+        txlog.write(spark.range(1), path, partition_by="id")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="txn_app_id"):
+        txlog.write(spark.range(1), path, txn_app_id="a")
+    notnull = str(tmp_path / "nn")
+    txlog.create_table(spark, notnull, "id BIGINT NOT NULL")
+    with pytest.raises(errors.ConstraintViolationError, match="id"):
+        txlog.write(spark.sql("SELECT CAST(NULL AS BIGINT) AS id"), notnull)
+    assert deltalake.DeltaTable(path).version() == 0
+    assert deltalake.DeltaTable(notnull).version() == 0
