@@ -84,3 +84,27 @@ def test_bad_writes_are_refused(spark: SparkSession, tmp_path: Path) -> None:
         txlog.write(spark.sql("SELECT CAST(NULL AS BIGINT) AS id"), notnull)
     assert deltalake.DeltaTable(path).version() == 0
     assert deltalake.DeltaTable(notnull).version() == 0
+
+
+def test_replace_where_and_delete(spark: SparkSession, tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    rows = spark.sql("SELECT id, CAST(id % 3 AS STRING) AS p FROM range(9)")
+    txlog.write(rows, path, partition_by=["p"])
+    r = txlog.write(spark.sql("SELECT 100L AS id, '0' AS p"), path, mode="overwrite",
+                    replace_where="p = '0'")
+    assert r.num_removed_files >= 1 and r.num_output_rows == 1
+    ids = sorted(deltalake.DeltaTable(path).to_pyarrow_table()["id"].to_pylist())
+    assert ids == [1, 2, 4, 5, 7, 8, 100]
+    with pytest.raises(errors.ConstraintViolationError, match="replaceWhere"):
+        txlog.write(spark.sql("SELECT 5L AS id, '1' AS p"), path, mode="overwrite",
+                    replace_where="p = '0'")
+    with pytest.raises(ValueError, match="replace_where"):
+        txlog.write(rows, path, replace_where="p = '0'")
+    log = txlog.DeltaLog.for_table(spark, path)
+    d = log.delete("p IN ('1', '2')")
+    assert isinstance(d, txlog.DeleteResult)
+    assert d.committed and d.num_deleted_rows == 6 and d.version == 2
+    assert deltalake.DeltaTable(path).to_pyarrow_table()["id"].to_pylist() == [100]
+    with pytest.raises(errors.InvalidArgumentError, match="partition columns"):
+        log.delete("id > 3")
+    assert log.delete("p = 'none'").committed is False

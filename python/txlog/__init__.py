@@ -19,7 +19,7 @@ from .restore import RestoreResult
 from .snapshot import Metadata, Protocol, Snapshot
 from .transaction import CommitResult, Transaction
 from .vacuum import VacuumResult
-from .write import WriteResult, write
+from .write import DeleteResult, WriteResult, write
 
 __all__ = [
     "configure_spark",
@@ -33,6 +33,7 @@ __all__ = [
     "create_table",
     "write",
     "WriteResult",
+    "DeleteResult",
     "Snapshot",
     "Protocol",
     "Metadata",

@@ -27,6 +27,7 @@ from ._gateway import call, call_text, java_session, jvm_facade
 from .maintenance import TableMaintenance
 from .snapshot import Snapshot
 from .transaction import Transaction
+from .write import DeleteResult
 
 __all__ = ["DeltaLog", "CheckpointResult", "create_table"]
 
@@ -191,6 +192,21 @@ class DeltaLog(TableMaintenance):
         """The latest snapshot, reading only the commits added since the last snapshot this
         log returned (and reusing its cached files when it was cached)."""
         return self._wrap(call(self._facade.update, self._jlog))
+
+    def delete(self, predicate: str) -> DeleteResult:
+        """Deletes the rows of the partitions ``predicate`` selects (a SQL condition naming only
+        partition columns) by removing their files whole, in one ``DELETE`` commit; nothing is
+        committed when no file matches. :class:`txlog.errors.InvalidArgumentError` for a
+        predicate naming another column.
+
+        >>> log.delete("date < '2024-01-01'").num_removed_files
+        12
+        """
+        if not isinstance(predicate, str):
+            raise TypeError(f"predicate must be a str, got {type(predicate).__name__}")
+        if not predicate.strip():
+            raise ValueError("predicate must be a non-empty SQL condition")
+        return DeleteResult._of(call_text(self._facade.delete, self._jlog, predicate))
 
     def history(self) -> DataFrame:
         """The commit history, newest first: version, timestamp, operation,

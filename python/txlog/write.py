@@ -17,7 +17,7 @@ from pyspark.sql import DataFrame
 from ._args import _path_text, _str_map, _whole_number
 from ._gateway import call_text, java_session, jvm_facade
 
-__all__ = ["write", "WriteResult"]
+__all__ = ["write", "WriteResult", "DeleteResult"]
 
 _MODES = ("append", "overwrite", "error", "ignore")
 
@@ -57,12 +57,39 @@ class WriteResult:
         )
 
 
+@dataclass(frozen=True)
+class DeleteResult:
+    """What :meth:`txlog.DeltaLog.delete` did: ``num_removed_files`` files of
+    ``num_removed_bytes`` bytes removed in ``version`` (``committed`` false, and the latest
+    version, when no file matched); ``num_deleted_rows`` is None when a removed file has no row
+    count in its statistics."""
+
+    version: int
+    committed: bool
+    num_removed_files: int
+    num_removed_bytes: int
+    num_deleted_rows: int | None
+
+    @classmethod
+    def _of(cls, summary: str) -> DeleteResult:
+        doc = json.loads(summary)
+        rows = doc.get("num_deleted_rows")
+        return cls(
+            version=int(doc["version"]),
+            committed=bool(doc["committed"]),
+            num_removed_files=int(doc["num_removed_files"]),
+            num_removed_bytes=int(doc["num_removed_bytes"]),
+            num_deleted_rows=None if rows is None else int(rows),
+        )
+
+
 def write(
     df: DataFrame,
     path: str | os.PathLike[str],
     mode: str = "append",
     partition_by: list[str] | None = None,
     properties: dict[str, str] | None = None,
+    replace_where: str | None = None,
     txn_app_id: str | None = None,
     txn_version: int | None = None,
 ) -> WriteResult:
@@ -72,12 +99,15 @@ def write(
     ``mode``: ``"append"`` adds the rows, ``"overwrite"`` replaces the table's files,
     ``"error"`` raises :class:`txlog.errors.TableExistsError` and ``"ignore"`` does nothing when
     the table exists. ``partition_by`` and ``properties`` apply to a new table (for an existing
-    one, ``partition_by`` must be its own). ``txn_app_id`` and ``txn_version`` together make
+    one, ``partition_by`` must be its own). ``replace_where`` (mode ``"overwrite"``): a
+    predicate on partition columns; only the files it selects are replaced, and every row
+    written must satisfy it. ``txn_app_id`` and ``txn_version`` together make
     the write idempotent: it is skipped when the table holds that application's version or a
     later one. Raises :class:`txlog.errors.SchemaMismatchError` (columns the table lacks or of
-    another type), :class:`txlog.errors.ConstraintViolationError` (a null in a NOT NULL
-    column), :class:`txlog.errors.UnsupportedFeatureError` (column mapping, constraints,
-    generated or identity columns); nothing is committed then.
+    another type), :class:`txlog.errors.ConstraintViolationError` (a row breaking a NOT NULL
+    column, a CHECK constraint, an invariant, a generated column or ``replace_where``),
+    :class:`txlog.errors.UnsupportedFeatureError` (identity columns); nothing is committed
+    then.
 
     >>> txlog.write(spark.range(10), "/data/t", mode="overwrite").num_output_rows
     10
@@ -96,6 +126,12 @@ def write(
         ):
             raise TypeError("partition_by must be a list of column names")
         options["partitionBy"] = json.dumps(list(partition_by))
+    if replace_where is not None:
+        if not isinstance(replace_where, str):
+            raise TypeError(f"replace_where must be a str, got {type(replace_where).__name__}")
+        if mode != "overwrite":
+            raise ValueError("replace_where applies to mode 'overwrite'")
+        options["replaceWhere"] = replace_where
     if (txn_app_id is None) != (txn_version is None):
         raise ValueError("txn_app_id and txn_version are given together or not at all")
     if txn_app_id is not None:

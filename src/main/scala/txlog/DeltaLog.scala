@@ -21,7 +21,9 @@ import txlog.table.TableContext
   * log.history().show()
   * }}}
   */
-final class DeltaLog private (private[txlog] val context: TableContext) extends TableMaintenance {
+final class DeltaLog private (private[txlog] val context: TableContext)
+    extends TableMaintenance
+    with TableWrites {
 
   private[txlog] def spark: SparkSession = context.spark
   private[txlog] def table: TablePath = context.table
@@ -355,15 +357,12 @@ object DeltaLog {
     )
   }
 
-  /** Writes `df`'s rows to the Delta table at `path` as parquet data files with per-file
-    * statistics, committed as one version (`WRITE`): appended, or replacing the table's files
-    * (`overwrite`); a table that does not exist is created with `df`'s schema (see
-    * [[WriteOptions]]). Refused before any file is written: SCHEMA_MISMATCH (a column the table
-    * lacks or of another type, another partitioning), TABLE_ALREADY_EXISTS (`error`),
-    * UNSUPPORTED_WRITER_FEATURES (column mapping, constraints, generated or identity columns),
-    * INVALID_ARGUMENT; a null in a NOT NULL column fails the write job with CONSTRAINT_VIOLATION,
-    * and a conflicting concurrent commit with its conflict class: no commit is made then, and the
-    * files written are named by no version (vacuum removes them).
+  /** Writes `df`'s rows to the table at `path` as parquet files with statistics, one `WRITE`
+    * commit: appended, or replacing files (`overwrite`); an absent table is created (see
+    * [[WriteOptions]], docs/writing.md). Refused before a file is written: SCHEMA_MISMATCH,
+    * TABLE_ALREADY_EXISTS (`error`), UNSUPPORTED_WRITER_FEATURES, INVALID_ARGUMENT; a row breaking
+    * a constraint fails the job (CONSTRAINT_VIOLATION), a concurrent commit may conflict: no commit
+    * then, and the files written are named by no version.
     *
     * {{{
     * val r = DeltaLog.write(df, "/data/events", WriteOptions(partitionBy = Seq("date")))

@@ -1,7 +1,12 @@
 package txlog
 
-import org.apache.spark.sql.{SQLContext, SparkSession}
-import org.apache.spark.sql.sources.{BaseRelation, DataSourceRegister, RelationProvider}
+import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
+import org.apache.spark.sql.sources.{
+  BaseRelation,
+  CreatableRelationProvider,
+  DataSourceRegister,
+  RelationProvider
+}
 
 import txlog.scan.TableScan
 
@@ -20,8 +25,20 @@ import txlog.scan.TableScan
   * With `readChangeFeed` = true the relation is the change data feed (`DeltaLog.changes`) from
   * `startingVersion` or `startingTimestamp` to `endingVersion` or `endingTimestamp` (default: the
   * latest version), as delta-spark's options of the same names.
+  *
+  * Writing (`df.write.format("txlog")`) is `DeltaLog.write`: the save mode is its mode,
+  * `partitionBy` its partition columns, `replaceWhere` its predicate, the options `txnAppId` and
+  * `txnVersion` its application transaction, and options named `delta.*` the table properties of a
+  * new table.
+  *
+  * {{{
+  * df.write.format("txlog").mode("append").partitionBy("date").save("/data/events")
+  * }}}
   */
-final class TxlogSource extends DataSourceRegister with RelationProvider {
+final class TxlogSource
+    extends DataSourceRegister
+    with RelationProvider
+    with CreatableRelationProvider {
 
   /** The name `spark.read.format` takes. Example: `spark.read.format("txlog")`. */
   override def shortName(): String = "txlog"
@@ -45,9 +62,75 @@ final class TxlogSource extends DataSourceRegister with RelationProvider {
       case None        => TableScan.relation(options.snapshot(log))
     }
   }
+
+  /** Writes `data` with `DeltaLog.write` (see above) and returns the relation of the version
+    * written.
+    *
+    * {{{
+    * df.write.format("txlog").mode("overwrite").save("/data/events")
+    * }}}
+    */
+  override def createRelation(
+      sqlContext: SQLContext,
+      mode: SaveMode,
+      parameters: Map[String, String],
+      data: DataFrame
+  ): BaseRelation =
+    TableScan.relation(TxlogSource.write(sqlContext, mode, parameters, data).snapshot())
 }
 
 private[txlog] object TxlogSource {
+
+  /** `DeltaLog.write` by the options of `df.write.format("txlog")`: an option it does not know is
+    * INVALID_ARGUMENT before anything is written.
+    */
+  def write(
+      sqlContext: SQLContext,
+      mode: SaveMode,
+      parameters: Map[String, String],
+      data: DataFrame
+  ): DeltaLog = {
+    val byName = parameters.map { case (k, v) => k.toLowerCase -> v }
+    val known =
+      Set(Path, "__partition_columns", "replacewhere", "txnappid", "txnversion").map(_.toLowerCase)
+    byName.keys.filterNot(k => known(k) || k.startsWith("delta.")).toSeq.sorted.headOption.foreach {
+      k => throw TxlogErrors.invalidArgument(k, "unknown option of the txlog data source's writer")
+    }
+    val path =
+      byName.getOrElse(Path.toLowerCase, throw TxlogErrors.invalidArgument("path", "is missing"))
+    val parts = byName.get("__partition_columns").toSeq.flatMap { json =>
+      val node = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json)
+      (0 until node.size).map(i => node.get(i).asText)
+    }
+    val txnVersion =
+      byName.get("txnversion").map(v => util.OptionValues.wholeNumber("txnVersion", v))
+    val writeMode = mode match {
+      case SaveMode.Append        => "append"
+      case SaveMode.Overwrite     => "overwrite"
+      case SaveMode.ErrorIfExists => "error"
+      case SaveMode.Ignore        => "ignore"
+    }
+    // Spark hands the options over case-insensitively, keys lower-cased: properties keep their case
+    val original = parameters match {
+      case c: org.apache.spark.sql.catalyst.util.CaseInsensitiveMap[String @unchecked] =>
+        c.originalMap
+      case other => other
+    }
+    val properties = original.filter { case (k, _) => k.toLowerCase.startsWith("delta.") }
+    DeltaLog.write(
+      data,
+      path,
+      WriteOptions(
+        mode = writeMode,
+        partitionBy = parts,
+        properties = properties,
+        replaceWhere = byName.get("replacewhere"),
+        txnAppId = byName.get("txnappid"),
+        txnVersion = txnVersion
+      )
+    )
+    DeltaLog.forTable(sqlContext.sparkSession, path)
+  }
 
   val Path = "path"
   val VersionAsOf = "versionAsOf"

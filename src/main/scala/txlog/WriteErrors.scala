@@ -11,12 +11,20 @@ private[txlog] trait WriteErrors {
       "new table at another path."
   )
 
-  def notNullViolation(table: String, column: String): TxlogException = new TxlogException(
-    ErrorClasses.ConstraintViolation,
-    s"A row written to $table has a null in column $column, which is NOT NULL; no commit was " +
-      "made.",
-    s"The table's schema declares $column not nullable (a NOT NULL constraint).",
-    s"Filter or fill the nulls of $column before writing."
+  def constraintViolation(table: String, constraint: String, row: String): TxlogException =
+    new TxlogException(
+      ErrorClasses.ConstraintViolation,
+      s"A row written to $table breaks $constraint; no commit was made.",
+      s"The condition is false or null for the row $row.",
+      "Filter or fix the rows that break it before writing (or change the table's constraint)."
+    )
+
+  def uncheckableConstraint(table: String, detail: String): TxlogException = new TxlogException(
+    ErrorClasses.InvalidMetadata,
+    s"Cannot write to $table: a constraint of its metadata cannot be evaluated; nothing was " +
+      "written.",
+    detail,
+    "Fix or drop the constraint (ALTER TABLE ... DROP CONSTRAINT) with a Delta writer."
   )
 
   def unsupportedWriteFeature(table: String, what: String): TxlogException = new TxlogException(

@@ -10,6 +10,9 @@ package txlog
   *   the partition columns of a new table; for an existing table, empty or its own
   * @param properties
   *   table properties of a new table (`delta.*` keys enable features); empty for an existing one
+  * @param replaceWhere
+  *   with mode `overwrite`: a predicate on partition columns; only the files it selects are
+  *   removed, and every row written must satisfy it (CONSTRAINT_VIOLATION otherwise)
   * @param txnAppId
   *   with `txnVersion`: the write is application `txnAppId`'s transaction `txnVersion`, skipped
   *   when the table already holds that version or a later one (idempotent retries)
@@ -22,6 +25,7 @@ final case class WriteOptions(
     mode: String = "append",
     partitionBy: Seq[String] = Nil,
     properties: Map[String, String] = Map.empty,
+    replaceWhere: Option[String] = None,
     txnAppId: Option[String] = None,
     txnVersion: Option[Long] = None
 )
@@ -66,5 +70,37 @@ final case class WriteResult(
     "num_output_bytes" -> numOutputBytes,
     "num_removed_files" -> numRemovedFiles,
     "attempts" -> commit.map(_.attempts).getOrElse(0)
+  )
+}
+
+/** What `DeltaLog.delete` did.
+  *
+  * @param version
+  *   the version committed; the latest version when no file matched (`committed` false)
+  * @param numDeletedRows
+  *   the rows of the removed files, when every one of them has a row count in its statistics
+  *
+  * {{{
+  * val r = log.delete("date < '2024-01-01'")
+  * println(r.toJson) // {"version":7,"committed":true,"num_removed_files":12,...}
+  * }}}
+  */
+final case class DeleteResult(
+    version: Long,
+    committed: Boolean,
+    numRemovedFiles: Long,
+    numRemovedBytes: Long,
+    numDeletedRows: Option[Long]
+) extends Summarized {
+
+  /** version, committed, num_removed_files, num_removed_bytes, num_deleted_rows (null when
+    * unknown). Example: `r.summaryFields.toMap("num_removed_files")`.
+    */
+  def summaryFields: Seq[(String, Any)] = Seq(
+    "version" -> version,
+    "committed" -> committed,
+    "num_removed_files" -> numRemovedFiles,
+    "num_removed_bytes" -> numRemovedBytes,
+    "num_deleted_rows" -> Summarized.orNull(numDeletedRows)
   )
 }

@@ -14,12 +14,12 @@ import txlog.util.OptionValues
   */
 private[python] trait WriteFacade extends FacadeArgs {
 
-  private val WriteKeys = Set("mode", "partitionBy", "txnAppId", "txnVersion")
+  private val WriteKeys = Set("mode", "partitionBy", "replaceWhere", "txnAppId", "txnVersion")
 
-  /** `DeltaLog.write` by options: `mode`, `partitionBy` (a JSON array of names), `txnAppId` and
-    * `txnVersion`; `properties` separately. An unknown option is INVALID_ARGUMENT. Returns the
-    * result's summary as JSON. Example: `PythonFacade.write(df._jdf, "/data/t", {"mode": "append"},
-    * {})`.
+  /** `DeltaLog.write` by options: `mode`, `partitionBy` (a JSON array of names), `replaceWhere`,
+    * `txnAppId` and `txnVersion`; `properties` separately. An unknown option is INVALID_ARGUMENT.
+    * Returns the result's summary as JSON. Example: `PythonFacade.write(df._jdf, "/data/t",
+    * {"mode": "append"}, {})`.
     */
   def write(
       df: DataFrame,
@@ -49,10 +49,15 @@ private[python] trait WriteFacade extends FacadeArgs {
         mode = o.getOrElse("mode", "append"),
         partitionBy = parts.getOrElse(Nil),
         properties = asScala(properties),
+        replaceWhere = o.get("replaceWhere"),
         txnAppId = o.get("txnAppId"),
         txnVersion = OptionValues.wholeNumber(o, "txnVersion")
       )
     )
     r.toJson
   }
+
+  /** `DeltaLog.delete`; the result's summary as JSON. Example: `PythonFacade.delete(log, "d < 3")`.
+    */
+  def delete(log: DeltaLog, predicate: String): String = log.delete(predicate).toJson
 }

@@ -29,6 +29,13 @@ private[txlog] object PhysicalSchema {
   def project(read: StructType, table: StructType, mode: String): StructType =
     if (!maps(mode)) read else struct(read, table, mode == "id")
 
+  /** The schema data files are written with ("Writer Requirements for Column Mapping"): under
+    * column mapping, physical names and, in either mode, field ids (as delta-spark writes them);
+    * `data` is a part of the table schema, with its column mapping metadata.
+    */
+  def forWrite(data: StructType, mode: String): StructType =
+    if (!maps(mode)) data else struct(data, data, ids = true)
+
   private def struct(read: StructType, table: StructType, ids: Boolean): StructType =
     StructType(read.fields.map { f =>
       val t = table.fields

@@ -135,7 +135,13 @@ private[txlog] object WriterRules {
     if (raised.minWriterVersion > 7) {
       throw TxlogErrors.unsupportedWriterVersion(table, raised.minWriterVersion, "commit")
     }
-    val unsupported = TableFeatures.inUse(raised, md.schema) -- TableFeatures.CommitWriterFeatures
+    // Generated columns the table already has are kept by a commit that leaves them unchanged
+    // (the data writer checks each row against them); a commit adding or changing one would
+    // need the table's rows checked, which a commit does not do.
+    val keptGenerated = current.exists(c => generated(c._2.schema) == generated(md.schema))
+    val unsupported =
+      TableFeatures.inUse(raised, md.schema) -- TableFeatures.CommitWriterFeatures --
+        (if (keptGenerated) Set("generatedColumns") else Set.empty[String])
     if (unsupported.nonEmpty) {
       throw TxlogErrors.unsupportedWriterFeatures(table, unsupported.toSeq.sorted, "commit")
     }
@@ -286,6 +292,12 @@ private[txlog] object WriterRules {
         s"'${conf(ColumnMapping.ModeProperty)}' is not none, name or id"
       )
     }
+
+  /** Generation expressions by column. */
+  private def generated(schema: StructType): Map[String, String] = schema.fields.collect {
+    case f if f.metadata.contains("delta.generationExpression") =>
+      f.name -> f.metadata.getString("delta.generationExpression")
+  }.toMap
 
   private def checkPartitionColumns(
       schema: StructType,

@@ -29,6 +29,16 @@ private[txlog] final case class WrittenFiles(
     bytes: Long
 )
 
+/** Where a write's files go: the table's partition columns (logical names, as in the written
+  * DataFrame), the keys of their values in `partitionValues` (physical names), and the length of
+  * the random directory files go under instead of partition directories, if any.
+  */
+private[txlog] final case class FileLayout(
+    partitionColumns: Seq[String],
+    partitionKeys: Seq[String],
+    randomPrefix: Option[Int]
+)
+
 /** The Spark job writing a DataFrame's rows as parquet data files under a table's root: one file
   * per task and partition (rows sorted by partition values within each task, no shuffle), named
   * `part-<task>-<uuid>.c000<ext>` in the partition's `col=value` directory (or a random prefix
@@ -49,41 +59,36 @@ private[txlog] object DataFiles {
     .add("stats", StringType)
 
   /** Writes `df` (columns in table order, the table's logical names) under `table`.
-    * @param partitionColumns
-    *   the table's partition columns (in `df`)
     * @param dataColumns
-    *   the written columns: `df`'s other columns, with the names and metadata the data files get
-    * @param notNull
-    *   names of columns that may hold no null (a null aborts the job with CONSTRAINT_VIOLATION)
+    *   the written columns: `df`'s columns but the partition columns, with the names and metadata
+    *   the data files get
+    * @param checks
+    *   the names of the row checks whose boolean columns end `df` ([[RowChecks.withChecks]]): a row
+    *   failing one aborts the job with CONSTRAINT_VIOLATION
     */
   def write(
       df: DataFrame,
       table: TablePath,
-      partitionColumns: Seq[String],
+      layout: FileLayout,
       dataColumns: StructType,
       stats: StatsSpec,
       tightBounds: Boolean,
-      properties: Map[String, String],
-      notNull: Seq[String]
+      checks: Seq[String]
   ): WrittenFiles = {
+    val partitionColumns = layout.partitionColumns
     val spark = df.sparkSession
     val schema = df.schema
     val partOrdinals = partitionColumns.map(schema.fieldIndex)
     val partTypes = partOrdinals.map(schema(_).dataType)
-    val dataOrdinals = schema.fields.indices.filterNot(partOrdinals.contains)
-    val nullChecks = notNull.map(c => (schema.fieldIndex(c), c)).toArray
+    val dataOrdinals = schema.fields.indices
+      .filterNot(partOrdinals.contains)
+      .filterNot(i => schema(i).name.startsWith(RowChecks.Prefix))
+    val checkOrdinals = checks.indices.map(i => schema.fieldIndex(s"${RowChecks.Prefix}$i")).toArray
     val job = Job.getInstance(table.fs.getConf)
     val factory: OutputWriterFactory =
       new ParquetFileFormat().prepareWrite(spark, job, table.readOptions, dataColumns)
     val conf = new SerializableConf(job.getConfiguration)
     val root = table.root
-    val randomPrefix = properties
-      .get("delta.randomizeFilePrefixes")
-      .exists(_.trim.equalsIgnoreCase("true"))
-    val prefixLength = properties
-      .get("delta.randomPrefixLength")
-      .flatMap(v => scala.util.Try(v.trim.toInt).toOption)
-      .getOrElse(2)
     val sorted =
       if (partitionColumns.isEmpty) df
       else df.sortWithinPartitions(partitionColumns.map(col): _*)
@@ -99,14 +104,13 @@ private[txlog] object DataFiles {
         tightBounds,
         part,
         jobId,
-        partitionColumns,
+        layout,
         partTypes,
         partOrdinals,
         dataOrdinals,
         schema,
-        nullChecks,
-        if (randomPrefix) Some(prefixLength) else None
-      ) // fmt: skip
+        checkOrdinals.zip(checks)
+      )
       task.run(it)
     }
     val outSchema = new StructType()
@@ -163,14 +167,14 @@ private[txlog] object DataFiles {
       tightBounds: Boolean,
       part: Int,
       jobId: String,
-      partitionColumns: Seq[String],
+      layout: FileLayout,
       partTypes: Seq[DataType],
       partOrdinals: Seq[Int],
       dataOrdinals: Seq[Int],
       schema: StructType,
-      nullChecks: Array[(Int, String)],
-      randomPrefix: Option[Int]
+      checks: Array[(Int, String)]
   ) {
+    private val partitionColumns = layout.partitionColumns
     private val project = UnsafeProjection.create(
       dataOrdinals.map(i => BoundReference(i, schema(i).dataType, schema(i).nullable))
     )
@@ -191,9 +195,9 @@ private[txlog] object DataFiles {
       try {
         rows.foreach { row =>
           var i = 0
-          while (i < nullChecks.length) {
-            if (row.isNullAt(nullChecks(i)._1)) {
-              throw TxlogErrors.notNullViolation(root, nullChecks(i)._2)
+          while (i < checks.length) {
+            if (!row.getBoolean(checks(i)._1)) {
+              throw TxlogErrors.constraintViolation(root, checks(i)._2, describe(row))
             }
             i += 1
           }
@@ -223,9 +227,19 @@ private[txlog] object DataFiles {
       out.result().iterator
     }
 
+    /** The table columns of `row`, as `name = value`, each value cut to 50 characters. */
+    private def describe(row: InternalRow): String =
+      schema.fields.indices
+        .filterNot(i => schema(i).name.startsWith(RowChecks.Prefix))
+        .map { i =>
+          val v = if (row.isNullAt(i)) "null" else String.valueOf(row.get(i, schema(i).dataType))
+          s"${schema(i).name} = ${if (v.length > 50) v.take(50) + "..." else v}"
+        }
+        .mkString("(", ", ", ")")
+
     private def open(values: Seq[Option[String]]): Unit = {
       val name = f"part-$part%05d-${UUID.randomUUID()}.c000$ext"
-      val dir = randomPrefix match {
+      val dir = layout.randomPrefix match {
         case Some(n) => Some(scala.util.Random.alphanumeric.take(n).mkString)
         case None if partitionColumns.nonEmpty =>
           Some(PartitionValueText.directory(partitionColumns, values))
@@ -242,7 +256,7 @@ private[txlog] object DataFiles {
       writer = null
       val path = new Path(root, relative)
       val status = path.getFileSystem(conf.value).getFileStatus(path)
-      val pv = partitionColumns.zip(current).toMap.map { case (k, v) => k -> v.orNull }
+      val pv = layout.partitionKeys.zip(current).toMap.map { case (k, v) => k -> v.orNull }
       out += Row(
         new Path(relative).toUri.toString,
         pv,

@@ -1,7 +1,7 @@
 package txlog.write
 
 import org.apache.spark.sql.{Column, DataFrame}
-import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.functions.{col, expr, lit}
 import org.apache.spark.sql.types._
 
 import txlog.TxlogErrors
@@ -41,6 +41,9 @@ private[txlog] object TableSchemaCheck {
             )
           }
           col(quote(g.name)).as(t.name)
+        case None if t.metadata.contains("delta.generationExpression") =>
+          // a generated column left out is computed, as delta-spark computes it
+          expr(t.metadata.getString("delta.generationExpression")).cast(t.dataType).as(t.name)
         case None if t.nullable => lit(null).cast(t.dataType).as(t.name)
         case None =>
           throw TxlogErrors.schemaMismatch(

@@ -8,6 +8,7 @@ import org.apache.spark.sql.types._
 
 import txlog.{Metadata, Protocol, Transaction, TxlogErrors, WriteOptions, WriteResult}
 import txlog.protocol.{ColumnMapping, WriterGate}
+import txlog.scan.PhysicalSchema
 import txlog.table.TableContext
 import txlog.txn.TableCreation
 
@@ -38,6 +39,12 @@ private[txlog] object TableWrite {
       case (_, Some(v)) if v < 0 =>
         throw TxlogErrors.invalidArgument("txnVersion", s"$v is negative")
       case _ => ()
+    }
+    if (options.replaceWhere.isDefined && mode != "overwrite") {
+      throw TxlogErrors.invalidArgument(
+        "replaceWhere",
+        s"applies to mode \"overwrite\" (the write's mode is \"$mode\")"
+      )
     }
     val existing = exists(ctx)
     if (!existing) create(ctx, df, options, mode)
@@ -109,6 +116,9 @@ private[txlog] object TableWrite {
     }
   }
 
+  /** Writes `df`'s files and commits them; with `replace`, removing the files of the version read
+    * (those `options.replaceWhere` selects, when given).
+    */
   private def commitData(
       ctx: TableContext,
       txn: Transaction,
@@ -122,6 +132,10 @@ private[txlog] object TableWrite {
     val version = txn.readVersion
     WriterGate.check(ctx.root, version, p, "write data")
     refuseUnimplemented(ctx.root, p, md)
+    val where = options.replaceWhere
+    // checked (parsed, partition columns only) before any file is written
+    val filesWhere = where.map(PartitionPredicate.onFiles(ctx.spark, "replaceWhere", _, md))
+    val extraChecks = where.map(w => RowCheck(s"replaceWhere ($w)", w)).toSeq
     val parts = md.partitionColumns
     parts.foreach { c =>
       val t = md.schema(c).dataType
@@ -135,31 +149,39 @@ private[txlog] object TableWrite {
     }
     val dataColumns = StructType(md.schema.fields.filterNot(f => parts.contains(f.name)))
     val stats = StatsSpec.of(ctx.root, dataColumns, md.configuration, ColumnMapping.physicalName)
+    val mapping = mappingMode(md)
+    // files are written with every field nullable, as delta-spark writes them (NOT NULL is checked
+    // by the job itself), under column mapping with physical names and field ids
+    val fileSchema = TableSchemaCheck.nullable(PhysicalSchema.forWrite(dataColumns, mapping))
+    val layout = FileLayout(
+      partitionColumns = parts,
+      partitionKeys = parts.map(c => ColumnMapping.physicalName(md.schema(c))),
+      // delta-spark puts the files of column-mapped tables under random prefixes (a partition
+      // directory named after a column would outlive a rename)
+      randomPrefix = randomPrefix(md, forced = PhysicalSchema.maps(mapping))
+    )
     val tight = p.hasWriterFeature("deletionVectors")
-    val notNull = md.schema.fields.filter(!_.nullable).map(_.name).toSeq
-    val written = DataFiles.write(
-      df,
-      ctx.table,
-      parts,
-      dataColumns,
-      stats,
-      tight,
-      md.configuration,
-      notNull
-    ) // fmt: skip
+    val checks = RowChecks.of(md) ++ extraChecks
+    val checked = RowChecks.withChecks(ctx.root, df, checks)
+    val written =
+      DataFiles.write(checked, ctx.table, layout, fileSchema, stats, tight, checks.map(_.name))
     txn.addFiles(written.adds)
-    if (replace) {
-      val old = txn.readFiles()
-      txn.removeFiles(
-        old.select(
-          col("path"),
-          col("partitionValues"),
-          col("size"),
-          lit(true).as("extendedFileMetadata"),
-          lit(true).as("dataChange")
+    val removed =
+      if (!replace) 0L
+      else {
+        val old = filesWhere.fold(txn.readFiles())(txn.readFiles)
+        val n = if (filesWhere.isEmpty) txn.readSnapshot.fold(0L)(_.numFiles) else old.count()
+        txn.removeFiles(
+          old.select(
+            col("path"),
+            col("partitionValues"),
+            col("size"),
+            lit(true).as("extendedFileMetadata"),
+            lit(true).as("dataChange")
+          )
         )
-      )
-    }
+        n
+      }
     for (app <- options.txnAppId; v <- options.txnVersion) txn.setAppTransaction(app, v)
     val modeName = mode match {
       case "overwrite" => "Overwrite"
@@ -169,7 +191,8 @@ private[txlog] object TableWrite {
     }
     val r = txn.commit(
       "WRITE",
-      Map("mode" -> modeName, "partitionBy" -> jsonArray(parts)),
+      Map("mode" -> modeName, "partitionBy" -> jsonArray(parts)) ++
+        where.map(w => "predicate" -> jsonArray(Seq(w))),
       Map(
         "numFiles" -> written.numFiles.toString,
         "numOutputRows" -> written.rows.toString,
@@ -183,7 +206,7 @@ private[txlog] object TableWrite {
       written.numFiles,
       written.rows,
       written.bytes,
-      if (replace) txn.readSnapshot.fold(0L)(_.numFiles) else 0L,
+      removed,
       Some(r)
     )
   }
@@ -191,31 +214,40 @@ private[txlog] object TableWrite {
   /** Table features whose data rules this writer does not implement yet:
     * UNSUPPORTED_WRITER_FEATURES naming them, before anything is written.
     */
-  private def refuseUnimplemented(table: String, p: Protocol, md: Metadata): Unit = {
-    val mode = md.configuration.getOrElse("delta.columnMapping.mode", "none").trim
-    if (!mode.equalsIgnoreCase("none")) {
-      throw TxlogErrors.unsupportedWriteFeature(table, s"column mapping (mode $mode)")
+  private def mappingMode(md: Metadata): String =
+    md.configuration
+      .getOrElse(ColumnMapping.ModeProperty, "none")
+      .trim
+      .toLowerCase(Locale.ROOT)
+
+  /** The random directory length files go under (`delta.randomizeFilePrefixes`, or `forced`), of
+    * `delta.randomPrefixLength` characters (2).
+    */
+  private def randomPrefix(md: Metadata, forced: Boolean): Option[Int] = {
+    val on = forced || md.configuration
+      .get("delta.randomizeFilePrefixes")
+      .exists(_.trim.equalsIgnoreCase("true"))
+    if (!on) None
+    else {
+      val text = md.configuration.getOrElse("delta.randomPrefixLength", "2").trim
+      val n = scala.util.Try(text.toInt).toOption.filter(_ > 0).getOrElse {
+        throw TxlogErrors.invalidSetting("delta.randomPrefixLength", text, "a positive integer")
+      }
+      Some(n)
     }
-    val constraints =
-      md.configuration.keys.filter(_.toLowerCase(Locale.ROOT).startsWith("delta.constraints."))
-    if (constraints.nonEmpty) {
+  }
+
+  private def refuseUnimplemented(table: String, p: Protocol, md: Metadata): Unit = {
+    val mapping = mappingMode(md)
+    if (mapping != "none" && !PhysicalSchema.maps(mapping)) {
+      throw TxlogErrors.unsupportedWriteFeature(table, s"column mapping mode $mapping")
+    }
+    val identity = fieldsWith(md.schema, "delta.identity.start", Nil)
+    if (identity.nonEmpty) {
       throw TxlogErrors.unsupportedWriteFeature(
         table,
-        s"CHECK constraints (${constraints.toSeq.sorted.mkString(", ")})"
+        s"identity columns (${identity.mkString(", ")})"
       )
-    }
-    val keys = Seq(
-      "delta.invariants" -> "column invariants",
-      "delta.generationExpression" -> "generated columns",
-      "delta.identity.start" -> "identity columns"
-    )
-    keys.foreach { case (key, what) =>
-      val cols = fieldsWith(md.schema, key, Nil)
-      if (cols.nonEmpty)
-        throw TxlogErrors.unsupportedWriteFeature(
-          table,
-          s"$what (${cols.mkString(", ")})"
-        )
     }
   }
 

@@ -77,6 +77,85 @@ class DataWriteSuite extends SparkSuite {
     }
   }
 
+  /** `json` with the physical names of `t`'s columns (column mapping) replaced by their logical
+    * names, so that the statistics of two tables with the same schema compare.
+    */
+  private def logicalNames(t: String, json: String): String = {
+    def pairs(st: org.apache.spark.sql.types.StructType): Seq[(String, String)] = st.fields.toSeq
+      .flatMap { f =>
+        val inner = f.dataType match {
+          case s: org.apache.spark.sql.types.StructType => pairs(s)
+          case _                                        => Nil
+        }
+        (txlog.protocol.ColumnMapping.physicalName(f) -> f.name) +: inner
+      }
+    pairs(DeltaLog.forTable(spark, t).snapshot().metadata.schema).foldLeft(json) {
+      case (j, (physical, logical)) => j.replace("\"" + physical + "\"", "\"" + logical + "\"")
+    }
+  }
+
+  for (mode <- Seq("name", "id"))
+    test(s"column mapping ($mode): physical names and field ids, as delta-spark writes them") {
+      rows.createOrReplaceTempView("write_rows")
+      def create(t: String): Unit = spark.sql(
+        s"CREATE TABLE delta.`$t` USING delta PARTITIONED BY (part) " +
+          s"TBLPROPERTIES ('delta.columnMapping.mode' = '$mode') " +
+          "AS SELECT * FROM write_rows WHERE false"
+      )
+      val (ours, theirs) = (table("write-cm-ours"), table("write-cm-delta"))
+      create(ours)
+      create(theirs)
+      val df = rows.coalesce(1)
+      DeltaLog.write(df, ours)
+      df.write.format("delta").mode("append").save(theirs)
+      val expected = sortedRows(spark.read.format("delta").load(theirs))
+      assert(sortedRows(spark.read.format("delta").load(ours)) === expected)
+      assert(sortedRows(DeltaLog.forTable(spark, ours).read()) === expected)
+      val files = DeltaLog.forTable(spark, ours).snapshot().allFiles.select("path").collect()
+      assert(files.forall(!_.getString(0).startsWith("part=")), "random prefixes, as delta-spark")
+      def stats(t: String) = statsByPartition(t).map { case (k, v) =>
+        k.values.toSeq -> logicalNames(t, v)
+      }
+      assert(stats(ours) === stats(theirs))
+      // a column renamed after the write still reads: the files hold physical names
+      spark.sql(s"ALTER TABLE delta.`$ours` RENAME COLUMN name TO label")
+      val renamed = spark.read.format("delta").load(ours).where("label = 'n13'")
+      assert(renamed.select("id").collect().map(_.getLong(0)).toSeq === Seq(13L))
+    }
+
+  test("deletion vectors, row tracking, in-commit timestamps, change data feed: as delta-spark") {
+    val props = Seq(
+      "delta.enableDeletionVectors",
+      "delta.enableRowTracking",
+      "delta.enableInCommitTimestamps",
+      "delta.enableChangeDataFeed"
+    ).map(k => s"'$k' = 'true'").mkString(", ")
+    val (ours, theirs) = (table("write-feat-ours"), table("write-feat-delta"))
+    Seq(ours, theirs).foreach { t =>
+      spark.sql(
+        s"CREATE TABLE delta.`$t` (id BIGINT, name STRING) USING delta TBLPROPERTIES ($props)"
+      )
+    }
+    val df = spark.sql("SELECT id, concat('n', id) AS name FROM range(0, 20)").coalesce(1)
+    val r = DeltaLog.write(df, ours)
+    df.write.format("delta").mode("append").save(theirs)
+    // tightBounds on tables that support deletion vectors
+    assert(statsByPartition(ours) === statsByPartition(theirs))
+    assert(statsByPartition(ours).values.forall(_.contains("\"tightBounds\":true")))
+    def ids(t: String) = spark.read
+      .format("delta")
+      .load(t)
+      .select("id", "_metadata.row_id", "_metadata.row_commit_version")
+      .collect()
+    assert(ids(ours).map(_.getLong(1)).toSet.size === 20)
+    assert(ids(ours).forall(_.getLong(2) === r.version))
+    val changes = spark.sql(s"SELECT * FROM table_changes_by_path('$ours', ${r.version})")
+    assert(changes.where("_change_type = 'insert'").count() === 20)
+    spark.sql(s"DELETE FROM delta.`$ours` WHERE id < 5")
+    assert(spark.read.format("delta").load(ours).count() === 15)
+    assert(DeltaLog.forTable(spark, ours).read().count() === 15)
+  }
+
   test("delta-spark skips the files of a table txlog wrote by their statistics") {
     val t = table("write-skip")
     DeltaLog.write(rows.repartition(6, col("id")).sortWithinPartitions("id"), t)
@@ -113,6 +192,32 @@ class DataWriteSuite extends SparkSuite {
     assert(history.getAs[String]("operation") === "WRITE")
     assert(history.getAs[Map[String, String]]("operationParameters")("mode") === "Overwrite")
     assert(history.getAs[Map[String, String]]("operationMetrics")("numOutputRows") === "3")
+  }
+
+  test("df.write.format(\"txlog\"): save modes, partitionBy, table properties, options checked") {
+    val t = table("write-source")
+    val df = spark.sql("SELECT id, CAST(id % 2 AS STRING) AS p FROM range(6)")
+    df.write
+      .format("txlog")
+      .partitionBy("p")
+      .option("delta.appendOnly", "false")
+      .option("delta.enableChangeDataFeed", "true")
+      .save(t)
+    val snap = DeltaLog.forTable(spark, t).snapshot()
+    assert(snap.metadata.partitionColumns === Seq("p"))
+    assert(snap.metadata.configuration.get("delta.enableChangeDataFeed").contains("true"))
+    df.write.format("txlog").mode("append").save(t)
+    assert(spark.read.format("delta").load(t).count() === 12)
+    df.where("id < 2").write.format("txlog").mode("overwrite").save(t)
+    assert(sortedRows(spark.read.format("txlog").load(t)) === Seq("{0, 0}", "{1, 1}"))
+    val e = intercept[TxlogException](df.write.format("txlog").mode("error").save(t))
+    assert(e.errorClass === "TABLE_ALREADY_EXISTS")
+    df.write.format("txlog").mode("ignore").save(t)
+    val bad = intercept[TxlogException](
+      df.write.format("txlog").mode("append").option("mergeSchema", "true").save(t)
+    )
+    assert(bad.errorClass === "INVALID_ARGUMENT" && bad.getMessage.contains("mergeschema"))
+    assert(DeltaLog.forTable(spark, t).snapshot().version === 2)
   }
 
   test("an application's version is written once") {
@@ -213,39 +318,6 @@ class DataWriteSuite extends SparkSuite {
     assert(e.getMessage.contains("id"))
     DeltaLog.write(spark.sql("SELECT id, 'a' AS s FROM range(4)"), t)
     assert(spark.read.format("delta").load(t).count() === 4)
-  }
-
-  test("features whose data rules txlog does not write are refused: UNSUPPORTED_WRITER_FEATURES") {
-    val checked = table("write-check")
-    spark.sql(s"CREATE TABLE delta.`$checked` (id BIGINT) USING delta")
-    spark.sql(s"ALTER TABLE delta.`$checked` ADD CONSTRAINT positive CHECK (id > 0)")
-    refused(checked, "UNSUPPORTED_WRITER_FEATURES")(
-      DeltaLog.write(spark.range(1, 3).toDF("id"), checked)
-    )
-    val mapped = table("write-cm")
-    spark.sql(
-      s"CREATE TABLE delta.`$mapped` (id BIGINT) USING delta " +
-        "TBLPROPERTIES ('delta.columnMapping.mode' = 'name')"
-    )
-    refused(mapped, "UNSUPPORTED_WRITER_FEATURES")(
-      DeltaLog.write(spark.range(1, 3).toDF("id"), mapped)
-    )
-    val generated = table("write-gen")
-    io.delta.tables.DeltaTable
-      .create(spark)
-      .location(generated)
-      .addColumn("id", "BIGINT")
-      .addColumn(
-        io.delta.tables.DeltaTable
-          .columnBuilder(spark, "twice")
-          .dataType("BIGINT")
-          .generatedAlwaysAs("id * 2")
-          .build()
-      )
-      .execute()
-    refused(generated, "UNSUPPORTED_WRITER_FEATURES") {
-      DeltaLog.write(spark.sql("SELECT id, id * 2 AS twice FROM range(2)"), generated)
-    }
   }
 
   test("string statistics are cut as delta-spark cuts them") {
