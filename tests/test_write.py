@@ -108,3 +108,25 @@ def test_replace_where_and_delete(spark: SparkSession, tmp_path: Path) -> None:
     with pytest.raises(errors.InvalidArgumentError, match="partition columns"):
         log.delete("id > 3")
     assert log.delete("p = 'none'").committed is False
+
+
+def test_optimize_compacts_and_delta_rs_reads_the_same_rows(spark: SparkSession,
+                                                            tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    rows = spark.sql("SELECT id, CAST(id % 2 AS STRING) AS p FROM range(100)")
+    txlog.write(rows.repartition(5), path, partition_by=["p"])
+    txlog.write(rows.repartition(5), path)
+    log = txlog.DeltaLog.for_table(spark, path)
+    before = sorted(deltalake.DeltaTable(path).to_pyarrow_table()["id"].to_pylist())
+    dry = log.optimize(dry_run=True)
+    assert isinstance(dry, txlog.OptimizeResult) and dry.dry_run and not dry.committed
+    assert dry.num_removed_files == 20 and dry.num_bins == 2
+    r = log.optimize()
+    assert r.committed and r.num_added_files == 2 and r.num_removed_files == 20
+    table = deltalake.DeltaTable(path)
+    assert len(table.file_uris()) == 2
+    assert sorted(table.to_pyarrow_table()["id"].to_pylist()) == before
+    with pytest.raises(errors.InvalidArgumentError):
+        log.optimize(where="id > 3")
+    with pytest.raises(TypeError, match="dry_run"):
+        log.optimize(dry_run="yes")  # type: ignore[arg-type]

@@ -19,7 +19,7 @@ from .restore import RestoreResult
 from .snapshot import Metadata, Protocol, Snapshot
 from .transaction import CommitResult, Transaction
 from .vacuum import VacuumResult
-from .write import DeleteResult, WriteResult, write
+from .write import DeleteResult, OptimizeResult, WriteResult, write
 
 __all__ = [
     "configure_spark",
@@ -34,6 +34,7 @@ __all__ = [
     "write",
     "WriteResult",
     "DeleteResult",
+    "OptimizeResult",
     "Snapshot",
     "Protocol",
     "Metadata",

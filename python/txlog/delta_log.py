@@ -27,7 +27,7 @@ from ._gateway import call, call_text, java_session, jvm_facade
 from .maintenance import TableMaintenance
 from .snapshot import Snapshot
 from .transaction import Transaction
-from .write import DeleteResult
+from .write import DeleteResult, OptimizeResult
 
 __all__ = ["DeltaLog", "CheckpointResult", "create_table"]
 
@@ -207,6 +207,36 @@ class DeltaLog(TableMaintenance):
         if not predicate.strip():
             raise ValueError("predicate must be a non-empty SQL condition")
         return DeleteResult._of(call_text(self._facade.delete, self._jlog, predicate))
+
+    def optimize(
+        self,
+        where: str | None = None,
+        target_size: int | None = None,
+        min_file_size: int | None = None,
+        dry_run: bool = False,
+    ) -> OptimizeResult:
+        """OPTIMIZE: compacts the small files of the partitions ``where`` selects (a SQL
+        condition on partition columns; every partition without it) into files of about
+        ``target_size`` bytes, applying deletion vectors, in one commit whose adds and removes
+        change no data (delta-spark's bin-packing; both sizes default to its 1 GiB). With
+        ``dry_run`` nothing is written.
+
+        >>> log.optimize(dry_run=True).num_removed_files
+        120
+        """
+        options: dict[str, str] = {}
+        if where is not None:
+            if not isinstance(where, str):
+                raise TypeError(f"where must be a str, got {type(where).__name__}")
+            options["where"] = where
+        for name, key, value in (("target_size", "targetSize", target_size),
+                                 ("min_file_size", "minFileSize", min_file_size)):
+            if value is not None:
+                options[key] = _whole_number(name, value)
+        if not isinstance(dry_run, bool):
+            raise TypeError(f"dry_run must be a bool, got {type(dry_run).__name__}")
+        options["dryRun"] = "true" if dry_run else "false"
+        return OptimizeResult._of(call_text(self._facade.optimize, self._jlog, options))
 
     def history(self) -> DataFrame:
         """The commit history, newest first: version, timestamp, operation,

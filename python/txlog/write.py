@@ -17,7 +17,7 @@ from pyspark.sql import DataFrame
 from ._args import _path_text, _str_map, _whole_number
 from ._gateway import call_text, java_session, jvm_facade
 
-__all__ = ["write", "WriteResult", "DeleteResult"]
+__all__ = ["write", "WriteResult", "DeleteResult", "OptimizeResult"]
 
 _MODES = ("append", "overwrite", "error", "ignore")
 
@@ -81,6 +81,32 @@ class DeleteResult:
             num_removed_bytes=int(doc["num_removed_bytes"]),
             num_deleted_rows=None if rows is None else int(rows),
         )
+
+
+@dataclass(frozen=True)
+class OptimizeResult:
+    """What :meth:`txlog.DeltaLog.optimize` did (or, with ``dry_run``, would do):
+    ``num_removed_files`` files of ``num_removed_bytes`` bytes compacted in ``num_bins`` groups
+    into ``num_added_files`` files of ``num_added_bytes`` bytes, committed as ``version``
+    (``committed`` false in a dry run or when nothing was worth compacting).
+    ``num_files_considered`` files were small enough; ``num_files_remaining`` of them are left
+    for another run (one run compacts at most 100,000)."""
+
+    version: int
+    committed: bool
+    dry_run: bool
+    num_bins: int
+    num_removed_files: int
+    num_removed_bytes: int
+    num_added_files: int
+    num_added_bytes: int
+    num_files_considered: int
+    num_files_remaining: int
+
+    @classmethod
+    def _of(cls, summary: str) -> OptimizeResult:
+        doc = json.loads(summary)
+        return cls(**{f: doc[f] for f in cls.__dataclass_fields__})
 
 
 def write(

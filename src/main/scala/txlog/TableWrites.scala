@@ -1,7 +1,7 @@
 package txlog
 
-/** Data changes of a [[DeltaLog]]'s table beyond `DeltaLog.write`: deleting whole partitions
-  * (`txlog.write` does the work).
+/** Data changes of a [[DeltaLog]]'s table beyond `DeltaLog.write`: deleting whole partitions and
+  * OPTIMIZE (`txlog.write` does the work).
   *
   * {{{
   * val log = txlog.DeltaLog.forTable(spark, "/data/events")
@@ -23,4 +23,27 @@ trait TableWrites { self: DeltaLog =>
     */
   def delete(predicate: String): DeleteResult =
     txlog.write.PartitionDelete.delete(context, predicate)
+
+  /** OPTIMIZE: compacts the small files of the partitions `where` selects (all without it; a SQL
+    * condition on partition columns) into files of about `targetSize` bytes, applying deletion
+    * vectors, as delta-spark's bin-packing does (files under `minFileSize`, or whose deletion
+    * vector deletes over 5% of their rows; both sizes default to delta-spark's 1 GiB). One commit
+    * removes the compacted files and adds the new ones with `dataChange` false, so readers of the
+    * change data feed and streams see no change; every older version still reads. With `dryRun`
+    * nothing is written and the result says what would be. INVALID_ARGUMENT for a bad `where` or
+    * size; UNSUPPORTED_WRITER_FEATURES on tables with row tracking (the rewritten rows would get
+    * new row ids); a concurrent commit removing a compacted file fails it with its conflict class.
+    *
+    * {{{
+    * val r = log.optimize(where = Some("date >= '2024-06-01'"))
+    * println(s"${r.numRemovedFiles} files into ${r.numAddedFiles}")
+    * }}}
+    */
+  def optimize(
+      where: Option[String] = None,
+      targetSize: Long = txlog.write.Optimize.DefaultTargetSize,
+      minFileSize: Long = txlog.write.Optimize.DefaultTargetSize,
+      dryRun: Boolean = false
+  ): OptimizeResult =
+    txlog.write.Optimize.optimize(context, where, targetSize, minFileSize, dryRun)
 }

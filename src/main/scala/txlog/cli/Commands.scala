@@ -43,6 +43,16 @@ private[txlog] object Commands {
         rows = Some("candidates" -> df)
       )
     case "vacuum" => vacuum(log, args, step)
+    case "optimize" =>
+      step(if (dryRun(args)) "plan OPTIMIZE (dry run)" else "optimize")
+      val default = txlog.write.Optimize.DefaultTargetSize
+      val r = log.optimize(
+        args.options.get("where"),
+        long(args, "target-size").getOrElse(default),
+        long(args, "min-file-size").getOrElse(default),
+        dryRun(args)
+      )
+      Outcome(r.summaryFields)
     case "restore" =>
       val r = log.restoreWith(
         txlog.restore.Restore.Options(
@@ -88,11 +98,12 @@ private[txlog] object Commands {
     case other => throw TxlogErrors.invalidArgument("command", s"unknown command '$other'")
   }
 
-  /** Whether the command only says what it would do: the default for cleanup, vacuum and repair,
-    * which delete or remove (restore deletes no data, so it runs unless --dry-run).
+  /** Whether the command only says what it would do: the default for cleanup, vacuum, repair and
+    * optimize, which delete, remove or rewrite (restore deletes no data, so it runs unless
+    * --dry-run).
     */
   def dryRun(args: Args): Boolean =
-    args.dryRun.getOrElse(Set("cleanup", "vacuum", "repair")(args.command))
+    args.dryRun.getOrElse(Set("cleanup", "vacuum", "repair", "optimize")(args.command))
 
   /** vacuum: the result's numbers, then `files` (relative paths), streamed. */
   private def vacuum(log: DeltaLog, args: Args, step: String => Unit): Outcome = {

@@ -91,6 +91,17 @@ private[txlog] object Help {
       flags = DryRunOrExecute ++ Set("force", "remove-files-with-missing-dv")
     ),
     Command(
+      "optimize",
+      "compact small files into files of about the target size (a dry run unless --execute)",
+      "  --where SQL        a condition on partition columns (default: every partition)\n" +
+        "  --target-size N    bytes per file written (default 1 GiB, as delta-spark)\n" +
+        "  --min-file-size N  files smaller than this are compacted (default 1 GiB)\n" +
+        "  --dry-run    say how many files would be compacted into how many (the default)\n" +
+        "  --execute    compact them (one OPTIMIZE commit; deletes no data file)\n",
+      valued = Set("where", "target-size", "min-file-size"),
+      flags = DryRunOrExecute
+    ),
+    Command(
       "restore",
       "restore the table to an older version (one RESTORE commit; deletes no data file)",
       "  --version N | --timestamp TS   the version, or the latest commit at or before TS\n" +

@@ -60,4 +60,26 @@ private[python] trait WriteFacade extends FacadeArgs {
   /** `DeltaLog.delete`; the result's summary as JSON. Example: `PythonFacade.delete(log, "d < 3")`.
     */
   def delete(log: DeltaLog, predicate: String): String = log.delete(predicate).toJson
+
+  private val OptimizeKeys = Set("where", "targetSize", "minFileSize", "dryRun")
+
+  /** `DeltaLog.optimize` by options: `where`, `targetSize`, `minFileSize` (bytes), `dryRun`
+    * ("false" by default); the result's summary as JSON. Example: `PythonFacade.optimize(log,
+    * {"dryRun": "true"})`.
+    */
+  def optimize(log: DeltaLog, options: JMap[String, String]): String = {
+    val o = asScala(options)
+    (o.keySet -- OptimizeKeys).toSeq.sorted.headOption.foreach { k =>
+      throw TxlogErrors.invalidArgument(k, "unknown optimize option")
+    }
+    val default = txlog.write.Optimize.DefaultTargetSize
+    log
+      .optimize(
+        o.get("where"),
+        OptionValues.wholeNumber(o, "targetSize").getOrElse(default),
+        OptionValues.wholeNumber(o, "minFileSize").getOrElse(default),
+        OptionValues.flag(o, "dryRun", default = false)
+      )
+      .toJson
+  }
 }

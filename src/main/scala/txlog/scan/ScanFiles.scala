@@ -1,7 +1,7 @@
 package txlog.scan
 
 import org.apache.hadoop.fs.FileStatus
-import org.apache.spark.sql.Row
+import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.{Expression, SubqueryExpression}
 import org.apache.spark.sql.execution.datasources.{FileStatusWithMetadata, PartitionDirectory}
@@ -52,7 +52,8 @@ private[txlog] object ScanFiles {
       snapshot: Snapshot,
       table: ScanTable,
       partitionFilters: Seq[Expression],
-      dataFilters: Seq[Expression]
+      dataFilters: Seq[Expression],
+      only: Option[DataFrame] = None
   ): Selection = {
     val md = snapshot.metadata
     val usable = dataFilters.filterNot(SubqueryExpression.hasSubquery)
@@ -61,8 +62,10 @@ private[txlog] object ScanFiles {
     val (files, stats) =
       if (statsColumns.isEmpty) (snapshot.reconciledFiles, lit(null))
       else ScanStats.plan(snapshot, statsColumns)
-    val typed = files
-      .where(col("add.path").isNotNull)
+    val live = files.where(col("add.path").isNotNull)
+    // a scan of some of the files (OPTIMIZE's): those `only` names, by path
+    val chosen = only.fold(live)(o => live.join(o, live("add.path") === o("path"), "left_semi"))
+    val typed = chosen
       .select(
         col("add.path").as("path"),
         col("add.size").as("size"),

@@ -2,6 +2,7 @@ package txlog.scan
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.internal.Logging
+import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.execution.datasources.{FileIndex, PartitionDirectory}
 import org.apache.spark.sql.types.StructType
@@ -16,8 +17,11 @@ import txlog.Snapshot
   * val index = new SnapshotFileIndex(snapshot, ScanTable(snapshot))
   * }}}
   */
-private[txlog] final class SnapshotFileIndex(val snapshot: Snapshot, table: ScanTable)
-    extends FileIndex
+private[txlog] final class SnapshotFileIndex(
+    val snapshot: Snapshot,
+    table: ScanTable,
+    private val only: Option[DataFrame] = None
+) extends FileIndex
     with Logging {
 
   override def rootPaths: Seq[Path] = Seq(new Path(snapshot.tablePath))
@@ -34,7 +38,7 @@ private[txlog] final class SnapshotFileIndex(val snapshot: Snapshot, table: Scan
     last match {
       case Some((k, dirs)) if k == key => dirs
       case _ =>
-        val selected = ScanFiles.select(snapshot, table, partitionFilters, dataFilters)
+        val selected = ScanFiles.select(snapshot, table, partitionFilters, dataFilters, only)
         selections.incrementAndGet()
         logInfo(
           s"txlog scan of ${snapshot.tablePath} v${snapshot.version}: ${selected.files} files " +
@@ -68,6 +72,8 @@ private[txlog] final class SnapshotFileIndex(val snapshot: Snapshot, table: Scan
   override def sizeInBytes: Long = snapshot.sizeInBytes
 
   override def equals(other: Any): Boolean = other match {
+    // an index of some of the files equals only itself
+    case o: SnapshotFileIndex if only.nonEmpty || o.only.nonEmpty => o eq this
     case o: SnapshotFileIndex =>
       o.snapshot.tablePath == snapshot.tablePath && o.snapshot.version == snapshot.version
     case _ => false

@@ -31,12 +31,14 @@ private[txlog] final case class WrittenFiles(
 
 /** Where a write's files go: the table's partition columns (logical names, as in the written
   * DataFrame), the keys of their values in `partitionValues` (physical names), and the length of
-  * the random directory files go under instead of partition directories, if any.
+  * the random directory files go under instead of partition directories, if any; whether the adds
+  * change data (false for OPTIMIZE's).
   */
 private[txlog] final case class FileLayout(
     partitionColumns: Seq[String],
     partitionKeys: Seq[String],
-    randomPrefix: Option[Int]
+    randomPrefix: Option[Int],
+    dataChange: Boolean = true
 )
 
 /** The Spark job writing a DataFrame's rows as parquet data files under a table's root: one file
@@ -48,6 +50,11 @@ private[txlog] final case class FileLayout(
   * never named in the log (vacuum removes them).
   */
 private[txlog] object DataFiles {
+
+  /** A column of the written DataFrame (not written) whose value change starts a new file even in
+    * the same partition: OPTIMIZE's bin.
+    */
+  val BinColumn = "__txlog_bin"
 
   /** Column names the written entries have, in order. */
   val AddSchema: StructType = new StructType()
@@ -82,16 +89,16 @@ private[txlog] object DataFiles {
     val partTypes = partOrdinals.map(schema(_).dataType)
     val dataOrdinals = schema.fields.indices
       .filterNot(partOrdinals.contains)
-      .filterNot(i => schema(i).name.startsWith(RowChecks.Prefix))
+      .filterNot(i => schema(i).name.startsWith(RowChecks.Prefix) || schema(i).name == BinColumn)
+    val binOrdinal = if (schema.fieldNames.contains(BinColumn)) schema.fieldIndex(BinColumn) else -1
     val checkOrdinals = checks.indices.map(i => schema.fieldIndex(s"${RowChecks.Prefix}$i")).toArray
     val job = Job.getInstance(table.fs.getConf)
     val factory: OutputWriterFactory =
       new ParquetFileFormat().prepareWrite(spark, job, table.readOptions, dataColumns)
     val conf = new SerializableConf(job.getConfiguration)
     val root = table.root
-    val sorted =
-      if (partitionColumns.isEmpty) df
-      else df.sortWithinPartitions(partitionColumns.map(col): _*)
+    val sortBy = (if (binOrdinal >= 0) Seq(BinColumn) else Nil) ++ partitionColumns
+    val sorted = if (sortBy.isEmpty) df else df.sortWithinPartitions(sortBy.map(col): _*)
     val statsType = stats.schema(tightBounds)
     val jobId = UUID.randomUUID().toString.take(8)
     val rows = sorted.queryExecution.toRdd.mapPartitionsWithIndex { (part, it) =>
@@ -109,7 +116,8 @@ private[txlog] object DataFiles {
         partOrdinals,
         dataOrdinals,
         schema,
-        checkOrdinals.zip(checks)
+        checkOrdinals.zip(checks),
+        binOrdinal
       )
       task.run(it)
     }
@@ -129,7 +137,7 @@ private[txlog] object DataFiles {
             col("partitionValues"),
             col("size"),
             col("modificationTime"),
-            lit(true).as("dataChange"),
+            lit(layout.dataChange).as("dataChange"),
             to_json(col("statsStruct")).as("stats"),
             col("numRecords")
           )
@@ -172,7 +180,8 @@ private[txlog] object DataFiles {
       partOrdinals: Seq[Int],
       dataOrdinals: Seq[Int],
       schema: StructType,
-      checks: Array[(Int, String)]
+      checks: Array[(Int, String)],
+      binOrdinal: Int
   ) {
     private val partitionColumns = layout.partitionColumns
     private val project = UnsafeProjection.create(
@@ -188,6 +197,7 @@ private[txlog] object DataFiles {
     private val out = Vector.newBuilder[Row]
     private var writer: OutputWriter = null
     private var current: Seq[Option[String]] = null
+    private var currentBin = 0
     private var relative: String = null
     private var fileStats: FileStatistics = null
 
@@ -207,8 +217,10 @@ private[txlog] object DataFiles {
               partTypes(k)
             )
           }
-          if (writer == null || values != current) {
+          val bin = if (binOrdinal < 0) 0 else row.getInt(binOrdinal)
+          if (writer == null || values != current || bin != currentBin) {
             close()
+            currentBin = bin
             open(values)
           }
           val data = project(row)
@@ -230,7 +242,7 @@ private[txlog] object DataFiles {
     /** The table columns of `row`, as `name = value`, each value cut to 50 characters. */
     private def describe(row: InternalRow): String =
       schema.fields.indices
-        .filterNot(i => schema(i).name.startsWith(RowChecks.Prefix))
+        .filter(i => dataOrdinals.contains(i) || partOrdinals.contains(i))
         .map { i =>
           val v = if (row.isNullAt(i)) "null" else String.valueOf(row.get(i, schema(i).dataType))
           s"${schema(i).name} = ${if (v.length > 50) v.take(50) + "..." else v}"

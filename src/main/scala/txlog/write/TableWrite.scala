@@ -223,7 +223,7 @@ private[txlog] object TableWrite {
   /** The random directory length files go under (`delta.randomizeFilePrefixes`, or `forced`), of
     * `delta.randomPrefixLength` characters (2).
     */
-  private def randomPrefix(md: Metadata, forced: Boolean): Option[Int] = {
+  private[write] def randomPrefix(md: Metadata, forced: Boolean): Option[Int] = {
     val on = forced || md.configuration
       .get("delta.randomizeFilePrefixes")
       .exists(_.trim.equalsIgnoreCase("true"))
