@@ -33,6 +33,9 @@ def summarise(results: list[dict], driver_memory: str, warmup: int) -> dict:
         "driver_memory": driver_memory if results[0]["memory"]["jvm_rss_mb"] else None,
         "runs": f"{len(warm)} warm (after {warmup} warm-up), {len(cold)} cold",
     }
+    last = results[0]["runs"][-1]
+    if "files_written" in last:  # W10: what the (last) timed write added
+        figure.update(files_written=last["files_written"], bytes_written=last["bytes_written"])
     if "tables" in results[0]["runs"][0]:  # W15: each pass's tables, for golden_tables.compare
         figure["tables_runs"] = [run["tables"] for run in results[0]["runs"]]
         figure["warm_from"] = 1 + warmup

@@ -1,4 +1,4 @@
-"""The workloads (W1-W9, W12-W15) at full or smoke scale, as jobs over generated tables.
+"""The workloads (W1-W10, W12-W15) at full or smoke scale, as jobs over generated tables.
 
 Load workloads have a second measured path, the file list (task `load_files`, job ids
 suffixed `-files`); W1, W2, W3 and W7 have a stat-less variant (`-nostats`) beside the default
@@ -15,6 +15,7 @@ import gen_logs
 import golden_tables
 import scans
 import vacuum_table
+import write_data
 
 W9_TABLE_COMMITS = 10  # W9's table: a W2-shaped table of 10 commits (100 files)
 
@@ -27,6 +28,7 @@ class Scale:
     w9_seconds: int  # W9: how long the writers commit
     w14_files: int  # W14: data files on disk, a quarter of them unreferenced
     w13_rows: int  # W13: rows of the table with deletion vectors
+    w10_rows: int  # W10: rows written
 
 
 FULL = Scale(
@@ -36,10 +38,11 @@ FULL = Scale(
     w9_seconds=60,
     w14_files=200_000,
     w13_rows=10_000_000,
+    w10_rows=10_000_000,
 )
 SMOKE = Scale(
     w1_files=20_000, w2_commits=300, w4_files=(50_000, 100_000), w9_seconds=10, w14_files=2_000,
-    w13_rows=200_000,
+    w13_rows=200_000, w10_rows=200_000,
 )
 
 
@@ -52,7 +55,8 @@ class Job:
 
     @property
     def files(self) -> int:
-        """Live files in the snapshot the job produces (W14: data files on disk)."""
+        """Live files in the snapshot the job produces (W14: data files on disk; W10: the files
+        a Spark engine's timed write adds)."""
         m = self.table.manifest
         if self.task.startswith("vacuum"):
             return m["num_files"] + m["vacuum"]["num_files"]
@@ -88,6 +92,9 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
     """The jobs in running order (those in `only`, if given), generating or reusing just the
     tables they need."""
     n1, c2 = human(scale.w1_files), human(scale.w2_commits)
+    w10 = (f"{human(scale.w10_rows)} rows (10 columns of mixed types and 2 partition columns, "
+           f"{write_data.PARTITIONS} partitions; {write_data.SLICES} input partitions, ~"
+           f"{write_data.SLICES * write_data.PARTITIONS} files)")  # fmt: skip
     specs = [
         ("W1", "load", "w1", scale.w1_files, f"load: {n1} files in a checkpoint + 100 commits"),
         ("W1-files", "load_files", "w1", scale.w1_files, f"W1 through the file list ({n1})"),
@@ -135,6 +142,16 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
             f"{scale.w9_seconds} s: warm = seconds per commit (all writers)",
         ),
         *(
+            (job_id, task, "w10", scale.w10_rows, f"{what}: a fresh table each run, the input "
+             "cached before timing")
+            for job_id, task, what in (
+                ("W10-append", "write_append", f"append {w10} to a table created untimed with "
+                 f"{write_data.EXTRA_ROWS:,} rows"),
+                ("W10-overwrite", "write_overwrite", f"overwrite a table holding the same rows "
+                 f"(written untimed) with {w10}"),
+            )
+        ),
+        *(
             (
                 job_id,
                 task,
@@ -170,6 +187,7 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         "w7-nostats": lambda n: gen_logs.w7(n, "none"),
         "w15": lambda _: golden_tables.w15(),
         "w13": dv_table.w13,
+        "w10": write_data.w10,
     }  # fmt: skip
     tables: dict[tuple[str, int], gen_logs.Table] = {}  # w7 copies afresh: once per build
     chosen = []

@@ -1,5 +1,6 @@
 """Sections of RESULTS.md for issue #13's measurements: the bare-scan floor beside txlog (W1,
-W4), the golden tables (W15) and the effect of stats (each job beside its `-nostats` row)."""
+W4), the golden tables (W15) and the effect of stats (each job beside its `-nostats` row); and
+for issue #32's, the writes (W10)."""
 
 from __future__ import annotations
 
@@ -100,5 +101,34 @@ def stats_effect(results: dict, engines: list[str]) -> list[str]:
     return lines + _table(
         ["job", "engine", "warm (s)", "nostats warm (s)", "warm ratio", "cold (s)",
          "nostats cold (s)", "cold ratio"],
+        rows,
+    )  # fmt: skip
+
+
+def writes(results: dict, engines: list[str]) -> list[str]:
+    """W10: each engine's write of the same rows, what it wrote, and txlog's ratios."""
+    jobs = [j for j in results["jobs"] if j.startswith("W10")]
+    rows = []
+    for job in jobs:
+        table = results["tables"][results["jobs"][job]["table"]]
+        figures = {e: results["figures"][e].get(job, {}) for e in engines}
+        spark, rs = (figures.get(p, {}).get("warm_s") for p in ("delta-spark", "delta-rs"))
+        for e, f in figures.items():
+            if f.get("status") != "ok":
+                continue
+            warm = f["warm_s"]
+            rows.append([job, e, _num(warm), _num(f["cold_s"]), f.get("files_written", "–"),
+                         _num((f.get("bytes_written") or 0) / 2**20, 1),
+                         _num(table["rows"] / warm if warm else None, 0),
+                         _div(warm, spark), _div(warm, rs)])  # fmt: skip
+    if not rows:
+        return []
+    lines = ["## Writes (W10): the same rows written by each engine", "",
+             "Files and MiB: the live files the (last) timed write added and their size. Each "
+             "run wrote a fresh table and read it back afterwards: the aggregate over every "
+             "column equalled the expected one (bench/write_data.py).", ""]  # fmt: skip
+    return lines + _table(
+        ["job", "engine", "warm (s)", "cold (s)", "files", "MiB", "rows/s (warm)",
+         "warm ÷ delta-spark", "warm ÷ delta-rs"],
         rows,
     )  # fmt: skip

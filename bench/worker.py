@@ -34,6 +34,7 @@ import gen_logs
 import golden_tables
 import scans
 import vacuum_table
+import write_data
 from engines.base import Commit, Counts, Engine, GaveUp, Unavailable
 
 ENGINES = {
@@ -287,6 +288,8 @@ TASKS = {
     "plan_partition": lambda e, t, m: run_plan(e, t, m, "partition"),
     "plan_data": lambda e, t, m: run_plan(e, t, m, "data"),
     "read_rows": run_read_rows,
+    "write_append": lambda e, t, m: write_data.run(e, t, m, timed, "append"),
+    "write_overwrite": lambda e, t, m: write_data.run(e, t, m, timed, "overwrite"),
 }
 
 

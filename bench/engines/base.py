@@ -111,6 +111,17 @@ class Engine:
         applied) and returns the SQL select list `aggregate` over them, as a dict."""
         raise NotImplementedError
 
+    def write_input(self, start: int, end: int, slices: int) -> object:
+        """W10: the engine's form of the rows with ids [start, end) (write_data.py) in `slices`
+        input partitions, built and materialized before timing."""
+        raise NotImplementedError
+
+    def write(self, path: str, data: object, mode: str, partition_by: list[str]) -> None:
+        """W10: writes write_input()'s rows to the table at `path` as one commit, `mode`
+        "append" (creating the table, partitioned by `partition_by`, when there is none) or
+        "overwrite" (replacing every row)."""
+        raise NotImplementedError
+
     def prepare_add(self, handle: object, add: dict) -> object:
         """The engine's form of one add action (given as in a commit's JSON, without the `add`
         key) for commit() on an opened table; built before timing."""

@@ -6,7 +6,7 @@ from datetime import datetime
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from deltalake import DeltaTable, QueryBuilder
+from deltalake import DeltaTable, QueryBuilder, write_deltalake
 from deltalake.exceptions import CommitFailedError
 from deltalake.transaction import AddAction
 
@@ -77,6 +77,14 @@ class DeltaRs(Engine):
         sql = f"SELECT {', '.join(aggregate)} FROM t"
         result = pa.table(QueryBuilder().register("t", DeltaTable(path)).execute(sql).read_all())
         return result.to_pylist()[0]
+
+    def write_input(self, start: int, end: int, slices: int) -> pa.Table:
+        import write_data
+
+        return write_data.arrow_table(start, end, slices)  # in memory before timing
+
+    def write(self, path: str, data: pa.Table, mode: str, partition_by: list[str]) -> None:
+        write_deltalake(path, data, mode=mode, partition_by=partition_by)
 
     def vacuum(self, path: str, retention_hours: int, dry_run: bool) -> Vacuumed:
         # full=True: also files the log never named (the default, lite, reads removes only).

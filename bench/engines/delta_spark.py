@@ -119,6 +119,9 @@ class DeltaSpark(SparkEngine):
     def read_rows(self, path: str, aggregate: list[str]) -> dict:
         return aggregate_row(self._read(path), aggregate)
 
+    def write(self, path: str, data, mode: str, partition_by: list[str]) -> None:
+        data.write.format("delta").mode(mode).partitionBy(*partition_by).save(path)
+
     def vacuum(self, path: str, retention_hours: int, dry_run: bool) -> Vacuumed:
         self._delta_log.clearCache()
         sql = f"VACUUM delta.`{path}` RETAIN {retention_hours} HOURS"

@@ -32,6 +32,11 @@ class SparkEngine(Engine):
         self.spark = self.session(driver_memory).getOrCreate()
         self.spark.sparkContext.setLogLevel("ERROR")
 
+    def write_input(self, start: int, end: int, slices: int):
+        import write_data
+
+        return write_data.spark_frame(self.spark, start, end, slices)  # cached and counted
+
     def _heap_pools(self) -> list:
         management = self.spark._jvm.java.lang.management.ManagementFactory
         return [

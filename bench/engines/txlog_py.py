@@ -112,6 +112,11 @@ class Txlog(SparkEngine):
             raise Unavailable("txlog.DeltaLog.read does not exist yet")
         return log.read()
 
+    def write(self, path: str, data, mode: str, partition_by: list[str]) -> None:
+        if not hasattr(self.txlog, "write"):
+            raise Unavailable("txlog.write does not exist yet")
+        self.txlog.write(data, path, mode=mode, partition_by=partition_by)
+
     def vacuum(self, path: str, retention_hours: int, dry_run: bool) -> Vacuumed:
         log = self._log(path)
         if not hasattr(log, "vacuum"):
