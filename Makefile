@@ -144,7 +144,8 @@ oracle-record: venv
 MATRIX_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTravelAgreementSuite \
   txlog.scan.RowAgreementSuite txlog.scan.ScanSuite txlog.scan.RowTrackingReadSuite \
   txlog.scan.CheckpointStatsSuite txlog.changes.ChangeSchemaSuite \
-  txlog.changes.ChangesSuite txlog.write.DataWriteSuite \
+  txlog.changes.ChangesSuite txlog.write.DataWriteSuite txlog.write.WriteRulesSuite \
+  txlog.write.OptimizeSuite \
   txlog.timetravel.CommitTimelineSuite txlog.checkpoint.CheckpointRoundTripSuite \
   txlog.checkpoint.CheckpointRoundTripSuite2 \
   txlog.txn.TransactionSuite txlog.txn.InteropMatrixSuite txlog.txn.DeltaRsTablesSuite \

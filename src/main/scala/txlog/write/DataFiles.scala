@@ -197,6 +197,10 @@ private[txlog] object DataFiles {
     private val out = Vector.newBuilder[Row]
     private var writer: OutputWriter = null
     private var current: Seq[Option[String]] = null
+    private val partitionKey = UnsafeProjection.create(
+      partOrdinals.map(i => BoundReference(i, schema(i).dataType, schema(i).nullable))
+    )
+    private var currentKey: org.apache.spark.sql.catalyst.expressions.UnsafeRow = null
     private var currentBin = 0
     private var relative: String = null
     private var fileStats: FileStatistics = null
@@ -211,16 +215,19 @@ private[txlog] object DataFiles {
             }
             i += 1
           }
-          val values = partOrdinals.indices.map { k =>
-            PartitionValueText.of(
-              if (row.isNullAt(partOrdinals(k))) null else row.get(partOrdinals(k), partTypes(k)),
-              partTypes(k)
-            )
-          }
+          // partition values compared in Spark's binary form; their text made once per file
+          val key = partitionKey(row)
           val bin = if (binOrdinal < 0) 0 else row.getInt(binOrdinal)
-          if (writer == null || values != current || bin != currentBin) {
+          if (writer == null || key != currentKey || bin != currentBin) {
             close()
             currentBin = bin
+            currentKey = key.copy()
+            val values = partOrdinals.indices.map { k =>
+              PartitionValueText.of(
+                if (currentKey.isNullAt(k)) null else currentKey.get(k, partTypes(k)),
+                partTypes(k)
+              )
+            }
             open(values)
           }
           val data = project(row)

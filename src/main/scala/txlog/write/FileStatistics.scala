@@ -166,13 +166,14 @@ private[txlog] object StatsSpec {
 
 /** The statistics of one data file, gathered row by row as the write task writes it. */
 private[txlog] final class FileStatistics(spec: StatsSpec) {
+  import FileStatistics._
+
   private val n = spec.leaves.size
   private val nulls = new Array[Long](n)
-  private val mins = new Array[Any](n)
-  private val maxs = new Array[Any](n)
-  private val orderings = spec.leaves.map { l =>
-    if (l.minMax) TypeUtils.getInterpretedOrdering(l.dataType) else null
-  }
+  private val bounds: Array[Bounds] = spec.leaves.map(l => Bounds.of(l)).toArray
+  // top-level leaves (most of them) are read without walking structs
+  private val topLevel: Array[Int] =
+    spec.leaves.map(l => if (l.ordinals.size == 1) l.ordinals.head else -1).toArray
   private var records = 0L
 
   /** Counts `row` (a data row, without partition columns). */
@@ -180,13 +181,16 @@ private[txlog] final class FileStatistics(spec: StatsSpec) {
     records += 1
     var i = 0
     while (i < n) {
-      val leaf = spec.leaves(i)
-      val v = value(row, leaf)
-      if (v == null) nulls(i) += 1
-      else if (leaf.minMax) {
-        val ord = orderings(i)
-        if (mins(i) == null || ord.lt(v, mins(i))) mins(i) = copy(v)
-        if (maxs(i) == null || ord.gt(v, maxs(i))) maxs(i) = copy(v)
+      val top = topLevel(i)
+      if (top >= 0) {
+        if (row.isNullAt(top)) nulls(i) += 1
+        else if (bounds(i) != null) bounds(i).update(row, top)
+      } else {
+        val leaf = spec.leaves(i)
+        val parent = parentOf(row, leaf)
+        val o = leaf.ordinals.last
+        if (parent == null || parent.isNullAt(o)) nulls(i) += 1
+        else if (bounds(i) != null) bounds(i).update(parent, o)
       }
       i += 1
     }
@@ -194,7 +198,8 @@ private[txlog] final class FileStatistics(spec: StatsSpec) {
 
   def numRecords: Long = records
 
-  private def value(row: InternalRow, leaf: StatsSpec.Leaf): Any = {
+  /** The struct holding a nested leaf (null when a struct on the way is null). */
+  private def parentOf(row: InternalRow, leaf: StatsSpec.Leaf): InternalRow = {
     var r = row
     var d = 0
     val last = leaf.ordinals.size - 1
@@ -204,14 +209,11 @@ private[txlog] final class FileStatistics(spec: StatsSpec) {
       r = r.getStruct(o, leaf.sizes(d))
       d += 1
     }
-    val o = leaf.ordinals(last)
-    if (r.isNullAt(o)) null else r.get(o, leaf.dataType)
+    r
   }
 
-  private def copy(v: Any): Any = v match {
-    case s: UTF8String => s.clone()
-    case other         => other
-  }
+  private def mins(i: Int): Any = if (bounds(i) == null) null else bounds(i).min
+  private def maxs(i: Int): Any = if (bounds(i) == null) null else bounds(i).max
 
   /** The statistics as an external row of `spec.schema(tightBounds)`. */
   def toRow(tightBounds: Boolean): Row = {
@@ -261,6 +263,110 @@ private[txlog] final class FileStatistics(spec: StatsSpec) {
 }
 
 private[txlog] object FileStatistics {
+
+  /** A leaf's minimum and maximum, kept in the leaf type's own primitive where it has one (no
+    * boxing per row); values in Spark's internal representation, ordered as Spark's `min` and `max`
+    * order them (NaN above every number, strings by UTF-8 bytes).
+    */
+  private[write] abstract class Bounds {
+    def update(row: InternalRow, ordinal: Int): Unit
+    def min: Any
+    def max: Any
+  }
+
+  private[write] object Bounds {
+    def of(leaf: StatsSpec.Leaf): Bounds = if (!leaf.minMax) null
+    else
+      leaf.dataType match {
+        // subclasses, not functions: a function returning a primitive would box it
+        case ByteType =>
+          new IntegralBounds(_.toByte) {
+            def read(r: InternalRow, o: Int): Long = r.getByte(o).toLong
+          }
+        case ShortType =>
+          new IntegralBounds(_.toShort) {
+            def read(r: InternalRow, o: Int): Long = r.getShort(o).toLong
+          }
+        case IntegerType | DateType =>
+          new IntegralBounds(_.toInt) {
+            def read(r: InternalRow, o: Int): Long = r.getInt(o).toLong
+          }
+        case LongType | TimestampType | TimestampNTZType =>
+          new IntegralBounds(v => v) {
+            def read(r: InternalRow, o: Int): Long = r.getLong(o)
+          }
+        case FloatType =>
+          new FloatingBounds(_.toFloat) {
+            def read(r: InternalRow, o: Int): Double = r.getFloat(o).toDouble
+          }
+        case DoubleType =>
+          new FloatingBounds(v => v) {
+            def read(r: InternalRow, o: Int): Double = r.getDouble(o)
+          }
+        case StringType => new StringBounds
+        case other      => new OrderedBounds(other)
+      }
+  }
+
+  private abstract class IntegralBounds(box: Long => Any) extends Bounds {
+    def read(row: InternalRow, ordinal: Int): Long
+    private var seen = false
+    private var lo = 0L
+    private var hi = 0L
+    def update(row: InternalRow, ordinal: Int): Unit = {
+      val v = read(row, ordinal)
+      if (!seen) { lo = v; hi = v; seen = true }
+      else if (v < lo) lo = v
+      else if (v > hi) hi = v
+    }
+    def min: Any = if (seen) box(lo) else null
+    def max: Any = if (seen) box(hi) else null
+  }
+
+  private abstract class FloatingBounds(box: Double => Any) extends Bounds {
+    def read(row: InternalRow, ordinal: Int): Double
+    private var seen = false
+    private var lo = 0.0
+    private var hi = 0.0
+    // NaN is above every number; -0.0 and 0.0 are equal (the first seen is kept)
+    private def less(a: Double, b: Double) = !a.isNaN && (b.isNaN || a < b)
+    def update(row: InternalRow, ordinal: Int): Unit = {
+      val v = read(row, ordinal)
+      if (!seen) { lo = v; hi = v; seen = true }
+      else {
+        if (less(v, lo)) lo = v
+        if (less(hi, v)) hi = v
+      }
+    }
+    def min: Any = if (seen) box(lo) else null
+    def max: Any = if (seen) box(hi) else null
+  }
+
+  private final class StringBounds extends Bounds {
+    private var lo: UTF8String = null
+    private var hi: UTF8String = null
+    def update(row: InternalRow, ordinal: Int): Unit = {
+      val v = row.getUTF8String(ordinal)
+      // copied when kept: the row's bytes are reused for the next row
+      if (lo == null || v.compareTo(lo) < 0) lo = v.clone()
+      if (hi == null || v.compareTo(hi) > 0) hi = v.clone()
+    }
+    def min: Any = lo
+    def max: Any = hi
+  }
+
+  private final class OrderedBounds(t: DataType) extends Bounds {
+    private val ord = TypeUtils.getInterpretedOrdering(t)
+    private var lo: Any = null
+    private var hi: Any = null
+    def update(row: InternalRow, ordinal: Int): Unit = {
+      val v = row.get(ordinal, t)
+      if (lo == null || ord.lt(v, lo)) lo = v
+      if (hi == null || ord.gt(v, hi)) hi = v
+    }
+    def min: Any = lo
+    def max: Any = hi
+  }
   private val AsciiMax = '\u007f'
   private val Utf8Max = "\udbff\udfff"
 

@@ -43,7 +43,7 @@ private[txlog] object TableWrite {
     if (options.replaceWhere.isDefined && mode != "overwrite") {
       throw TxlogErrors.invalidArgument(
         "replaceWhere",
-        s"applies to mode \"overwrite\" (the write's mode is \"$mode\")"
+        s"applies to mode 'overwrite' (the write's mode is '$mode')"
       )
     }
     val existing = exists(ctx)

@@ -85,12 +85,25 @@ class WriteRulesSuite extends SparkSuite {
   }
 
   test("identity columns are refused before anything is written") {
+    // writer version 6 implies identityColumns ("Identity Columns"); the log is written here, as
+    // delta-spark 3.3 has no identity columns
     val t = table("rules-identity")
-    spark.sql(
-      s"CREATE TABLE delta.`$t` (id BIGINT GENERATED ALWAYS AS IDENTITY, name STRING) USING delta"
+    val log = Paths.get(t, "_delta_log")
+    Files.createDirectories(log)
+    val field = "{\"name\":\"id\",\"type\":\"long\",\"nullable\":false,\"metadata\":" +
+      "{\"delta.identity.start\":1,\"delta.identity.step\":1," +
+      "\"delta.identity.allowExplicitInsert\":false}}"
+    val schema = "{\"type\":\"struct\",\"fields\":[" + field + "]}"
+    val md = "{\"metaData\":{\"id\":\"7\",\"format\":{\"provider\":\"parquet\",\"options\":{}}," +
+      "\"schemaString\":" + new com.fasterxml.jackson.databind.ObjectMapper()
+        .writeValueAsString(schema) + ",\"partitionColumns\":[],\"configuration\":{}}}"
+    val protocol = "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":6}}"
+    Files.write(
+      log.resolve("00000000000000000000.json"),
+      (protocol + "\n" + md + "\n").getBytes("UTF-8")
     )
     val before = parquetFiles(t)
-    refused(t, "UNSUPPORTED_WRITER_FEATURES")(DeltaLog.write(spark.sql("SELECT 'a' AS name"), t))
+    refused(t, "UNSUPPORTED_WRITER_FEATURES")(DeltaLog.write(spark.range(1, 3).toDF("id"), t))
     assert(parquetFiles(t) === before)
   }
 
