@@ -26,9 +26,7 @@ private[txlog] object TableCreation {
     txn.commit(
       "CREATE TABLE",
       Map(
-        "partitionBy" -> partitionBy
-          .map(c => "\"" + c.replace("\"", "\\\"") + "\"")
-          .mkString("[", ",", "]"),
+        "partitionBy" -> txlog.write.FilePlan.jsonArray(partitionBy),
         "isManaged" -> "false",
         "properties" -> new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(
           {

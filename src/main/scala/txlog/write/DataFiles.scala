@@ -65,23 +65,15 @@ private[txlog] object DataFiles {
     .add("dataChange", BooleanType, nullable = false)
     .add("stats", StringType)
 
-  /** Writes `df` (columns in table order, the table's logical names) under `table`.
-    * @param dataColumns
-    *   the written columns: `df`'s columns but the partition columns, with the names and metadata
-    *   the data files get
+  /** Writes `df` (columns in table order, the table's logical names) under `table`, as `plan` says
+    * (its `fileSchema`: `df`'s columns but the partition columns, with the names and metadata the
+    * data files get).
     * @param checks
     *   the names of the row checks whose boolean columns end `df` ([[RowChecks.withChecks]]): a row
     *   failing one aborts the job with CONSTRAINT_VIOLATION
     */
-  def write(
-      df: DataFrame,
-      table: TablePath,
-      layout: FileLayout,
-      dataColumns: StructType,
-      stats: StatsSpec,
-      tightBounds: Boolean,
-      checks: Seq[String]
-  ): WrittenFiles = {
+  def write(df: DataFrame, table: TablePath, plan: FilePlan, checks: Seq[String]): WrittenFiles = {
+    val FilePlan(layout, dataColumns, stats, tightBounds) = plan
     val partitionColumns = layout.partitionColumns
     val spark = df.sparkSession
     val schema = df.schema

@@ -5,9 +5,9 @@ import org.apache.spark.sql.functions.{broadcast, col, lit}
 import org.apache.spark.sql.types._
 
 import txlog.{OptimizeResult, Snapshot, Transaction, TxlogErrors}
-import txlog.protocol.{ColumnMapping, WriterGate}
+import txlog.protocol.WriterGate
 import txlog.replay.FileKeys
-import txlog.scan.{PhysicalSchema, TableScan}
+import txlog.scan.TableScan
 import txlog.table.TableContext
 import txlog.util.Jobs
 
@@ -88,7 +88,7 @@ private[txlog] object Optimize {
       val r = txn.commit(
         "OPTIMIZE",
         Map(
-          "predicate" -> jsonArray(where.toSeq),
+          "predicate" -> FilePlan.jsonArray(where.toSeq),
           "zOrderBy" -> "[]",
           "auto" -> "false"
         ),
@@ -196,27 +196,8 @@ private[txlog] object Optimize {
       .join(broadcast(keys), col("__file") === keys("__txlog_file"))
       .select(names.map(n => col(RowChecks.quote(n))) :+ col(DataFiles.BinColumn): _*)
       .repartition(bins.size, col(DataFiles.BinColumn))
-    val md = snap.metadata
-    val parts = md.partitionColumns
-    val dataColumns = StructType(md.schema.fields.filterNot(f => parts.contains(f.name)))
-    val mapping = md.configuration.getOrElse(ColumnMapping.ModeProperty, "none").trim.toLowerCase
-    val layout = FileLayout(
-      partitionColumns = parts,
-      partitionKeys = parts.map(c => ColumnMapping.physicalName(md.schema(c))),
-      randomPrefix = TableWrite.randomPrefix(md, forced = PhysicalSchema.maps(mapping)),
-      dataChange = false
-    )
-    DataFiles.write(
-      rows,
-      ctx.table,
-      layout,
-      TableSchemaCheck.nullable(PhysicalSchema.forWrite(dataColumns, mapping)),
-      StatsSpec.of(ctx.root, dataColumns, md.configuration, ColumnMapping.physicalName),
-      snap.protocol.hasWriterFeature("deletionVectors"),
-      Nil
-    )
+    val plan = FilePlan.of(ctx.root, snap.protocol, snap.metadata, dataChange = false)
+    DataFiles.write(rows, ctx.table, plan, Nil)
   }
 
-  private def jsonArray(xs: Seq[String]): String =
-    new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(xs.toArray)
 }

@@ -39,15 +39,7 @@ private[txlog] object PartitionDelete {
       }
     if (n == 0) DeleteResult(snap.version, committed = false, 0, 0, Some(0L))
     else {
-      txn.removeFiles(
-        files.select(
-          col("path"),
-          col("partitionValues"),
-          col("size"),
-          lit(true).as("extendedFileMetadata"),
-          lit(true).as("dataChange")
-        )
-      )
+      txn.removeFiles(FilePlan.removes(files, dataChange = true))
       val metrics = Map(
         "numRemovedFiles" -> n.toString,
         "numRemovedBytes" -> bytes.toString,
@@ -55,11 +47,8 @@ private[txlog] object PartitionDelete {
         "numAddedBytes" -> "0",
         "numCopiedRows" -> "0"
       ) ++ rows.map(r => "numDeletedRows" -> r.toString)
-      val r = txn.commit("DELETE", Map("predicate" -> jsonArray(predicate)), metrics)
+      val r = txn.commit("DELETE", Map("predicate" -> FilePlan.jsonArray(Seq(predicate))), metrics)
       DeleteResult(r.version, r.committed, n, bytes, rows)
     }
   }
-
-  private def jsonArray(s: String): String =
-    new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(Array(s))
 }

@@ -3,11 +3,10 @@ package txlog.write
 import java.util.Locale
 
 import org.apache.spark.sql.DataFrame
-import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.types._
 
 import txlog.{Metadata, Protocol, Transaction, TxlogErrors, WriteOptions, WriteResult}
-import txlog.protocol.{ColumnMapping, WriterGate}
+import txlog.protocol.WriterGate
 import txlog.scan.PhysicalSchema
 import txlog.table.TableContext
 import txlog.txn.TableCreation
@@ -147,39 +146,17 @@ private[txlog] object TableWrite {
         )
       }
     }
-    val dataColumns = StructType(md.schema.fields.filterNot(f => parts.contains(f.name)))
-    val stats = StatsSpec.of(ctx.root, dataColumns, md.configuration, ColumnMapping.physicalName)
-    val mapping = mappingMode(md)
-    // files are written with every field nullable, as delta-spark writes them (NOT NULL is checked
-    // by the job itself), under column mapping with physical names and field ids
-    val fileSchema = TableSchemaCheck.nullable(PhysicalSchema.forWrite(dataColumns, mapping))
-    val layout = FileLayout(
-      partitionColumns = parts,
-      partitionKeys = parts.map(c => ColumnMapping.physicalName(md.schema(c))),
-      // delta-spark puts the files of column-mapped tables under random prefixes (a partition
-      // directory named after a column would outlive a rename)
-      randomPrefix = randomPrefix(md, forced = PhysicalSchema.maps(mapping))
-    )
-    val tight = p.hasWriterFeature("deletionVectors")
+    val plan = FilePlan.of(ctx.root, p, md, dataChange = true)
     val checks = RowChecks.of(md) ++ extraChecks
     val checked = RowChecks.withChecks(ctx.root, df, checks)
-    val written =
-      DataFiles.write(checked, ctx.table, layout, fileSchema, stats, tight, checks.map(_.name))
+    val written = DataFiles.write(checked, ctx.table, plan, checks.map(_.name))
     txn.addFiles(written.adds)
     val removed =
       if (!replace) 0L
       else {
         val old = filesWhere.fold(txn.readFiles())(txn.readFiles)
         val n = if (filesWhere.isEmpty) txn.readSnapshot.fold(0L)(_.numFiles) else old.count()
-        txn.removeFiles(
-          old.select(
-            col("path"),
-            col("partitionValues"),
-            col("size"),
-            lit(true).as("extendedFileMetadata"),
-            lit(true).as("dataChange")
-          )
-        )
+        txn.removeFiles(FilePlan.removes(old, dataChange = true))
         n
       }
     for (app <- options.txnAppId; v <- options.txnVersion) txn.setAppTransaction(app, v)
@@ -191,8 +168,8 @@ private[txlog] object TableWrite {
     }
     val r = txn.commit(
       "WRITE",
-      Map("mode" -> modeName, "partitionBy" -> jsonArray(parts)) ++
-        where.map(w => "predicate" -> jsonArray(Seq(w))),
+      Map("mode" -> modeName, "partitionBy" -> FilePlan.jsonArray(parts)) ++
+        where.map(w => "predicate" -> FilePlan.jsonArray(Seq(w))),
       Map(
         "numFiles" -> written.numFiles.toString,
         "numOutputRows" -> written.rows.toString,
@@ -214,31 +191,8 @@ private[txlog] object TableWrite {
   /** Table features whose data rules this writer does not implement yet:
     * UNSUPPORTED_WRITER_FEATURES naming them, before anything is written.
     */
-  private def mappingMode(md: Metadata): String =
-    md.configuration
-      .getOrElse(ColumnMapping.ModeProperty, "none")
-      .trim
-      .toLowerCase(Locale.ROOT)
-
-  /** The random directory length files go under (`delta.randomizeFilePrefixes`, or `forced`), of
-    * `delta.randomPrefixLength` characters (2).
-    */
-  private[write] def randomPrefix(md: Metadata, forced: Boolean): Option[Int] = {
-    val on = forced || md.configuration
-      .get("delta.randomizeFilePrefixes")
-      .exists(_.trim.equalsIgnoreCase("true"))
-    if (!on) None
-    else {
-      val text = md.configuration.getOrElse("delta.randomPrefixLength", "2").trim
-      val n = scala.util.Try(text.toInt).toOption.filter(_ > 0).getOrElse {
-        throw TxlogErrors.invalidSetting("delta.randomPrefixLength", text, "a positive integer")
-      }
-      Some(n)
-    }
-  }
-
   private def refuseUnimplemented(table: String, p: Protocol, md: Metadata): Unit = {
-    val mapping = mappingMode(md)
+    val mapping = FilePlan.mappingMode(md)
     if (mapping != "none" && !PhysicalSchema.maps(mapping)) {
       throw TxlogErrors.unsupportedWriteFeature(table, s"column mapping mode $mapping")
     }
@@ -269,9 +223,4 @@ private[txlog] object TableWrite {
 
   private def sameNames(a: Seq[String], b: Seq[String]): Boolean =
     a.size == b.size && a.zip(b).forall { case (x, y) => x.equalsIgnoreCase(y) }
-
-  private def jsonArray(names: Seq[String]): String =
-    names
-      .map(c => "\"" + c.replace("\\", "\\\\").replace("\"", "\\\"") + "\"")
-      .mkString("[", ",", "]")
 }

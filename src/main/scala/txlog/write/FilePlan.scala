@@ -1,0 +1,84 @@
+package txlog.write
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.types.StructType
+
+import txlog.{Metadata, Protocol, TxlogErrors}
+import txlog.protocol.ColumnMapping
+import txlog.scan.PhysicalSchema
+
+/** How the data files of a table are written, from its protocol and metadata: where they go
+  * ([[FileLayout]]), the parquet schema (every field nullable, as delta-spark writes them, NOT NULL
+  * being checked by the job itself; under column mapping physical names and field ids), which
+  * statistics they get and whether those carry `tightBounds`. The same for a write and for
+  * OPTIMIZE.
+  */
+private[txlog] final case class FilePlan(
+    layout: FileLayout,
+    fileSchema: StructType,
+    stats: StatsSpec,
+    tightBounds: Boolean
+)
+
+private[txlog] object FilePlan {
+
+  def of(table: String, p: Protocol, md: Metadata, dataChange: Boolean): FilePlan = {
+    val parts = md.partitionColumns
+    val dataColumns = StructType(md.schema.fields.filterNot(f => parts.contains(f.name)))
+    val mapping = mappingMode(md)
+    val layout = FileLayout(
+      partitionColumns = parts,
+      partitionKeys = parts.map(c => ColumnMapping.physicalName(md.schema(c))),
+      // delta-spark puts the files of column-mapped tables under random prefixes (a partition
+      // directory named after a column would outlive a rename)
+      randomPrefix = randomPrefix(md, forced = PhysicalSchema.maps(mapping)),
+      dataChange = dataChange
+    )
+    FilePlan(
+      layout,
+      TableSchemaCheck.nullable(PhysicalSchema.forWrite(dataColumns, mapping)),
+      StatsSpec.of(table, dataColumns, md.configuration, ColumnMapping.physicalName),
+      p.hasWriterFeature("deletionVectors")
+    )
+  }
+
+  /** The table's `delta.columnMapping.mode`, lower case (`none` when unset). */
+  def mappingMode(md: Metadata): String =
+    md.configuration
+      .getOrElse(ColumnMapping.ModeProperty, "none")
+      .trim
+      .toLowerCase(java.util.Locale.ROOT)
+
+  /** The random directory length files go under (`delta.randomizeFilePrefixes`, or `forced`), of
+    * `delta.randomPrefixLength` characters (2).
+    */
+  private def randomPrefix(md: Metadata, forced: Boolean): Option[Int] = {
+    val on = forced || md.configuration
+      .get("delta.randomizeFilePrefixes")
+      .exists(_.trim.equalsIgnoreCase("true"))
+    if (!on) None
+    else {
+      val text = md.configuration.getOrElse("delta.randomPrefixLength", "2").trim
+      val n = scala.util.Try(text.toInt).toOption.filter(_ > 0).getOrElse {
+        throw TxlogErrors.invalidSetting("delta.randomPrefixLength", text, "a positive integer")
+      }
+      Some(n)
+    }
+  }
+
+  /** Remove actions for whole files of `Snapshot.allFiles` (a write's overwrite, a delete). */
+  def removes(files: DataFrame, dataChange: Boolean): DataFrame = files.select(
+    col("path"),
+    col("partitionValues"),
+    col("size"),
+    lit(true).as("extendedFileMetadata"),
+    lit(dataChange).as("dataChange")
+  )
+
+  private val mapper = new ObjectMapper()
+
+  /** `xs` as a JSON array of strings (commitInfo's `partitionBy` and `predicate`). */
+  def jsonArray(xs: Seq[String]): String = mapper.writeValueAsString(xs.toArray)
+}
