@@ -22,6 +22,12 @@ __all__ = ["write", "WriteResult", "DeleteResult", "OptimizeResult"]
 _MODES = ("append", "overwrite", "error", "ignore")
 
 
+def _summary(cls: Any, summary: str) -> Any:
+    """A result dataclass from the JVM result's summary (JSON, the same snake_case names)."""
+    doc = json.loads(summary)
+    return cls(**{f: doc[f] for f in cls.__dataclass_fields__})
+
+
 @dataclass(frozen=True)
 class WriteResult:
     """What :func:`txlog.write` did.
@@ -44,17 +50,7 @@ class WriteResult:
 
     @classmethod
     def _of(cls, summary: str) -> WriteResult:
-        doc = json.loads(summary)
-        return cls(
-            mode=str(doc["mode"]),
-            version=int(doc["version"]),
-            committed=bool(doc["committed"]),
-            num_files=int(doc["num_files"]),
-            num_output_rows=int(doc["num_output_rows"]),
-            num_output_bytes=int(doc["num_output_bytes"]),
-            num_removed_files=int(doc["num_removed_files"]),
-            attempts=int(doc["attempts"]),
-        )
+        return _summary(cls, summary)
 
 
 @dataclass(frozen=True)
@@ -72,15 +68,7 @@ class DeleteResult:
 
     @classmethod
     def _of(cls, summary: str) -> DeleteResult:
-        doc = json.loads(summary)
-        rows = doc.get("num_deleted_rows")
-        return cls(
-            version=int(doc["version"]),
-            committed=bool(doc["committed"]),
-            num_removed_files=int(doc["num_removed_files"]),
-            num_removed_bytes=int(doc["num_removed_bytes"]),
-            num_deleted_rows=None if rows is None else int(rows),
-        )
+        return _summary(cls, summary)
 
 
 @dataclass(frozen=True)
@@ -105,8 +93,7 @@ class OptimizeResult:
 
     @classmethod
     def _of(cls, summary: str) -> OptimizeResult:
-        doc = json.loads(summary)
-        return cls(**{f: doc[f] for f in cls.__dataclass_fields__})
+        return _summary(cls, summary)
 
 
 def write(
