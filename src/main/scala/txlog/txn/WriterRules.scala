@@ -139,9 +139,15 @@ private[txlog] object WriterRules {
     // (the data writer checks each row against them); a commit adding or changing one would
     // need the table's rows checked, which a commit does not do.
     val keptGenerated = current.exists(c => generated(c._2.schema) == generated(md.schema))
+    // Column defaults are applied by the data writer to the columns a write leaves out (spec,
+    // "Default Columns") on a table that already supports them (txlog does not enable the
+    // feature); a commit may set one on an existing column, not on a column it adds.
+    val defaultsOn = current.exists(c => TableFeatures.supported(c._1)("allowColumnDefaults"))
+    if (defaultsOn) against.foreach(old => checkNoDefaultOnNewColumn(table, old.schema, md.schema))
     val unsupported =
       TableFeatures.inUse(raised, md.schema) -- TableFeatures.CommitWriterFeatures --
-        (if (keptGenerated) Set("generatedColumns") else Set.empty[String])
+        (if (keptGenerated) Set("generatedColumns") else Set.empty[String]) --
+        (if (defaultsOn) Set("allowColumnDefaults") else Set.empty[String])
     if (unsupported.nonEmpty) {
       throw TxlogErrors.unsupportedWriterFeatures(table, unsupported.toSeq.sorted, "commit")
     }
@@ -292,6 +298,22 @@ private[txlog] object WriterRules {
         s"'${conf(ColumnMapping.ModeProperty)}' is not none, name or id"
       )
     }
+
+  private def checkNoDefaultOnNewColumn(table: String, old: StructType, now: StructType): Unit = {
+    val existing = old.fieldNames.map(_.toLowerCase(java.util.Locale.ROOT)).toSet
+    now.fields
+      .find(f =>
+        f.metadata.contains("CURRENT_DEFAULT") &&
+          !existing(f.name.toLowerCase(java.util.Locale.ROOT))
+      )
+      .foreach { f =>
+        throw TxlogErrors.invalidMetadata(
+          table,
+          s"column ${f.name} is added with a default value; the spec ('Default Columns') " +
+            "allows a default only on a column an earlier commit added"
+        )
+      }
+  }
 
   /** Generation expressions by column. */
   private def generated(schema: StructType): Map[String, String] = schema.fields.collect {

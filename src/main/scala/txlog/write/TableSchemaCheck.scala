@@ -8,8 +8,9 @@ import txlog.TxlogErrors
 
 /** Schema enforcement for writes into an existing table, as delta-spark enforces it: the
   * DataFrame's columns are matched to the table's by name (case-insensitively, nested fields too),
-  * each of the table's type; a table column the DataFrame lacks is written as nulls when it is
-  * nullable; a column the table lacks is SCHEMA_MISMATCH (schema evolution is not done here).
+  * each of the table's type; a table column the DataFrame lacks is computed when it is generated,
+  * written as its default value when it has one (`CURRENT_DEFAULT`), as nulls when it is nullable;
+  * a column the table lacks is SCHEMA_MISMATCH (schema evolution is not done here).
   */
 private[txlog] object TableSchemaCheck {
 
@@ -44,7 +45,8 @@ private[txlog] object TableSchemaCheck {
         case None if t.metadata.contains("delta.generationExpression") =>
           // a generated column left out is computed, as delta-spark computes it
           expr(t.metadata.getString("delta.generationExpression")).cast(t.dataType).as(t.name)
-        case None if t.nullable => lit(null).cast(t.dataType).as(t.name)
+        case None if t.metadata.contains(DefaultKey) => default(table, t)
+        case None if t.nullable                      => lit(null).cast(t.dataType).as(t.name)
         case None =>
           throw TxlogErrors.schemaMismatch(
             table,
@@ -52,7 +54,30 @@ private[txlog] object TableSchemaCheck {
           )
       }
     }
-    df.select(cols: _*)
+    try df.select(cols: _*)
+    catch {
+      case e: org.apache.spark.sql.AnalysisException =>
+        throw TxlogErrors.invalidMetadata(
+          table,
+          s"a generated column's expression or a column default does not resolve: ${e.getMessage}"
+        )
+    }
+  }
+
+  /** Spark's key for a column's default value, a SQL expression (`allowColumnDefaults`). */
+  val DefaultKey = "CURRENT_DEFAULT"
+
+  /** A left-out column's default value, as delta-spark writes it (the expression cast). */
+  private def default(table: String, t: StructField): Column = {
+    val text = t.metadata.getString(DefaultKey)
+    try expr(text).cast(t.dataType).as(t.name)
+    catch {
+      case e: Exception =>
+        throw TxlogErrors.invalidMetadata(
+          table,
+          s"column ${t.name}'s default value '$text' does not parse: ${e.getMessage}"
+        )
+    }
   }
 
   /** Equal types but for nullability and the case of field names (fields in the same order). */

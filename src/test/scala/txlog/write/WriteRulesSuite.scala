@@ -84,6 +84,27 @@ class WriteRulesSuite extends SparkSuite {
     assert(rows(t) === Seq("{0, 0}", "{1, 2}", "{2, 4}", "{5, 10}"))
   }
 
+  test("a column left out is written as its default value, as delta-spark writes it") {
+    val ddl = "(id BIGINT, note STRING DEFAULT 'none', n INT DEFAULT 3 + 4, plain STRING) " +
+      "USING delta TBLPROPERTIES ('delta.feature.allowColumnDefaults' = 'supported')"
+    val (ours, theirs) = (table("rules-default"), table("rules-default-spark"))
+    Seq(ours, theirs).foreach(t => spark.sql(s"CREATE TABLE delta.`$t` $ddl"))
+    val df = spark.sql("SELECT id, 'given' AS plain FROM range(2)")
+    DeltaLog.write(df, ours)
+    df.write.format("delta").mode("append").save(theirs)
+    assert(rows(theirs) === Seq("{0, none, 7, given}", "{1, none, 7, given}"))
+    assert(rows(ours) === rows(theirs))
+    // a commit may not add a column with a default (spec, "Default Columns")
+    val log = DeltaLog.forTable(spark, ours)
+    val md = log.snapshot().metadata
+    val withDefault = new MetadataBuilder().putString("CURRENT_DEFAULT", "1").build()
+    val wider = md.schema.add("added", LongType, nullable = true, withDefault)
+    val txn = log.startTransaction()
+    txn.updateMetadata(md.copy(schemaString = wider.json))
+    val e = refused(ours, "INVALID_METADATA")(txn.commit("ADD COLUMNS"))
+    assert(e.getMessage.contains("added"), e.getMessage)
+  }
+
   test("identity columns are refused before anything is written") {
     // writer version 6 implies identityColumns ("Identity Columns"); the log is written here, as
     // delta-spark 3.3 has no identity columns
