@@ -130,3 +130,28 @@ def test_optimize_compacts_and_delta_rs_reads_the_same_rows(spark: SparkSession,
         log.optimize(where="id > 3")
     with pytest.raises(TypeError, match="dry_run"):
         log.optimize(dry_run="yes")  # type: ignore[arg-type]
+
+
+def test_purge_deletion_vectors(spark: SparkSession, fixtures: Path, tmp_path: Path) -> None:
+    """A DV fixture (delta-spark wrote ids 0-9 in two files, then its v1 DELETE of `id < 2` left
+    a deletion vector on the first) copied, then purged: that file rewritten without those rows
+    or a vector."""
+    import shutil
+
+    path = tmp_path / "t"
+    shutil.copytree(fixtures / "kernel" / "basic-dv-no-checkpoint", path)
+    log = txlog.DeltaLog.for_table(spark, str(path))
+    expected = sorted(r.id for r in log.read().collect())
+    assert expected == [2, 3, 4, 5, 6, 7, 8, 9]
+    dry = log.purge_deletion_vectors(dry_run=True)
+    assert dry.dry_run and not dry.committed and dry.num_removed_files == 1
+    assert log.update().version == 1
+    r = log.purge_deletion_vectors()
+    assert r.committed and r.version == 2 and r.num_added_files == 1
+    assert r.num_conflicted_bins == 0
+    snap = log.update()
+    assert snap.all_files().where("deletionVector IS NOT NULL").count() == 0
+    assert sorted(row.id for row in log.read().collect()) == expected
+    assert log.purge_deletion_vectors().committed is False
+    with pytest.raises(TypeError, match="where"):
+        log.purge_deletion_vectors(where=3)  # type: ignore[arg-type]

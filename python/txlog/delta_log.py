@@ -238,6 +238,30 @@ class DeltaLog(TableMaintenance):
         options["dryRun"] = "true" if dry_run else "false"
         return OptimizeResult._of(call_text(self._facade.optimize, self._jlog, options))
 
+    def purge_deletion_vectors(
+        self, where: str | None = None, dry_run: bool = False
+    ) -> OptimizeResult:
+        """Purges deletion vectors (delta-spark's ``REORG TABLE ... APPLY (PURGE)``): every file
+        of the partitions ``where`` selects (a SQL condition on partition columns; every
+        partition without it) whose deletion vector deletes rows is rewritten without those
+        rows, in one ``REORG`` commit whose adds and removes change no data. With ``dry_run``
+        nothing is written.
+
+        >>> log.purge_deletion_vectors(dry_run=True).num_removed_files
+        4
+        """
+        options: dict[str, str] = {}
+        if where is not None:
+            if not isinstance(where, str):
+                raise TypeError(f"where must be a str, got {type(where).__name__}")
+            options["where"] = where
+        if not isinstance(dry_run, bool):
+            raise TypeError(f"dry_run must be a bool, got {type(dry_run).__name__}")
+        options["dryRun"] = "true" if dry_run else "false"
+        return OptimizeResult._of(
+            call_text(self._facade.purgeDeletionVectors, self._jlog, options)
+        )
+
     def history(self) -> DataFrame:
         """The commit history, newest first: version, timestamp, operation,
         operationParameters and the other commitInfo fields."""

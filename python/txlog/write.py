@@ -78,7 +78,8 @@ class OptimizeResult:
     into ``num_added_files`` files of ``num_added_bytes`` bytes, committed as ``version``
     (``committed`` false in a dry run or when nothing was worth compacting).
     ``num_files_considered`` files were small enough; ``num_files_remaining`` of them are left
-    for another run (one run compacts at most 100,000)."""
+    for another run (one run compacts at most 100,000). ``num_conflicted_bins`` bins were left as
+    they were because a concurrent commit removed one of their files (the others committed)."""
 
     version: int
     committed: bool
@@ -90,6 +91,7 @@ class OptimizeResult:
     num_added_bytes: int
     num_files_considered: int
     num_files_remaining: int
+    num_conflicted_bins: int
 
     @classmethod
     def _of(cls, summary: str) -> OptimizeResult:

@@ -1,7 +1,7 @@
 package txlog
 
-/** Data changes of a [[DeltaLog]]'s table beyond `DeltaLog.write`: deleting whole partitions and
-  * OPTIMIZE (`txlog.write` does the work).
+/** Data changes of a [[DeltaLog]]'s table beyond `DeltaLog.write`: deleting whole partitions,
+  * OPTIMIZE and purging deletion vectors (`txlog.write` does the work).
   *
   * {{{
   * val log = txlog.DeltaLog.forTable(spark, "/data/events")
@@ -32,7 +32,8 @@ trait TableWrites { self: DeltaLog =>
     * change data feed and streams see no change; every older version still reads. With `dryRun`
     * nothing is written and the result says what would be. INVALID_ARGUMENT for a bad `where` or
     * size; UNSUPPORTED_WRITER_FEATURES on tables with row tracking (the rewritten rows would get
-    * new row ids); a concurrent commit removing a compacted file fails it with its conflict class.
+    * new row ids). A bin one of whose files a concurrent commit removed (or gave another deletion
+    * vector) is left out and the other bins committed (`numConflictedBins` counts them).
     *
     * {{{
     * val r = log.optimize(where = Some("date >= '2024-06-01'"))
@@ -46,4 +47,19 @@ trait TableWrites { self: DeltaLog =>
       dryRun: Boolean = false
   ): OptimizeResult =
     txlog.write.Optimize.optimize(context, where, targetSize, minFileSize, dryRun)
+
+  /** Purges deletion vectors (delta-spark's `REORG TABLE ... APPLY (PURGE)`): every file of the
+    * partitions `where` selects whose deletion vector deletes rows is rewritten without the deleted
+    * rows (files of a partition packed into files of up to 1 GiB), in one `REORG` commit whose adds
+    * and removes change no data; the deletion vector files are then referenced only by older
+    * versions (VACUUM removes them after the retention). With `dryRun` nothing is written. Errors
+    * and concurrent commits as for [[optimize]].
+    *
+    * {{{
+    * val r = log.purgeDeletionVectors()
+    * println(s"${r.numRemovedFiles} files rewritten without their deletion vectors")
+    * }}}
+    */
+  def purgeDeletionVectors(where: Option[String] = None, dryRun: Boolean = false): OptimizeResult =
+    txlog.write.Optimize.purge(context, where, dryRun)
 }

@@ -65,6 +65,12 @@ final class Transaction private[txlog] (
     */
   def readFiles(): DataFrame = recordFiles(None)
 
+  /** Records `files` (rows of the read snapshot's `allFiles`) as read, with no predicate: only a
+    * concurrent commit removing one of them conflicts (OPTIMIZE's bins, which concurrent appends
+    * leave valid).
+    */
+  private[txlog] def readFilesOnly(files: DataFrame): Unit = synchronized { filesRead :+= files }
+
   /** Records that the transaction depends on the whole table (any concurrent change to its files
     * conflicts).
     *

@@ -115,6 +115,9 @@ final case class DeleteResult(
   *   files small enough (or with enough rows deleted) to be compacted
   * @param numFilesRemaining
   *   of those, files left for a later run (one run compacts at most 100,000)
+  * @param numConflictedBins
+  *   bins left as they were because a concurrent commit removed one of their files (or changed its
+  *   deletion vector) before OPTIMIZE committed; the other bins were committed
   *
   * {{{
   * val r = log.optimize(dryRun = true)
@@ -131,11 +134,12 @@ final case class OptimizeResult(
     numAddedFiles: Long,
     numAddedBytes: Long,
     numFilesConsidered: Long,
-    numFilesRemaining: Long
+    numFilesRemaining: Long,
+    numConflictedBins: Long
 ) extends Summarized {
 
   /** version, committed, dry_run, num_bins, num_removed_files, num_removed_bytes, num_added_files,
-    * num_added_bytes, num_files_considered, num_files_remaining. Example:
+    * num_added_bytes, num_files_considered, num_files_remaining, num_conflicted_bins. Example:
     * `r.summaryFields.toMap("num_bins")`.
     */
   def summaryFields: Seq[(String, Any)] = Seq(
@@ -148,6 +152,7 @@ final case class OptimizeResult(
     "num_added_files" -> numAddedFiles,
     "num_added_bytes" -> numAddedBytes,
     "num_files_considered" -> numFilesConsidered,
-    "num_files_remaining" -> numFilesRemaining
+    "num_files_remaining" -> numFilesRemaining,
+    "num_conflicted_bins" -> numConflictedBins
   )
 }

@@ -53,6 +53,9 @@ private[txlog] object Commands {
         dryRun(args)
       )
       Outcome(r.summaryFields)
+    case "purge" =>
+      step(if (dryRun(args)) "plan the purge of deletion vectors (dry run)" else "purge")
+      Outcome(log.purgeDeletionVectors(args.options.get("where"), dryRun(args)).summaryFields)
     case "restore" =>
       val r = log.restoreWith(
         txlog.restore.Restore.Options(
@@ -98,12 +101,12 @@ private[txlog] object Commands {
     case other => throw TxlogErrors.invalidArgument("command", s"unknown command '$other'")
   }
 
-  /** Whether the command only says what it would do: the default for cleanup, vacuum, repair and
-    * optimize, which delete, remove or rewrite (restore deletes no data, so it runs unless
-    * --dry-run).
+  /** Whether the command only says what it would do: the default for cleanup, vacuum, repair,
+    * optimize and purge, which delete, remove or rewrite (restore deletes no data, so it runs
+    * unless --dry-run).
     */
   def dryRun(args: Args): Boolean =
-    args.dryRun.getOrElse(Set("cleanup", "vacuum", "repair", "optimize")(args.command))
+    args.dryRun.getOrElse(Set("cleanup", "vacuum", "repair", "optimize", "purge")(args.command))
 
   /** vacuum: the result's numbers, then `files` (relative paths), streamed. */
   private def vacuum(log: DeltaLog, args: Args, step: String => Unit): Outcome = {

@@ -102,6 +102,15 @@ private[txlog] object Help {
       flags = DryRunOrExecute
     ),
     Command(
+      "purge",
+      "rewrite the files that have deletion vectors without them (a dry run unless --execute)",
+      "  --where SQL  a condition on partition columns (default: every partition)\n" +
+        "  --dry-run    say how many files would be rewritten (the default)\n" +
+        "  --execute    rewrite them (one REORG commit; deletes no data file)\n",
+      valued = Set("where"),
+      flags = DryRunOrExecute
+    ),
+    Command(
       "restore",
       "restore the table to an older version (one RESTORE commit; deletes no data file)",
       "  --version N | --timestamp TS   the version, or the latest commit at or before TS\n" +

@@ -70,7 +70,9 @@ object Main {
     try {
       val outcome = Jobs.named(spark, s"${a.command} $path") {
         val o = Commands.run(spark, a.command, DeltaLog.forTable(spark, path), a, step)
-        try output.write(head, o.copy(fields = o.fields ++ status(o.code)))
+        // a result field the head already has (dry_run) is written once
+        val own = o.fields.filterNot(f => head.exists(_._1 == f._1))
+        try output.write(head, o.copy(fields = own ++ status(o.code)))
         finally o.release()
         o
       }

@@ -82,4 +82,17 @@ private[python] trait WriteFacade extends FacadeArgs {
       )
       .toJson
   }
+
+  private val PurgeKeys = Set("where", "dryRun")
+
+  /** `DeltaLog.purgeDeletionVectors` by options: `where`, `dryRun` ("false" by default); the
+    * result's summary as JSON. Example: `PythonFacade.purgeDeletionVectors(log, {})`.
+    */
+  def purgeDeletionVectors(log: DeltaLog, options: JMap[String, String]): String = {
+    val o = asScala(options)
+    (o.keySet -- PurgeKeys).toSeq.sorted.headOption.foreach { k =>
+      throw TxlogErrors.invalidArgument(k, "unknown purge option")
+    }
+    log.purgeDeletionVectors(o.get("where"), OptionValues.flag(o, "dryRun", default = false)).toJson
+  }
 }

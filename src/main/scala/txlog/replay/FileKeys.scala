@@ -5,7 +5,7 @@ import java.net.URI
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.Column
+import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.catalyst.expressions.Literal
 import org.apache.spark.sql.catalyst.expressions.objects.StaticInvoke
 import org.apache.spark.sql.types.StringType
@@ -92,4 +92,18 @@ private[txlog] object FileKeys {
         when(dv("offset").isNull, lit("")).otherwise(concat(lit("@"), dv("offset").cast("string")))
       )
     )
+
+  /** `files` (columns `path` and, optionally, `deletionVector`: a snapshot's files, staged removes)
+    * with `path` and its file key as `_k_path` and `_k_dv` ("" without a deletion vector).
+    */
+  def keyedFiles(files: DataFrame, root: String): DataFrame = {
+    val dv =
+      if (files.columns.contains("deletionVector")) dvId(col("deletionVector"))
+      else lit(null).cast("string")
+    files.select(
+      col("path"),
+      pathKey(col("path"), root).as("_k_path"),
+      coalesce(dv, lit("")).as("_k_dv")
+    )
+  }
 }

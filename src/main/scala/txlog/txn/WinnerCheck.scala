@@ -106,9 +106,9 @@ private[txn] final class WinnerCheck(
       job: String,
       keys: Seq[String] = Seq("_k_path", "_k_dv")
   ): Seq[String] = {
-    val theirs = WinnerCheck.keyed(removes, table.root).select(keys.map(col): _*).distinct()
+    val theirs = FileKeys.keyedFiles(removes, table.root).select(keys.map(col): _*).distinct()
     val small = if (winner.numRemoves.isDefined) broadcast(theirs) else theirs
-    val mine = ours.map(WinnerCheck.keyed(_, table.root)).reduce(_ unionByName _)
+    val mine = ours.map(FileKeys.keyedFiles(_, table.root)).reduce(_ unionByName _)
     first(job, mine.join(small, keys, "left_semi"))
   }
 
@@ -127,18 +127,4 @@ private[txn] object WinnerCheck {
     * column without min/max: null) counts as a match.
     */
   def possiblyMatches(predicate: Column): Column = coalesce(predicate, lit(true))
-
-  /** `df` (columns `path` and, optionally, `deletionVector`) with its file key as `_k_path` and
-    * `_k_dv` ("" without a deletion vector), as [[FileKeys]] computes them.
-    */
-  def keyed(df: DataFrame, root: String): DataFrame = {
-    val dv =
-      if (df.columns.contains("deletionVector")) FileKeys.dvId(col("deletionVector"))
-      else lit(null).cast("string")
-    df.select(
-      col("path"),
-      FileKeys.pathKey(col("path"), root).as("_k_path"),
-      coalesce(dv, lit("")).as("_k_dv")
-    )
-  }
 }

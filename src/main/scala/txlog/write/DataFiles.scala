@@ -26,8 +26,14 @@ private[txlog] final case class WrittenFiles(
     adds: DataFrame,
     numFiles: Long,
     rows: Long,
-    bytes: Long
+    bytes: Long,
+    files: Seq[WrittenFile] = Nil
 )
+
+/** One file a write job wrote: its add (shaped as [[DataFiles.AddSchema]]), its rows, and the
+  * OPTIMIZE bin it holds (0 for a write without bins).
+  */
+private[txlog] final case class WrittenFile(add: Row, numRecords: Long, bin: Int)
 
 /** Where a write's files go: the table's partition columns (logical names, as in the written
   * DataFrame), the keys of their values in `partitionValues` (physical names), and the length of
@@ -120,6 +126,7 @@ private[txlog] object DataFiles {
       .add("modificationTime", LongType)
       .add("numRecords", LongType)
       .add("statsStruct", statsType)
+      .add("bin", IntegerType)
     val collected = Jobs.named(spark, s"write data files to $root") {
       try
         spark
@@ -131,7 +138,8 @@ private[txlog] object DataFiles {
             col("modificationTime"),
             lit(layout.dataChange).as("dataChange"),
             to_json(col("statsStruct")).as("stats"),
-            col("numRecords")
+            col("numRecords"),
+            col("bin")
           )
           .collect()
       catch {
@@ -140,17 +148,21 @@ private[txlog] object DataFiles {
           throw typedCause(e).get
       }
     }
-    val adds = spark.createDataFrame(
-      java.util.Arrays.asList(collected.map(r => Row.fromSeq(r.toSeq.init)): _*),
-      AddSchema
-    )
+    val files = collected.toSeq.map { r =>
+      WrittenFile(Row.fromSeq(r.toSeq.dropRight(2)), r.getLong(6), r.getInt(7))
+    }
     WrittenFiles(
-      adds,
-      collected.length.toLong,
-      collected.map(_.getLong(6)).sum,
-      collected.map(_.getLong(2)).sum
+      addsOf(spark, files),
+      files.size.toLong,
+      files.map(_.numRecords).sum,
+      files.map(_.add.getLong(2)).sum,
+      files
     )
   }
+
+  /** The add actions of `files`, as a DataFrame of [[AddSchema]]. */
+  def addsOf(spark: org.apache.spark.sql.SparkSession, files: Seq[WrittenFile]): DataFrame =
+    spark.createDataFrame(java.util.Arrays.asList(files.map(_.add): _*), AddSchema)
 
   private def typedCause(e: Throwable): Option[txlog.TxlogException] =
     Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(10).collectFirst {
@@ -274,7 +286,8 @@ private[txlog] object DataFiles {
         status.getLen,
         status.getModificationTime,
         fileStats.numRecords,
-        fileStats.toRow(tightBounds)
+        fileStats.toRow(tightBounds),
+        currentBin
       )
     }
   }

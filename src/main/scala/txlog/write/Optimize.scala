@@ -4,7 +4,7 @@ import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.functions.{broadcast, col, lit}
 import org.apache.spark.sql.types._
 
-import txlog.{OptimizeResult, Snapshot, Transaction, TxlogErrors}
+import txlog.{OptimizeResult, Snapshot, TxlogErrors}
 import txlog.protocol.WriterGate
 import txlog.replay.FileKeys
 import txlog.scan.TableScan
@@ -19,6 +19,17 @@ import txlog.util.Jobs
   * false. The files considered reach the driver (path, size, partition values; a few hundred bytes
   * each): at most [[MaxFiles]] per run, the rest counted in `numFilesRemaining` for the next run.
   */
+/** OPTIMIZE (bin-packing compaction), as delta-spark's: the files of each partition smaller than
+  * `minFileSize`, or whose deletion vector deletes more than 5% of their rows, are grouped in size
+  * order into bins of at most `targetSize` bytes; every bin of two files or more (or holding a file
+  * with such a deletion vector) is rewritten as one file, its rows read with deletion vectors
+  * applied, and the commit removes the bins' files and adds the new ones, both with `dataChange`
+  * false ([[OptimizeCommit]]: a bin a concurrent commit changed is left out, not the run). Purging
+  * deletion vectors (REORG TABLE ... APPLY (PURGE)) is the same job over the files that have one,
+  * each rewritten even alone in its bin. The files considered reach the driver (path, size,
+  * partition values; a few hundred bytes each): at most [[MaxFiles]] per run, the rest counted in
+  * `numFilesRemaining` for the next run.
+  */
 private[txlog] object Optimize {
 
   /** delta-spark's defaults: `spark.databricks.delta.optimize.maxFileSize` and `minFileSize`. */
@@ -28,11 +39,21 @@ private[txlog] object Optimize {
   /** Files one run considers at most. */
   val MaxFiles = 100000
 
-  private final case class Candidate(
+  private[write] final case class Candidate(
       path: String,
       size: Long,
       partitionValues: Map[String, String],
       deletedRatio: Double
+  )
+
+  /** What a run compacts: `bins` of the files of `snap` (a bin's index names it in the job). */
+  private[write] final case class Plan(
+      snap: Snapshot,
+      where: Option[String],
+      purge: Boolean,
+      bins: Seq[Seq[Candidate]],
+      total: Long,
+      remaining: Long
   )
 
   def optimize(
@@ -44,98 +65,89 @@ private[txlog] object Optimize {
   ): OptimizeResult = {
     if (targetSize <= 0) throw TxlogErrors.invalidArgument("targetSize", s"$targetSize <= 0")
     if (minFileSize < 0) throw TxlogErrors.invalidArgument("minFileSize", s"$minFileSize < 0")
-    val txn = Transaction.start(ctx)
-    val snap = txn.readSnapshot.get
-    WriterGate.check(ctx.root, snap.version, snap.protocol, "optimize")
+    run(ctx, plan(ctx, where, targetSize, minFileSize, purge = false), dryRun)
+  }
+
+  /** REORG TABLE ... APPLY (PURGE): the files with deletion vectors rewritten without them. */
+  def purge(ctx: TableContext, where: Option[String], dryRun: Boolean): OptimizeResult =
+    run(ctx, plan(ctx, where, DefaultTargetSize, 0L, purge = true), dryRun)
+
+  private[write] def plan(
+      ctx: TableContext,
+      where: Option[String],
+      targetSize: Long,
+      minFileSize: Long,
+      purge: Boolean
+  ): Plan = {
+    val snap = ctx.snapshots.update()
+    WriterGate.check(ctx.root, snap.version, snap.protocol, if (purge) "purge" else "optimize")
     if (txlog.txn.RowTracking.enabled(snap.protocol, snap.metadata)) {
       throw TxlogErrors.unsupportedWriteFeature(ctx.root, "row tracking (for OPTIMIZE)")
     }
-    val files = where.fold(txn.readFiles()) { w =>
-      txn.readFiles(PartitionPredicate.onFiles(ctx.spark, "where", w, snap.metadata))
+    val all = snap.allFiles
+    val files = where.fold(all) { w =>
+      all.where(PartitionPredicate.onFiles(ctx.spark, "where", w, snap.metadata))
     }
-    val (candidates, total) = candidatesOf(ctx, snap, files, minFileSize)
-    val bins = binsOf(candidates, targetSize)
-    val removedBytes = bins.flatten.map(_.size).sum
-    val remaining = (total - candidates.size).max(0L)
+    val (candidates, total) = candidatesOf(ctx, files, minFileSize, purge)
+    val bins = binsOf(candidates, targetSize, purge)
+    Plan(snap, where, purge, bins, total, (total - candidates.size).max(0L))
+  }
+
+  private[write] def run(ctx: TableContext, plan: Plan, dryRun: Boolean): OptimizeResult = {
+    val bins = plan.bins
     if (dryRun || bins.isEmpty) {
       OptimizeResult(
-        snap.version,
+        plan.snap.version,
         false,
         dryRun,
         bins.size,
         bins.map(_.size.toLong).sum,
-        removedBytes,
+        bins.flatten.map(_.size).sum,
         0L,
         0L,
-        total,
-        remaining
+        plan.total,
+        plan.remaining,
+        0L
       ) // fmt: skip
-    } else {
-      val written = rewrite(ctx, snap, bins)
-      val removes = ctx.spark.createDataFrame(
-        java.util.Arrays.asList(bins.flatten.map { c =>
-          Row(c.path, c.partitionValues, c.size, true, false)
-        }: _*),
-        new StructType()
-          .add("path", StringType)
-          .add("partitionValues", MapType(StringType, StringType))
-          .add("size", LongType)
-          .add("extendedFileMetadata", BooleanType)
-          .add("dataChange", BooleanType)
-      )
-      txn.addFiles(written.adds).removeFiles(removes)
-      val removedFiles = bins.map(_.size.toLong).sum
-      val r = txn.commit(
-        "OPTIMIZE",
-        Map(
-          "predicate" -> FilePlan.jsonArray(where.toSeq),
-          "zOrderBy" -> "[]",
-          "auto" -> "false"
-        ),
-        Map(
-          "numRemovedFiles" -> removedFiles.toString,
-          "numAddedFiles" -> written.numFiles.toString,
-          "numRemovedBytes" -> removedBytes.toString,
-          "numAddedBytes" -> written.bytes.toString,
-          "numBins" -> bins.size.toString,
-          "totalConsideredFiles" -> total.toString
-        )
-      )
-      OptimizeResult(
-        r.version,
-        r.committed,
-        dryRun = false,
-        bins.size,
-        removedFiles,
-        removedBytes,
-        written.numFiles,
-        written.bytes,
-        total,
-        remaining
-      ) // fmt: skip
-    }
+    } else OptimizeCommit.commit(ctx, plan, rewrite(ctx, plan.snap, bins))
   }
 
-  /** The files worth compacting (at most [[MaxFiles]]), and how many there are in all. */
+  /** The files worth compacting (at most [[MaxFiles]]), and how many there are in all: small ones
+    * or those whose deletion vector deletes enough rows, or (purge) every one with a deletion
+    * vector deleting rows (or without a row count), as delta-spark's REORG picks them.
+    */
   private def candidatesOf(
       ctx: TableContext,
-      snap: Snapshot,
       files: DataFrame,
-      minFileSize: Long
+      minFileSize: Long,
+      purge: Boolean
   ): (Seq[Candidate], Long) = {
+    val hasDv = files.columns.contains("deletionVector")
     val dvRatio = col("deletionVector.cardinality") / col("stats_parsed.numRecords")
+    val picked =
+      if (purge) {
+        if (!hasDv) lit(false)
+        else
+          col("deletionVector").isNotNull &&
+          (col("deletionVector.cardinality") > 0 || col("numRecords").isNull)
+      } else col("size") < minFileSize || col("ratio") > MaxDeletedRowsRatio
     val chosen = files
       .select(
         col("path"),
         col("size"),
         col("partitionValues"),
-        (if (files.columns.contains("deletionVector")) dvRatio else lit(null).cast("double"))
-          .as("ratio")
+        (if (hasDv) dvRatio else lit(null).cast("double")).as("ratio"),
+        (if (hasDv) col("deletionVector") else lit(null)).as("deletionVector"),
+        col("stats_parsed.numRecords").as("numRecords")
       )
-      .where(col("size") < minFileSize || col("ratio") > MaxDeletedRowsRatio)
+      .where(picked)
     Jobs.named(ctx.spark, s"choose the files OPTIMIZE compacts in ${ctx.root}") {
       val total = chosen.count()
-      val rows = chosen.orderBy("path").limit(MaxFiles).collect()
+      val rows = chosen
+        .select("path", "size", "partitionValues", "ratio")
+        .orderBy("path")
+        .limit(MaxFiles)
+        .collect()
       val c = rows.toSeq.map { r =>
         Candidate(
           r.getString(0),
@@ -149,9 +161,9 @@ private[txlog] object Optimize {
   }
 
   /** Per partition, files in size order packed into bins of at most `target` bytes; bins of one
-    * file are kept only for a file whose deletion vector is worth applying.
+    * file are kept only for a file whose deletion vector is worth applying (any, when purging).
     */
-  private def binsOf(files: Seq[Candidate], target: Long): Seq[Seq[Candidate]] =
+  private def binsOf(files: Seq[Candidate], target: Long, purge: Boolean): Seq[Seq[Candidate]] =
     files.groupBy(_.partitionValues).toSeq.sortBy(_._1.toSeq.sorted.mkString(",")).flatMap {
       case (_, inPartition) =>
         val bins = Vector.newBuilder[Vector[Candidate]]
@@ -167,7 +179,9 @@ private[txlog] object Optimize {
           size += c.size
         }
         if (current.nonEmpty) bins += current
-        bins.result().filter(b => b.size > 1 || b.exists(_.deletedRatio > MaxDeletedRowsRatio))
+        bins
+          .result()
+          .filter(b => purge || b.size > 1 || b.exists(_.deletedRatio > MaxDeletedRowsRatio))
     }
 
   /** One Spark job: the bins' rows (deletion vectors applied) written one file per bin. */

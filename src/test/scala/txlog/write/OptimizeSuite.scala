@@ -140,14 +140,104 @@ class OptimizeSuite extends SparkSuite {
     assert(e.errorClass === "UNSUPPORTED_WRITER_FEATURES")
   }
 
+  private def cli(args: String*): (Int, com.fasterxml.jackson.databind.JsonNode) = {
+    val out = new java.io.ByteArrayOutputStream()
+    val err = new java.io.PrintStream(new java.io.ByteArrayOutputStream())
+    val code = txlog.cli.Main.run(spark, args, new java.io.PrintStream(out, true, "UTF-8"), err)
+    (code, new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.toString("UTF-8")))
+  }
+
+  private def lastOperation(t: String): (String, Map[String, String]) = {
+    val h = spark.sql(s"DESCRIBE HISTORY delta.`$t` LIMIT 1").collect().head
+    (h.getAs[String]("operation"), h.getAs[Map[String, String]]("operationMetrics"))
+  }
+
+  private def noDataChange(t: String, version: Long): Unit = {
+    val commit = spark.read.json(Paths.get(t, "_delta_log", f"$version%020d.json").toString)
+    assert(commit.where("add IS NOT NULL AND add.dataChange").isEmpty)
+    assert(commit.where("remove IS NOT NULL AND remove.dataChange").isEmpty)
+  }
+
+  private def withDv(t: String): Long =
+    DeltaLog.forTable(spark, t).snapshot().allFiles.where("deletionVector IS NOT NULL").count()
+
+  test("purge: the files with deletion vectors rewritten without them, as delta-spark's REORG") {
+    val t = table("purge-basic")
+    val theirs = copyOf(t)
+    val log = DeltaLog.forTable(spark, t)
+    val before = log.snapshot().version
+    val dvFiles = withDv(t)
+    assert(dvFiles > 0)
+    val expected = rows(t)
+    val dry = log.purgeDeletionVectors(dryRun = true)
+    assert(!dry.committed && dry.numRemovedFiles === dvFiles)
+    assert(log.snapshot().version === before)
+    val r = log.purgeDeletionVectors()
+    spark.sql(s"REORG TABLE delta.`$theirs` APPLY (PURGE)")
+    assert(r.committed && r.version === before + 1)
+    assert(withDv(t) === 0 && withDv(theirs) === 0)
+    assert(filesPerPartition(t) === filesPerPartition(theirs))
+    assert(rows(t) === expected && rows(theirs) === expected)
+    assert(Rows.sorted(DeltaLog.forTable(spark, t).read()) === expected)
+    assert(rows(t, Some(before)) === expected)
+    val (op, metrics) = lastOperation(t)
+    val (theirOp, theirMetrics) = lastOperation(theirs)
+    assert(op === "REORG" && theirOp === "REORG")
+    Seq("numRemovedFiles", "numAddedFiles").foreach(k => assert(metrics(k) === theirMetrics(k), k))
+    noDataChange(t, r.version)
+    val again = log.purgeDeletionVectors()
+    assert(!again.committed && again.numRemovedFiles === 0)
+  }
+
+  test("a concurrent delete of a compacted file leaves out its bin, not the run") {
+    val t = table("optimize-concurrent")
+    val ctx = DeltaLog.forTable(spark, t).context
+    val target = Optimize.DefaultTargetSize
+    val plan = Optimize.plan(ctx, None, target, target, purge = false)
+    assert(plan.bins.size === 2)
+    // between OPTIMIZE's plan and its commit: partition a deleted, a row appended to b
+    spark.sql(s"DELETE FROM delta.`$t` WHERE p = 'a'")
+    spark
+      .sql("SELECT 1000L AS id, 'n1000' AS name, 'b' AS p")
+      .write
+      .format("delta")
+      .mode("append")
+      .save(t)
+    val expected = rows(t)
+    assert(expected.size === 241) // b: 300 odd ids, 60 deleted (id % 10 = 3); 1 appended
+    val r = Optimize.run(ctx, plan, dryRun = false)
+    assert(r.committed && r.numBins === 1 && r.numConflictedBins === 1)
+    assert(r.numRemovedFiles === 6 && r.numAddedFiles === 1)
+    assert(rows(t) === expected)
+    assert(filesPerPartition(t) === Map("b" -> 2L)) // the compacted file and the appended one
+    noDataChange(t, r.version)
+  }
+
+  test("a concurrent delete of every compacted file commits nothing") {
+    val t = table("optimize-concurrent-all")
+    val ctx = DeltaLog.forTable(spark, t).context
+    val plan = Optimize.plan(ctx, Some("p = 'a'"), 1L << 30, 1L << 30, purge = false)
+    spark.sql(s"DELETE FROM delta.`$t` WHERE p = 'a'")
+    val version = DeltaLog.forTable(spark, t).snapshot().version
+    val r = Optimize.run(ctx, plan, dryRun = false)
+    assert(!r.committed && r.version === version && r.numConflictedBins === 1)
+    assert(DeltaLog.forTable(spark, t).snapshot().version === version)
+  }
+
+  test("the purge command: a dry run unless --execute") {
+    val t = table("purge-cli")
+    val version = DeltaLog.forTable(spark, t).snapshot().version
+    val (code, dry) = cli("purge", "--table", t, "--json")
+    assert(code === 0 && dry.get("dry_run").asBoolean)
+    assert(dry.get("num_removed_files").asLong === withDv(t))
+    assert(DeltaLog.forTable(spark, t).snapshot().version === version)
+    val (done, doc) = cli("purge", "--table", t, "--json", "--execute")
+    assert(done === 0 && doc.get("committed").asBoolean)
+    assert(withDv(t) === 0)
+  }
+
   test("the optimize command: a dry run unless --execute, one JSON document each") {
     val t = table("optimize-cli")
-    def cli(args: String*): (Int, com.fasterxml.jackson.databind.JsonNode) = {
-      val out = new java.io.ByteArrayOutputStream()
-      val err = new java.io.PrintStream(new java.io.ByteArrayOutputStream())
-      val code = txlog.cli.Main.run(spark, args, new java.io.PrintStream(out, true, "UTF-8"), err)
-      (code, new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.toString("UTF-8")))
-    }
     val version = DeltaLog.forTable(spark, t).snapshot().version
     val (code, dry) = cli("optimize", "--table", t, "--json", "--where", "p = 'a'")
     assert(code === 0 && dry.get("dry_run").asBoolean && dry.get("num_removed_files").asLong === 6)
