@@ -61,6 +61,39 @@ class Table:
     manifest: dict
 
 
+def cached_table(name: str, generator: int, make: Callable[[Path], dict]) -> Table:
+    """The table cached as `OUT/<name>/table` with its `manifest.json`, made by `make(directory)`
+    (which returns the manifest's fields) when absent or of another `generator` version."""
+    directory = OUT / name
+    manifest_file = directory / "manifest.json"
+    if manifest_file.exists():
+        manifest = json.loads(manifest_file.read_text())
+        if manifest.get("generator") == generator:
+            return Table(directory / "table", manifest)
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    started = time.perf_counter()
+    manifest = {"generator": generator, **make(directory)}
+    manifest["generate_s"] = round(time.perf_counter() - started, 2)
+    manifest_file.write_text(json.dumps(manifest, indent=1))
+    return Table(directory / "table", manifest)
+
+
+def written_by_child(script: str, directory: Path, size: int) -> dict:
+    """Runs `script --write <directory>/table <size> --out F` (a table written by a child
+    process, e.g. with delta-spark) and returns the manifest fields it left in F."""
+    import subprocess
+    import sys
+
+    out = directory / "generated.json"
+    argv = [sys.executable, script, "--write", str(directory / "table"), str(size),
+            "--out", str(out)]  # fmt: skip
+    subprocess.run(argv, check=True)
+    fields = json.loads(out.read_text())
+    out.unlink()
+    return fields
+
+
 def _name(shape: str, scale: int, stats: str) -> str:
     """The table's directory name: `w1-1000000`, or `w1-1000000-nostats` without stats."""
     return f"{shape}-{scale}" + {"ten": "", "none": "-nostats"}[stats]
@@ -116,21 +149,15 @@ def append_commit(source: Path, target: Path, manifest: dict) -> dict:
 def _cached(
     directory: Path, build: Callable[[Path], dict], version: int = GENERATOR_VERSION
 ) -> Table:
-    """The table in `directory`, built by `build` (given its `_delta_log`) unless a manifest
-    of generator `version` is there."""
-    manifest_file = directory / "manifest.json"
-    if manifest_file.exists():
-        manifest = json.loads(manifest_file.read_text())
-        if manifest.get("generator") == version:
-            return Table(directory / "table", manifest)
-    shutil.rmtree(directory, ignore_errors=True)
-    log = directory / "table" / "_delta_log"
-    log.mkdir(parents=True)
-    started = time.perf_counter()
-    manifest = {"generator": version, **build(log)}
-    manifest["generate_s"] = round(time.perf_counter() - started, 2)
-    manifest_file.write_text(json.dumps(manifest, indent=1))
-    return Table(directory / "table", manifest)
+    """The table in `directory` (under OUT), built by `build` (given its new `_delta_log`)
+    unless a manifest of generator `version` is there."""
+
+    def make(d: Path) -> dict:
+        log = d / "table" / "_delta_log"
+        log.mkdir(parents=True)
+        return build(log)
+
+    return cached_table(directory.relative_to(OUT).as_posix(), version, make)
 
 
 def _write_json(file: Path, actions: list[dict], ts_ms: int) -> None:

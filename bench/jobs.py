@@ -1,4 +1,4 @@
-"""The workloads (W1-W10, W12-W15) at full or smoke scale, as jobs over generated tables.
+"""The workloads (W1-W10, W12-W15, W19) at full or smoke scale, as jobs over generated tables.
 
 Load workloads have a second measured path, the file list (task `load_files`, job ids
 suffixed `-files`); W1, W2, W3 and W7 have a stat-less variant (`-nostats`) beside the default
@@ -13,6 +13,7 @@ import contention
 import dv_table
 import gen_logs
 import golden_tables
+import optimize_files
 import scans
 import vacuum_table
 import write_data
@@ -29,6 +30,7 @@ class Scale:
     w14_files: int  # W14: data files on disk, a quarter of them unreferenced
     w13_rows: int  # W13: rows of the table with deletion vectors
     w10_rows: int  # W10: rows written
+    w19_files: int  # W19: small files OPTIMIZE compacts
 
 
 FULL = Scale(
@@ -39,10 +41,11 @@ FULL = Scale(
     w14_files=200_000,
     w13_rows=10_000_000,
     w10_rows=10_000_000,
+    w19_files=20_000,
 )
 SMOKE = Scale(
     w1_files=20_000, w2_commits=300, w4_files=(50_000, 100_000), w9_seconds=10, w14_files=2_000,
-    w13_rows=200_000, w10_rows=200_000,
+    w13_rows=200_000, w10_rows=200_000, w19_files=2_000,
 )
 
 
@@ -56,7 +59,7 @@ class Job:
     @property
     def files(self) -> int:
         """Live files in the snapshot the job produces (W14: data files on disk; W10: the files
-        a Spark engine's timed write adds)."""
+        a Spark engine's timed write adds; W19: the small files OPTIMIZE compacts)."""
         m = self.table.manifest
         if self.task.startswith("vacuum"):
             return m["num_files"] + m["vacuum"]["num_files"]
@@ -180,6 +183,13 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         for job_id, task, how in (("W15", "golden", ""), ("W15-files", "golden_files",
                                                          " (file list)"))
     ]  # fmt: skip
+    n19, parts19 = human(scale.w19_files), optimize_files.PARTITIONS
+    specs.append((
+        "W19", "optimize", "w19", scale.w19_files,
+        f"OPTIMIZE (default settings) of {n19} small files delta-spark wrote, "
+        f"{human(scale.w19_files * optimize_files.ROWS_PER_FILE)} rows in {parts19} partitions, "
+        f"into ~{parts19} (one per partition): a fresh copy each run",
+    ))  # fmt: skip
     shapes = {
         "w1": gen_logs.w1, "w2": gen_logs.w2, "w7": gen_logs.w7, "w14": vacuum_table.w14,
         "w1-nostats": lambda n: gen_logs.w1(n, "none"),
@@ -188,6 +198,7 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         "w15": lambda _: golden_tables.w15(),
         "w13": dv_table.w13,
         "w10": write_data.w10,
+        "w19": optimize_files.w19,
     }  # fmt: skip
     tables: dict[tuple[str, int], gen_logs.Table] = {}  # w7 copies afresh: once per build
     chosen = []

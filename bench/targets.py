@@ -1,8 +1,8 @@
 """The issues' targets, checked against one run's figures (a table per txlog runner in
 RESULTS.md): issue #13's (ratios to delta-rs unless said, both load paths: counts and the file
 list), the earlier ones it keeps, issue #31's (W12, W13: ratios to delta-spark), issue #32's
-(W10, writing rows: ratios to delta-spark; delta-rs's ratio is reported, with no target) and
-"no worse than now" for the other workloads."""
+(W10, writing rows: ratios to delta-spark; delta-rs's ratio is reported, with no target), W19's
+(OPTIMIZE of small files: the same) and "no worse than now" for the other workloads."""
 
 from __future__ import annotations
 
@@ -81,6 +81,8 @@ RATIOS = [
     # Issue #32: writing 10M rows to a partitioned table (W10).
     Ratio("W10-append", "warm_s", SPARK, 1.1, "write (warm)"),
     Ratio("W10-overwrite", "warm_s", SPARK, 1.1, "write (warm)"),
+    # OPTIMIZE of 20,000 small files into ~100 (W19).
+    Ratio("W19", "warm_s", SPARK, 1.0, "optimize (warm)"),
     # No worse than now (txlog's ratio to delta-rs in the last full runs).
     Ratio("W5", "warm_s", RS, 0.02, why=NOW),
     Ratio("W6", "warm_s", RS, 0.83, why=NOW),

@@ -32,6 +32,7 @@ import contention
 import dv_table
 import gen_logs
 import golden_tables
+import optimize_files
 import scans
 import vacuum_table
 import write_data
@@ -290,6 +291,7 @@ TASKS = {
     "read_rows": run_read_rows,
     "write_append": lambda e, t, m: write_data.run(e, t, m, timed, "append"),
     "write_overwrite": lambda e, t, m: write_data.run(e, t, m, timed, "overwrite"),
+    "optimize": lambda e, t, m: optimize_files.run(e, t, m, timed),
 }
 
 

@@ -35,7 +35,6 @@ import argparse
 import json
 import shutil
 import tempfile
-import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
@@ -50,13 +49,14 @@ GENERATOR_VERSION = 1
 SLICES = 10  # input partitions of the timed rows
 EXTRA_ROWS = 1_000  # W10-append: the rows the table is created with, untimed
 PARTITION_BY = ["date", "part"]
-PARTITIONS = 20  # 10 dates x 2 parts
+PARTS = 2  # values of `part`
+PARTITIONS = 10 * PARTS  # 10 dates x 2 parts
 EPOCH_DAY = (date(2024, 1, 1) - date(1970, 1, 1)).days
 TS_BASE_US = 1_704_067_200_000_000  # 2024-01-01T00:00:00Z
 TS_STEP_US = 1_000_003
 COUNTRIES = ["US", "DE", "FR", "GB", "JP", "CN", "IN", "BR", "CA", "AU", "IT", "ES", "MX", "KR",
              "NL", "SE", "CH", "PL", "BE", "AT", "NO", "DK", "FI"]  # fmt: skip
-COLUMNS = [
+_DATA_COLUMNS = [  # COLUMNS but `part`
     "id",
     "cast(id % 100003 as int) as customer_id",
     "cast(id % 10007 as double) * 0.25 as amount",
@@ -69,8 +69,16 @@ COLUMNS = [
     "id % 17 = 0 as is_refund",
     "CASE WHEN id % 4 = 0 THEN NULL ELSE concat('note ', cast(id % 1000 as string)) END as note",
     "date_add(DATE'2024-01-01', cast(id % 10 as int)) as date",
-    "cast((id div 10) % 2 as int) as part",
 ]
+
+
+def columns(parts: int = PARTS) -> list[str]:
+    """The rows' columns as Spark SQL over `id`, `part` taking `parts` values (W19: 10)."""
+    return [*_DATA_COLUMNS, f"cast((id div 10) % {parts} as int) as part"]
+
+
+COLUMNS = columns()
+
 #: What the read-back computes, one select list for Spark SQL and delta-rs's DataFusion.
 AGGREGATE = [
     "count(*) AS rows", "sum(id) AS sum_id", "sum(customer_id) AS sum_customer_id",
@@ -89,34 +97,22 @@ class Mismatch(Exception):
 
 def w10(rows: int) -> gen_logs.Table:
     """The manifest of W10 at `rows` rows (its answers computed once, cached)."""
-    directory = gen_logs.OUT / f"w10-{rows}"
-    manifest_file = directory / "manifest.json"
-    if manifest_file.exists():
-        manifest = json.loads(manifest_file.read_text())
-        if manifest.get("generator") == GENERATOR_VERSION:
-            return gen_logs.Table(directory / "table", manifest)
-    shutil.rmtree(directory, ignore_errors=True)
-    directory.mkdir(parents=True)
-    started = time.perf_counter()
-    manifest = {
-        "generator": GENERATOR_VERSION, "rows": rows, "extra_rows": EXTRA_ROWS,
+    return gen_logs.cached_table(f"w10-{rows}", GENERATOR_VERSION, lambda _: {
+        "rows": rows, "extra_rows": EXTRA_ROWS,
         "slices": SLICES, "partition_by": PARTITION_BY, "partitions": PARTITIONS,
         "version": None, "num_files": SLICES * PARTITIONS, "size_in_bytes": None,
         "aggregate": AGGREGATE,
         "write": {"append": {"version": 1, "answer": expected(rows + EXTRA_ROWS)},
                   "overwrite": {"version": 1, "answer": expected(rows)}},
-    }  # fmt: skip
-    manifest["generate_s"] = round(time.perf_counter() - started, 2)
-    manifest_file.write_text(json.dumps(manifest, indent=1))
-    return gen_logs.Table(directory / "table", manifest)
-
+    })  # fmt: skip
 
 def _lengths(prefix: str, count: int) -> np.ndarray:
     return np.array([len(f"{prefix}{i}") for i in range(count)], dtype=np.int64)
 
 
-def expected(end: int) -> dict:
-    """AGGREGATE over the rows with ids [0, end), in answer()'s form."""
+def expected(end: int, parts: int = PARTS) -> dict:
+    """AGGREGATE over the rows with ids [0, end) (`part` taking `parts` values), in answer()'s
+    form."""
     ids = np.arange(end, dtype=np.int64)
     has_note = ids % 4 != 0
     last_ts = datetime.fromtimestamp(0, UTC) + timedelta(
@@ -138,7 +134,7 @@ def expected(end: int) -> dict:
         "notes": int(has_note.sum()),
         "len_note": int(_lengths("note ", 1000)[ids[has_note] % 1000].sum()),
         "max_date": (first + timedelta(days=int((ids % 10).max()))).isoformat(),
-        "sum_part": int(((ids // 10) % 2).sum()),
+        "sum_part": int(((ids // 10) % parts).sum()),
     }
 
 
@@ -194,7 +190,7 @@ def _batch(ids: np.ndarray):
         "is_refund": pa.array(ids % 17 == 0),
         "note": notes.take(note_index),
         "date": pa.array((EPOCH_DAY + ids % 10).astype(np.int32), pa.date32()),
-        "part": pa.array(((ids // 10) % 2).astype(np.int32)),
+        "part": pa.array(((ids // 10) % PARTS).astype(np.int32)),
     })  # fmt: skip
 
 

@@ -46,6 +46,14 @@ class Selected:
     size_in_bytes: int | None
 
 
+@dataclass(frozen=True)
+class Optimized:
+    """What an OPTIMIZE (compaction) reported: the files it removed and the files it added."""
+
+    num_removed_files: int
+    num_added_files: int
+
+
 class GaveUp(Exception):
     """The engine gave up on a commit: other writers kept winning the race for the next version
     until its retry limit. Nothing was committed."""
@@ -135,6 +143,11 @@ class Engine:
     def vacuum(self, path: str, retention_hours: int, dry_run: bool) -> Vacuumed:
         """VACUUM of the latest snapshot (built from scratch) with the given retention: the
         files it would delete (dry run) or deletes."""
+        raise NotImplementedError
+
+    def optimize(self, path: str) -> Optimized:
+        """W19: OPTIMIZE (compaction, the engine's default settings) of the latest snapshot,
+        built from the table's path, in one commit."""
         raise NotImplementedError
 
     def reset_heap_peak(self) -> None:

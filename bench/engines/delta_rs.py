@@ -10,7 +10,7 @@ from deltalake import DeltaTable, QueryBuilder, write_deltalake
 from deltalake.exceptions import CommitFailedError
 from deltalake.transaction import AddAction
 
-from engines.base import Commit, Counts, Engine, GaveUp, Selected, Vacuumed
+from engines.base import Commit, Counts, Engine, GaveUp, Optimized, Selected, Vacuumed
 
 
 def _counts(table: DeltaTable) -> Counts:
@@ -90,3 +90,8 @@ class DeltaRs(Engine):
         # full=True: also files the log never named (the default, lite, reads removes only).
         files = DeltaTable(path).vacuum(retention_hours=retention_hours, dry_run=dry_run, full=True)
         return Vacuumed(len(files), lambda: files)
+
+    def optimize(self, path: str) -> Optimized:
+        # Its default target size is delta.targetFileSize or 100 MiB; one commit at the end.
+        metrics = DeltaTable(path).optimize.compact()
+        return Optimized(metrics["numFilesRemoved"], metrics["numFilesAdded"])

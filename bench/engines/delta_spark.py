@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from engines.base import Commit, Counts, Vacuumed
+from engines.base import Commit, Counts, Optimized, Vacuumed
 from engines.spark import SHUFFLE_PARTITIONS, SparkEngine, aggregate_row, builder, selected_files
 
 DELTA_SPARK_PACKAGE = "io.delta:delta-spark_4.2_2.13:4.4.0"
@@ -129,3 +129,12 @@ class DeltaSpark(SparkEngine):
         if not dry_run:  # its result is the table's path only
             return Vacuumed(None, None)
         return Vacuumed(df.count(), lambda: [r[0] for r in df.collect()])
+
+    def optimize(self, path: str) -> Optimized:
+        from pyspark.sql import DataFrame
+
+        self._delta_log.clearCache()
+        table = self.spark._jvm.io.delta.tables.DeltaTable.forPath(self.spark._jsparkSession, path)
+        # executeCompaction runs the OPTIMIZE and returns one row: (path, metrics).
+        metrics = DataFrame(table.optimize().executeCompaction(), self.spark).collect()[0][1]
+        return Optimized(metrics["numFilesRemoved"], metrics["numFilesAdded"])

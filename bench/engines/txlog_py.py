@@ -8,7 +8,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from engines.base import Commit, Counts, GaveUp, Unavailable, Vacuumed
+from engines.base import Commit, Counts, GaveUp, Optimized, Unavailable, Vacuumed
 from engines.spark import SparkEngine, aggregate_row, builder, selected_files
 
 # The working tree's package, used when txlog is not installed in the environment.
@@ -128,6 +128,13 @@ class Txlog(SparkEngine):
             lambda: [row.path for row in files.select("path").collect()],
             r.unpersist,
         )
+
+    def optimize(self, path: str) -> Optimized:
+        log = self._log(path)
+        if not hasattr(log, "optimize"):
+            raise Unavailable("txlog.DeltaLog.optimize does not exist yet")
+        r = log.optimize()
+        return Optimized(r.num_removed_files, r.num_added_files)
 
 
 class TxlogBaseline(Txlog):
