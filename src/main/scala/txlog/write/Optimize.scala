@@ -36,6 +36,9 @@ private[txlog] object Optimize {
   val DefaultTargetSize: Long = 1L << 30
   val MaxDeletedRowsRatio = 0.05
 
+  /** Tasks per core reading the compacted files (see [[rewrite]]). */
+  private val MapTasksPerCore = 4
+
   /** Files one run considers at most. */
   val MaxFiles = 100000
 
@@ -207,6 +210,10 @@ private[txlog] object Optimize {
       .select(
         names.map(n => col(RowChecks.quote(n))) :+ col("_metadata.file_path").as("__file"): _*
       )
+      // The scan of many small files has as many tasks as its file partitions (one per 32 small
+      // files); each would write a shuffle file per bin. A few tasks per core read them instead
+      // (before the join: a coalesce right under the repartition would be collapsed into it).
+      .coalesce(spark.sparkContext.defaultParallelism * MapTasksPerCore)
       .join(broadcast(keys), col("__file") === keys("__txlog_file"))
       .select(names.map(n => col(RowChecks.quote(n))) :+ col(DataFiles.BinColumn): _*)
       .repartition(bins.size, col(DataFiles.BinColumn))
