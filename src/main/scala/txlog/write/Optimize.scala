@@ -16,14 +16,6 @@ import txlog.util.Jobs
   * order into bins of at most `targetSize` bytes; every bin of two files or more (or holding a file
   * with such a deletion vector) is rewritten as one file, its rows read with deletion vectors
   * applied, and the commit removes the bins' files and adds the new ones, both with `dataChange`
-  * false. The files considered reach the driver (path, size, partition values; a few hundred bytes
-  * each): at most [[MaxFiles]] per run, the rest counted in `numFilesRemaining` for the next run.
-  */
-/** OPTIMIZE (bin-packing compaction), as delta-spark's: the files of each partition smaller than
-  * `minFileSize`, or whose deletion vector deletes more than 5% of their rows, are grouped in size
-  * order into bins of at most `targetSize` bytes; every bin of two files or more (or holding a file
-  * with such a deletion vector) is rewritten as one file, its rows read with deletion vectors
-  * applied, and the commit removes the bins' files and adds the new ones, both with `dataChange`
   * false ([[OptimizeCommit]]: a bin a concurrent commit changed is left out, not the run). Purging
   * deletion vectors (REORG TABLE ... APPLY (PURGE)) is the same job over the files that have one,
   * each rewritten even alone in its bin. The files considered reach the driver (path, size,
