@@ -19,7 +19,7 @@ from job_record import Table, error_of, rows_of, short_digest, snapshot_summary
 
 # Files added by the job's commits: a fixed modification time, so both runs write the same.
 ADDED_MTIME = 1_700_000_000_000
-LARGE_COMMIT_FILES = 10_500  # past the 10,000 actions a commit checks and writes on the driver
+LARGE_COMMIT_FILES = 10_500  # checked and written by executors (maxDriverBytes 1: test_cluster.py)
 # W1's large commit also removes this partition's files (read through the transaction).
 W1_REMOVED = "partitionValues_parsed.date = '2024-01-05' AND partitionValues_parsed.part = 1"
 

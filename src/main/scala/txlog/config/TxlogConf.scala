@@ -32,7 +32,7 @@ private[txlog] object TxlogConf {
   val CommitMaxDriverBytes = new Whole(
     "spark.txlog.commit.maxDriverBytes",
     64 * MiB,
-    "A commit of at most 10,000 file actions whose lines fit this is checked, tallied and " +
+    "A commit of at most 50,000 file actions whose lines fit this is checked, tallied and " +
       "written on the driver. A larger one is checked and tallied by Spark jobs and written " +
       "by executors.",
     min = 0,

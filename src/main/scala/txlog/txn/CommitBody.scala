@@ -39,8 +39,11 @@ private[txlog] object CommitBody {
   def maxDriverBytes(spark: SparkSession): Long =
     TxlogConf.CommitMaxDriverBytes.get(spark)
 
-  /** Commits of at most this many file actions are checked and tallied on the driver. */
-  val DriverActions = 10000
+  /** Commits of at most this many file actions (within `spark.txlog.commit.maxDriverBytes`) are
+    * checked and tallied on the driver: an OPTIMIZE of 20,000 small files or an overwrite of a
+    * table of tens of thousands of files commits without a staging job.
+    */
+  val DriverActions = 50000
 
   /** Checks `pieces` (DataFrames of [[FileActionLines]] rows, written in this order) and builds the
     * body: INVALID_COMMIT_ACTIONS, before anything is written, for an action missing a required

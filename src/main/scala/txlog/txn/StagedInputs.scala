@@ -4,6 +4,7 @@ import java.util.UUID
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.util.SizeEstimator
 
 import txlog.checkpoint.StagedFiles
 import txlog.log.{LogWrites, TablePath}
@@ -13,9 +14,10 @@ import txlog.util.Jobs
   * conflict check and the commit file see is one evaluation of the user's DataFrame, even when it
   * would give other rows the next time (a non-deterministic source, a table that changes while it
   * is read). Up to [[CommitBody.DriverActions]] rows are read onto the driver by one job and kept
-  * as a local relation (bounded: that many file actions); a larger input is written by executors
-  * into a hidden staging directory of `_delta_log` (`.txlog-input-<uuid>`) and read from there.
-  * [[delete]] removes those directories when the commit ends, whatever its outcome.
+  * as a local relation when their estimated size fits `spark.txlog.commit.maxDriverBytes` (bounded:
+  * that many file actions, that many bytes); a larger input is written by executors into a hidden
+  * staging directory of `_delta_log` (`.txlog-input-<uuid>`) and read from there. [[delete]]
+  * removes those directories when the commit ends, whatever its outcome.
   */
 private[txlog] final class StagedInputs(spark: SparkSession, table: TablePath) {
   private var dirs = Vector.empty[Path]
@@ -25,13 +27,15 @@ private[txlog] final class StagedInputs(spark: SparkSession, table: TablePath) {
     val head = Jobs.named(spark, s"read the staged $what for ${table.root}") {
       df.take(CommitBody.DriverActions + 1)
     }
-    if (head.length <= CommitBody.DriverActions) {
-      spark.createDataFrame(java.util.Arrays.asList(head: _*), df.schema)
-    } else {
+    val whole = head.length <= CommitBody.DriverActions
+    lazy val local = spark.createDataFrame(java.util.Arrays.asList(head: _*), df.schema)
+    if (whole && SizeEstimator.estimate(head) <= CommitBody.maxDriverBytes(spark)) local
+    else {
       val dir = new Path(table.logDir, s".txlog-input-${UUID.randomUUID()}")
       dirs :+= dir
       Jobs.named(spark, s"stage the $what for ${table.root}") {
-        StagedFiles.write(table, df, dir, "parquet")
+        // every row already read: written from the driver rather than evaluated again
+        StagedFiles.write(table, if (whole) local else df, dir, "parquet")
       }
       spark.read.options(table.readOptions).schema(df.schema).parquet(dir.toString)
     }
