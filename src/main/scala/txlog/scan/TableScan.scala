@@ -15,10 +15,10 @@ import txlog.Snapshot
   */
 private[txlog] object TableScan {
 
-  def relation(snapshot: Snapshot, only: Option[DataFrame] = None): HadoopFsRelation = {
+  def relation(snapshot: Snapshot): HadoopFsRelation = {
     val table = ScanTable(snapshot)
     HadoopFsRelation(
-      location = new SnapshotFileIndex(snapshot, table, only),
+      location = new SnapshotFileIndex(snapshot, table),
       partitionSchema = table.partitionSchema,
       dataSchema = table.dataSchema,
       bucketSpec = None,
@@ -29,10 +29,4 @@ private[txlog] object TableScan {
 
   def dataFrame(snapshot: Snapshot): DataFrame =
     snapshot.spark.baseRelationToDataFrame(relation(snapshot))
-
-  /** The rows of the files `only` names (a DataFrame with the add paths as `path`), deletion
-    * vectors applied: what OPTIMIZE rewrites.
-    */
-  def dataFrame(snapshot: Snapshot, only: DataFrame): DataFrame =
-    snapshot.spark.baseRelationToDataFrame(relation(snapshot, Some(only)))
 }

@@ -1,13 +1,13 @@
 package txlog.write
 
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.functions.{broadcast, col, lit}
+import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.types._
 
 import txlog.{OptimizeResult, Snapshot, TxlogErrors}
 import txlog.protocol.WriterGate
 import txlog.replay.FileKeys
-import txlog.scan.TableScan
+import txlog.scan.FileGroups
 import txlog.table.TableContext
 import txlog.util.Jobs
 
@@ -27,9 +27,6 @@ private[txlog] object Optimize {
   /** delta-spark's defaults: `spark.databricks.delta.optimize.maxFileSize` and `minFileSize`. */
   val DefaultTargetSize: Long = 1L << 30
   val MaxDeletedRowsRatio = 0.05
-
-  /** Tasks per core reading the compacted files (see [[rewrite]]). */
-  private val MapTasksPerCore = 4
 
   /** Files one run considers at most. */
   val MaxFiles = 100000
@@ -179,36 +176,28 @@ private[txlog] object Optimize {
           .filter(b => purge || b.size > 1 || b.exists(_.deletedRatio > MaxDeletedRowsRatio))
     }
 
-  /** One Spark job: the bins' rows (deletion vectors applied) written one file per bin. */
+  /** One Spark job: each bin's rows (deletion vectors applied) read and written by one task, into
+    * one file, as delta-spark's per-bin jobs do (`coalesce(1)`): no shuffle.
+    */
   private def rewrite(
       ctx: TableContext,
       snap: Snapshot,
       bins: Seq[Seq[Candidate]]
   ): WrittenFiles = {
     val spark = ctx.spark
-    val byFile = bins.zipWithIndex.flatMap { case (b, i) =>
-      b.map(c => Row(c.path, FileKeys.canonicalPath(ctx.root, c.path).toUri.toString, i))
-    }
-    val keys = spark.createDataFrame(
-      java.util.Arrays.asList(byFile: _*),
-      new StructType()
-        .add("path", StringType)
-        .add("__txlog_file", StringType)
-        .add(DataFiles.BinColumn, IntegerType)
+    val paths = spark.createDataFrame(
+      java.util.Arrays.asList(bins.flatten.map(c => Row(c.path)): _*),
+      new StructType().add("path", StringType)
     )
-    val table = TableScan.dataFrame(snap, keys.select("path"))
-    val names = table.columns.toSeq
-    val rows = table
-      .select(
-        names.map(n => col(RowChecks.quote(n))) :+ col("_metadata.file_path").as("__file"): _*
-      )
-      // The scan of many small files has as many tasks as its file partitions (one per 32 small
-      // files); each would write a shuffle file per bin. A few tasks per core read them instead
-      // (before the join: a coalesce right under the repartition would be collapsed into it).
-      .coalesce(spark.sparkContext.defaultParallelism * MapTasksPerCore)
-      .join(broadcast(keys), col("__file") === keys("__txlog_file"))
-      .select(names.map(n => col(RowChecks.quote(n))) :+ col(DataFiles.BinColumn): _*)
-      .repartition(bins.size, col(DataFiles.BinColumn))
+    val uris = bins.map(_.map(c => FileKeys.canonicalPath(ctx.root, c.path).toUri.toString))
+    val perBin = FileGroups.dataFrames(snap, paths, uris)
+    val names = perBin.head.columns.toSeq
+    val rows = perBin.zipWithIndex
+      .map { case (df, i) =>
+        df.coalesce(1)
+          .select(names.map(n => col(RowChecks.quote(n))) :+ lit(i).as(DataFiles.BinColumn): _*)
+      }
+      .reduce(_ union _)
     val plan = FilePlan.of(ctx.root, snap.protocol, snap.metadata, dataChange = false)
     DataFiles.write(rows, ctx.table, plan, Nil)
   }
