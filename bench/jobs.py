@@ -1,4 +1,4 @@
-"""The workloads (W1-W10, W12-W15, W19) at full or smoke scale, as jobs over generated tables.
+"""The workloads (W1-W15, W19) at full or smoke scale, as jobs over generated tables.
 
 Load workloads have a second measured path, the file list (task `load_files`, job ids
 suffixed `-files`); W1, W2, W3 and W7 have a stat-less variant (`-nostats`) beside the default
@@ -14,6 +14,7 @@ import dv_table
 import gen_logs
 import golden_tables
 import optimize_files
+import overwrite_large
 import scans
 import vacuum_table
 import write_data
@@ -59,7 +60,8 @@ class Job:
     @property
     def files(self) -> int:
         """Live files in the snapshot the job produces (W14: data files on disk; W10: the files
-        a Spark engine's timed write adds; W19: the small files OPTIMIZE compacts)."""
+        a Spark engine's timed write adds; W19: the small files OPTIMIZE compacts; W11: the
+        files its overwrite removes)."""
         m = self.table.manifest
         if self.task.startswith("vacuum"):
             return m["num_files"] + m["vacuum"]["num_files"]
@@ -74,8 +76,8 @@ class Job:
 
 def few_runs(job: Job) -> bool:
     """Jobs run once cold and once warm, without warm-up runs (their runs take minutes for
-    the peers): W4, W14."""
-    return job.id.startswith(("W4", "W14"))
+    the peers): W4, W11, W14."""
+    return job.id.startswith(("W4", "W11", "W14"))
 
 
 def floor_job(job: Job) -> bool:
@@ -166,6 +168,13 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
             for job_id, task, dry in (("W14-dry", "vacuum_dry", " DRY RUN"), ("W14", "vacuum", ""))
         ),
     ]
+    n11 = human(max(scale.w4_files))
+    specs.append((
+        "W11", "overwrite_large", "w1", max(scale.w4_files),
+        f"overwrite the W4 table ({n11} live files: {n11} removes in one commit) with "
+        f"{overwrite_large.ROWS:,} rows in {overwrite_large.PARTS} partitions (a fresh copy each "
+        "run)",
+    ))  # fmt: skip
     specs += [
         (job_id, task, "w1", scale.w1_files, f"plan a scan of the W1 table ({n1}) with a {what} "
          "filter keeping ~1% of the files (the files selected, none read)")

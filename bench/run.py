@@ -87,7 +87,7 @@ class Runner:
         return argv + ["--max-memory-gb", str(self.args.max_memory_gb)]
 
     def memory_for(self, engine: str, job: jobs.Job) -> str:
-        if engine.startswith("txlog") and job.id.startswith("W4"):
+        if engine.startswith("txlog") and job.id.startswith(("W4", "W11")):
             return self.args.txlog_w4_driver_memory
         return self.args.driver_memory
 

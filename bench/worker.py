@@ -33,6 +33,7 @@ import dv_table
 import gen_logs
 import golden_tables
 import optimize_files
+import overwrite_large
 import scans
 import vacuum_table
 import write_data
@@ -292,6 +293,7 @@ TASKS = {
     "write_append": lambda e, t, m: write_data.run(e, t, m, timed, "append"),
     "write_overwrite": lambda e, t, m: write_data.run(e, t, m, timed, "overwrite"),
     "optimize": lambda e, t, m: optimize_files.run(e, t, m, timed),
+    "overwrite_large": lambda e, t, m: overwrite_large.run(e, t, m, timed),
 }
 
 
