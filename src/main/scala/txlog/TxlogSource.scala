@@ -92,7 +92,8 @@ private[txlog] object TxlogSource {
   ): DeltaLog = {
     val byName = parameters.map { case (k, v) => k.toLowerCase -> v }
     val known =
-      Set(Path, "__partition_columns", "replacewhere", "txnappid", "txnversion").map(_.toLowerCase)
+      Set(Path, "__partition_columns", "replacewhere", "txnappid", "txnversion") ++
+        Set("mergeschema", "overwriteschema")
     byName.keys.filterNot(k => known(k) || k.startsWith("delta.")).toSeq.sorted.headOption.foreach {
       k => throw TxlogErrors.invalidArgument(k, "unknown option of the txlog data source's writer")
     }
@@ -104,6 +105,13 @@ private[txlog] object TxlogSource {
     }
     val txnVersion =
       byName.get("txnversion").map(v => util.OptionValues.wholeNumber("txnVersion", v))
+    // named as the user spells them in an error (Spark hands them over lower-cased)
+    def flag(name: String) = util.OptionValues.flag(
+      byName.get(name.toLowerCase).map(name -> _).toMap,
+      name,
+      default = false
+    )
+    val (mergeSchema, overwriteSchema) = (flag("mergeSchema"), flag("overwriteSchema"))
     val writeMode = mode match {
       case SaveMode.Append        => "append"
       case SaveMode.Overwrite     => "overwrite"
@@ -126,7 +134,9 @@ private[txlog] object TxlogSource {
         properties = properties,
         replaceWhere = byName.get("replacewhere"),
         txnAppId = byName.get("txnappid"),
-        txnVersion = txnVersion
+        txnVersion = txnVersion,
+        mergeSchema = mergeSchema,
+        overwriteSchema = overwriteSchema
       )
     )
     DeltaLog.forTable(sqlContext.sparkSession, path)
