@@ -9,7 +9,7 @@ import txlog.{Metadata, Protocol, Transaction, TxlogErrors, WriteOptions, WriteR
 import txlog.protocol.WriterGate
 import txlog.scan.PhysicalSchema
 import txlog.table.TableContext
-import txlog.txn.TableCreation
+import txlog.txn.{TableCreation, WriterRules}
 
 /** A DataFrame written to a table as one commit (`DeltaLog.write`): the table created when absent,
   * else the rows appended, or the table's files replaced (overwrite), or nothing done (`ignore`) /
@@ -127,7 +127,21 @@ private[txlog] object TableWrite {
     if (alreadyDone.isDefined) WriteResult(mode, snap.version, committed = false, 0, 0, 0, 0, None)
     else {
       val t = SchemaEvolution.target(ctx.root, df, md, options)
-      if (t.changed(md)) txn.updateMetadata(t.metadata)
+      if (t.changed(md)) {
+        // the commit's writer rules on the new metadata (a feature a new column's type needs
+        // that txlog cannot follow, say), before any data file is written
+        val current = Some((snap.protocol, md))
+        WriterRules.prepare(
+          ctx.root,
+          snap.version + 1,
+          current,
+          None,
+          Some(t.metadata),
+          false,
+          t.replacesTable
+        )
+        txn.updateMetadata(t.metadata)
+      }
       if (t.replacesTable) txn.replacingTable()
       commitData(ctx, txn, t.data, snap.protocol, t.metadata, options, mode, mode == "overwrite")
     }

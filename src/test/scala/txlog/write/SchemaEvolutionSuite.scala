@@ -209,6 +209,13 @@ class SchemaEvolutionSuite extends SparkSuite {
         WriteOptions(mode = "overwrite", replaceWhere = Some("p = 'x'"), overwriteSchema = true)
       )
     )
+    refused("UNSUPPORTED_WRITER_FEATURES", "variantType")(
+      DeltaLog.write(
+        spark.sql("SELECT 1L AS id, 'x' AS p, parse_json('1') AS j"),
+        t,
+        WriteOptions(mergeSchema = true)
+      )
+    )
     refused("INVALID_ARGUMENT", "mergeSchema")(
       typed.write.format("txlog").mode("append").option("mergeSchema", "yes").save(t)
     )
