@@ -28,11 +28,12 @@ import txlog.scan.TableScan
   *
   * Writing (`df.write.format("txlog")`) is `DeltaLog.write`: the save mode is its mode,
   * `partitionBy` its partition columns, `replaceWhere` its predicate, the options `txnAppId` and
-  * `txnVersion` its application transaction, and options named `delta.*` the table properties of a
-  * new table.
+  * `txnVersion` its application transaction, `mergeSchema` and `overwriteSchema` (`true` or
+  * `false`) its schema evolution, and options named `delta.*` the table properties of a new table.
   *
   * {{{
   * df.write.format("txlog").mode("append").partitionBy("date").save("/data/events")
+  * wider.write.format("txlog").mode("append").option("mergeSchema", "true").save("/data/events")
   * }}}
   */
 final class TxlogSource
