@@ -86,6 +86,27 @@ def test_bad_writes_are_refused(spark: SparkSession, tmp_path: Path) -> None:
     assert deltalake.DeltaTable(notnull).version() == 0
 
 
+def test_merge_and_overwrite_schema(spark: SparkSession, tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    txlog.write(spark.sql("SELECT id FROM range(2)"), path)
+    merged = txlog.write(spark.sql("SELECT id, concat('v', id) AS v FROM range(2, 3)"), path,
+                         merge_schema=True)
+    assert merged.version == 1
+    table = deltalake.DeltaTable(path)
+    assert [f.name for f in table.schema().fields] == ["id", "v"]
+    rows = sorted(table.to_pyarrow_table().to_pylist(), key=lambda r: r["id"])
+    assert rows == [{"id": 0, "v": None}, {"id": 1, "v": None}, {"id": 2, "v": "v2"}]
+    with pytest.raises(TypeError, match="merge_schema"):
+        txlog.write(spark.range(1), path, merge_schema="true")  # type: ignore[arg-type]
+    with pytest.raises(errors.InvalidArgumentError, match="overwriteSchema"):
+        txlog.write(spark.range(1), path, overwrite_schema=True)
+    over = txlog.write(spark.sql("SELECT CAST(id AS STRING) AS id FROM range(1)"), path,
+                       mode="overwrite", overwrite_schema=True)
+    assert over.version == 2
+    table = deltalake.DeltaTable(path)
+    assert table.version() == 2 and table.to_pyarrow_table().to_pylist() == [{"id": "0"}]
+
+
 def test_replace_where_and_delete(spark: SparkSession, tmp_path: Path) -> None:
     path = str(tmp_path / "t")
     rows = spark.sql("SELECT id, CAST(id % 3 AS STRING) AS p FROM range(9)")

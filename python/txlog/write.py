@@ -107,6 +107,8 @@ def write(
     replace_where: str | None = None,
     txn_app_id: str | None = None,
     txn_version: int | None = None,
+    merge_schema: bool = False,
+    overwrite_schema: bool = False,
 ) -> WriteResult:
     """Writes ``df``'s rows to the Delta table at ``path`` as one commit, with per-file
     statistics; a table that does not exist is created with ``df``'s schema.
@@ -118,14 +120,24 @@ def write(
     predicate on partition columns; only the files it selects are replaced, and every row
     written must satisfy it. ``txn_app_id`` and ``txn_version`` together make
     the write idempotent: it is skipped when the table holds that application's version or a
-    later one. Raises :class:`txlog.errors.SchemaMismatchError` (columns the table lacks or of
-    another type), :class:`txlog.errors.ConstraintViolationError` (a row breaking a NOT NULL
+    later one. ``merge_schema``: columns of ``df`` the table lacks (nested struct fields too)
+    are added to the table's schema, nullable, at the end, in the commit of the data; a column
+    of another type is still refused (no type widening). ``overwrite_schema`` (mode
+    ``"overwrite"`` only, not with ``replace_where``): the table's schema becomes ``df``'s, types
+    may change, and its partition columns become ``partition_by`` (none when not given); every
+    file is removed. Both as delta-spark's ``mergeSchema`` / ``overwriteSchema`` write options.
+    Raises :class:`txlog.errors.SchemaMismatchError` (columns the table lacks without
+    ``merge_schema``, or of another type), :class:`txlog.errors.InvalidArgumentError`
+    (``overwrite_schema`` with another mode or with ``replace_where``),
+    :class:`txlog.errors.ConstraintViolationError` (a row breaking a NOT NULL
     column, a CHECK constraint, an invariant, a generated column or ``replace_where``),
     :class:`txlog.errors.UnsupportedFeatureError` (identity columns); nothing is committed
     then.
 
     >>> txlog.write(spark.range(10), "/data/t", mode="overwrite").num_output_rows
     10
+    >>> txlog.write(df_with_new_column, "/data/t", merge_schema=True).committed
+    True
     """
     if not isinstance(df, DataFrame):
         raise TypeError(f"df must be a pyspark.sql.DataFrame, got {type(df).__name__}")
@@ -154,6 +166,11 @@ def write(
             raise TypeError("txn_app_id must be a non-empty str")
         options["txnAppId"] = txn_app_id
         options["txnVersion"] = _whole_number("txn_version", txn_version)
+    for name, flag in (("merge_schema", merge_schema), ("overwrite_schema", overwrite_schema)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be a bool, got {type(flag).__name__}")
+    options["mergeSchema"] = "true" if merge_schema else "false"
+    options["overwriteSchema"] = "true" if overwrite_schema else "false"
     spark = df.sparkSession
     java_session(spark)  # TypeError for a session without a JVM (Spark Connect)
     facade = jvm_facade(spark)

@@ -146,6 +146,16 @@ final class Transaction private[txlog] (
     */
   private[txlog] def restoring(): Transaction = stage(_.copy(restoring = true))
 
+  /** Marks the transaction as replacing the whole table: it removes every file of the snapshot read
+    * (checked at commit: INVALID_COMMIT_ACTIONS otherwise), so its metadata may change column types
+    * and partition columns (an overwrite with `overwriteSchema`). The whole table counts as read,
+    * so a concurrent commit adding or removing files conflicts.
+    */
+  private[txlog] def replacingTable(): Transaction = stage { s =>
+    wholeTable = true
+    s.copy(replacesTable = true)
+  }
+
   /** Stages a txn action: application `appId` committed its `version`. The commit is skipped
     * (committed = false) when the table already holds every staged app id at its staged version or
     * later; when it holds some but not all, the commit fails with INVALID_COMMIT_ACTIONS.

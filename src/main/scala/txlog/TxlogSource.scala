@@ -28,11 +28,12 @@ import txlog.scan.TableScan
   *
   * Writing (`df.write.format("txlog")`) is `DeltaLog.write`: the save mode is its mode,
   * `partitionBy` its partition columns, `replaceWhere` its predicate, the options `txnAppId` and
-  * `txnVersion` its application transaction, and options named `delta.*` the table properties of a
-  * new table.
+  * `txnVersion` its application transaction, `mergeSchema` and `overwriteSchema` (`true` or
+  * `false`) its schema evolution, and options named `delta.*` the table properties of a new table.
   *
   * {{{
   * df.write.format("txlog").mode("append").partitionBy("date").save("/data/events")
+  * wider.write.format("txlog").mode("append").option("mergeSchema", "true").save("/data/events")
   * }}}
   */
 final class TxlogSource
@@ -92,7 +93,8 @@ private[txlog] object TxlogSource {
   ): DeltaLog = {
     val byName = parameters.map { case (k, v) => k.toLowerCase -> v }
     val known =
-      Set(Path, "__partition_columns", "replacewhere", "txnappid", "txnversion").map(_.toLowerCase)
+      Set(Path, "__partition_columns", "replacewhere", "txnappid", "txnversion") ++
+        Set("mergeschema", "overwriteschema")
     byName.keys.filterNot(k => known(k) || k.startsWith("delta.")).toSeq.sorted.headOption.foreach {
       k => throw TxlogErrors.invalidArgument(k, "unknown option of the txlog data source's writer")
     }
@@ -104,6 +106,13 @@ private[txlog] object TxlogSource {
     }
     val txnVersion =
       byName.get("txnversion").map(v => util.OptionValues.wholeNumber("txnVersion", v))
+    // named as the user spells them in an error (Spark hands them over lower-cased)
+    def flag(name: String) = util.OptionValues.flag(
+      byName.get(name.toLowerCase).map(name -> _).toMap,
+      name,
+      default = false
+    )
+    val (mergeSchema, overwriteSchema) = (flag("mergeSchema"), flag("overwriteSchema"))
     val writeMode = mode match {
       case SaveMode.Append        => "append"
       case SaveMode.Overwrite     => "overwrite"
@@ -126,7 +135,9 @@ private[txlog] object TxlogSource {
         properties = properties,
         replaceWhere = byName.get("replacewhere"),
         txnAppId = byName.get("txnappid"),
-        txnVersion = txnVersion
+        txnVersion = txnVersion,
+        mergeSchema = mergeSchema,
+        overwriteSchema = overwriteSchema
       )
     )
     DeltaLog.forTable(sqlContext.sparkSession, path)

@@ -14,12 +14,20 @@ import txlog.util.OptionValues
   */
 private[python] trait WriteFacade extends FacadeArgs {
 
-  private val WriteKeys = Set("mode", "partitionBy", "replaceWhere", "txnAppId", "txnVersion")
+  private val WriteKeys = Set(
+    "mode",
+    "partitionBy",
+    "replaceWhere",
+    "txnAppId",
+    "txnVersion",
+    "mergeSchema",
+    "overwriteSchema"
+  )
 
   /** `DeltaLog.write` by options: `mode`, `partitionBy` (a JSON array of names), `replaceWhere`,
-    * `txnAppId` and `txnVersion`; `properties` separately. An unknown option is INVALID_ARGUMENT.
-    * Returns the result's summary as JSON. Example: `PythonFacade.write(df._jdf, "/data/t",
-    * {"mode": "append"}, {})`.
+    * `txnAppId`, `txnVersion`, `mergeSchema` and `overwriteSchema` ("true" or "false");
+    * `properties` separately. An unknown option is INVALID_ARGUMENT. Returns the result's summary
+    * as JSON. Example: `PythonFacade.write(df._jdf, "/data/t", {"mode": "append"}, {})`.
     */
   def write(
       df: DataFrame,
@@ -51,7 +59,9 @@ private[python] trait WriteFacade extends FacadeArgs {
         properties = asScala(properties),
         replaceWhere = o.get("replaceWhere"),
         txnAppId = o.get("txnAppId"),
-        txnVersion = OptionValues.wholeNumber(o, "txnVersion")
+        txnVersion = OptionValues.wholeNumber(o, "txnVersion"),
+        mergeSchema = OptionValues.flag(o, "mergeSchema", default = false),
+        overwriteSchema = OptionValues.flag(o, "overwriteSchema", default = false)
       )
     )
     r.toJson

@@ -21,15 +21,27 @@ private[txlog] object ColumnMappingAssign {
     * given without column mapping metadata, e.g. as DDL), and keeps its name as its physical name
     * when it has none (column mapping enabled on an existing table: data files already name it so,
     * as delta-spark does on that upgrade).
+    *
+    * With `overwriting` (a commit that replaces every file of the table with a new schema, as
+    * delta-spark's `overwriteSchema`), a field takes the current field's id and physical name only
+    * when its type is the current one's (nullability may loosen); any other field gets a fresh id
+    * and physical name, as delta-spark assigns them on an overwrite.
+    *
+    * {{{
+    * val (s, max) = ColumnMappingAssign.assign(schema, 4L, Some(current.schema))
+    * }}}
     */
   def assign(
       schema: StructType,
       maxId: Long,
-      current: Option[StructType] = None
+      current: Option[StructType] = None,
+      overwriting: Boolean = false
   ): (StructType, Long) = {
     var next = maxId
     def same(cur: Option[StructType], name: String): Option[StructField] =
       cur.flatMap(_.fields.find(_.name.equalsIgnoreCase(name)))
+    def kept(w: StructField, f: StructField): Boolean =
+      !overwriting || fits(w.dataType, f.dataType)
     // Pre-order, as delta-spark numbers them: a field before the fields nested in it.
     def field(f: StructField, cur: Option[StructType]): StructField = {
       val was = same(cur, f.name)
@@ -37,10 +49,12 @@ private[txlog] object ColumnMappingAssign {
         if (f.metadata.contains(IdKey)) f.metadata
         else {
           val (id, physical) = was match {
-            case Some(w) if w.metadata.contains(IdKey) && w.metadata.contains(PhysicalNameKey) =>
+            case Some(w)
+                if w.metadata.contains(IdKey) && w.metadata.contains(PhysicalNameKey) &&
+                  kept(w, f) =>
               (w.metadata.getLong(IdKey), w.metadata.getString(PhysicalNameKey))
-            case Some(w) => next += 1; (next, w.name)
-            case None    => next += 1; (next, s"col-${UUID.randomUUID()}")
+            case Some(w) if !overwriting => next += 1; (next, w.name)
+            case _                       => next += 1; (next, s"col-${UUID.randomUUID()}")
           }
           new MetadataBuilder()
             .withMetadata(f.metadata)
@@ -66,6 +80,23 @@ private[txlog] object ColumnMappingAssign {
     }
     val out = StructType(schema.fields.map(field(_, current)))
     (out, next)
+  }
+
+  /** Whether data of type `to` reads as `from`: equal types, nested nullability loosened only
+    * (delta-spark's `equalsIgnoreCompatibleNullability`), struct field names equal.
+    */
+  private def fits(from: DataType, to: DataType): Boolean = (from, to) match {
+    case (a: ArrayType, b: ArrayType) =>
+      (b.containsNull || !a.containsNull) && fits(a.elementType, b.elementType)
+    case (a: MapType, b: MapType) =>
+      (b.valueContainsNull || !a.valueContainsNull) && fits(a.keyType, b.keyType) &&
+      fits(a.valueType, b.valueType)
+    case (a: StructType, b: StructType) =>
+      a.length == b.length && a.fields.zip(b.fields).forall { case (x, y) =>
+        x.name == y.name && (y.nullable || !x.nullable) &&
+        fits(x.dataType, y.dataType)
+      }
+    case _ => from == to
   }
 
   /** INVALID_METADATA unless the ids and physical names of `after` are unique and every id that

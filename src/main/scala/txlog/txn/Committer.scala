@@ -78,9 +78,10 @@ private[txlog] object Committer {
       .map(FileActionLines.shaped(_, ActionSchemas.add))
       .reduceOption(_ unionByName _)
       .map(inputs("adds", _))
-    // `removeMd` names the removes' columns: the committed metadata, but for a restore the one
-    // read, under which the removed files were written (the restored one may be partitioned
-    // otherwise).
+    // `removeMd` names the removes' columns: the committed metadata, but for a restore or a
+    // commit replacing the table the one read, under which the removed files were written (the
+    // committed one may be partitioned otherwise).
+    val readMdForRemoves = staged.restoring || staged.replacesTable
     // Each remove matched to the live file of its path in the snapshot read (its deletion vector
     // taken from there): what the transaction removes is what it read.
     val removes = readSnapshot match {
@@ -119,7 +120,8 @@ private[txlog] object Committer {
             current,
             staged.protocol,
             staged.metadata,
-            staged.restoring
+            staged.restoring,
+            staged.replacesTable
           )
         val protocol = p.orElse(current.map(_._1)).get
         val metadata = m.orElse(current.map(_._2)).get
@@ -148,13 +150,14 @@ private[txlog] object Committer {
             adds
               .map(_ => FileActionLines.adds(assigned, metadata, protocol, staged.restoring))
               .toSeq ++
-              fixedLines(metadata, if (staged.restoring) current.fold(metadata)(_._2) else metadata)
+              fixedLines(metadata, if (readMdForRemoves) current.fold(metadata)(_._2) else metadata)
           body = Some(CommitBody.build(spark, table, lines))
         }
         // On the table as read (as delta-spark checks it): a commit that turns appendOnly off
         // cannot remove data in the same breath; one that turns it on still may. The removes
         // counted are those checked and written (the body), not the staged DataFrames again.
         val removed = body.get.files.removes
+        if (staged.replacesTable) checkReplacesAll(table, readSnapshot, removed.files)
         WriterRules.checkAppendOnly(
           table.root,
           current.fold(metadata)(_._2),
@@ -209,6 +212,22 @@ private[txlog] object Committer {
       }
       throw new IllegalStateException("unreachable")
     } finally body.foreach(_.delete(table))
+  }
+
+  /** INVALID_COMMIT_ACTIONS unless a commit marked as replacing the table removes every file of the
+    * snapshot read (`removed`: the distinct live paths its body removes, each checked live there):
+    * its metadata was let change types and partitioning on that ground. A concurrent commit adding
+    * files conflicts (the whole table was read), so none survives a retry either.
+    */
+  private def checkReplacesAll(table: TablePath, read: Option[Snapshot], removed: Long): Unit = {
+    val live = read.fold(0L)(_.numFiles)
+    if (removed != live) {
+      throw TxlogErrors.invalidCommitActions(
+        table.root,
+        s"the commit replaces the table (its schema or partitioning changes) but removes " +
+          s"$removed of the $live files of version ${read.fold(-1L)(_.version)}"
+      )
+    }
   }
 
   /** INVALID_COMMIT_ACTIONS for staged actions that break the spec, found on the driver. */

@@ -12,7 +12,9 @@ import txlog.protocol.ColumnMapping
   * nullable column, array element or map value made non-null: the rows already written are not
   * checked, as the spec asks of a new CHECK constraint). Columns are matched by their column
   * mapping physical name when the new schema gives one, else by name (case-insensitively); new
-  * columns, dropped ones and loosened nullability are not changes this refuses.
+  * columns, dropped ones and loosened nullability are not changes this refuses. A commit that
+  * replaces every file of the table (overwriteSchema) is not checked: no file of the old schema
+  * stays (see [[WriterRules.prepare]]'s `replacing`, which the committer verifies).
   */
 private[txn] object SchemaChanges {
 

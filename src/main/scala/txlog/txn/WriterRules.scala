@@ -89,7 +89,9 @@ private[txlog] object WriterRules {
     * those in force before it (`current`; None when the commit creates the table).
     * UNSUPPORTED_WRITER_FEATURES for a feature txlog cannot follow on commit, PROTOCOL_DOWNGRADE
     * for a protocol that supports less than the current one, INVALID_METADATA for metadata that
-    * breaks the spec or changes what may not change.
+    * breaks the spec or changes what may not change. `replacing`: the commit removes every file of
+    * the version read (checked by the committer before it publishes), so its metadata may change
+    * column types, drop columns and repartition.
     */
   def prepare(
       table: String,
@@ -97,7 +99,8 @@ private[txlog] object WriterRules {
       current: Option[(Protocol, Metadata)],
       protocol: Option[Protocol],
       metadata: Option[Metadata],
-      restoring: Boolean = false
+      restoring: Boolean = false,
+      replacing: Boolean = false
   ): (Option[Protocol], Option[Metadata]) = {
     // A restore's metadata is an older version's: it is checked on its own, not against the
     // current metadata (delta-spark restores the old schema, dropped columns and all).
@@ -113,7 +116,7 @@ private[txlog] object WriterRules {
       .map(m =>
         m.copy(configuration = m.configuration.filterNot(_._1.startsWith("delta.feature.")))
       )
-      .map(m => checkedMetadata(table, against, m, version))
+      .map(m => checkedMetadata(table, against, m, version, replacing))
     // Protocol: the staged one (never lower than the current), raised to what the metadata needs.
     val base = (protocol, current.map(_._1)) match {
       case (Some(p), Some(cur)) => checkNotDowngrade(table, cur, p); p
@@ -215,7 +218,8 @@ private[txlog] object WriterRules {
       table: String,
       current: Option[Metadata],
       md: Metadata,
-      version: Long
+      version: Long,
+      replacing: Boolean
   ): Metadata = {
     if (md.schemaString == null || md.schemaString.trim.isEmpty) {
       throw TxlogErrors.invalidMetadata(table, "metaData has no schemaString")
@@ -237,7 +241,7 @@ private[txlog] object WriterRules {
       catch { case e: txlog.TxlogException => throw TxlogErrors.invalidMetadata(table, e.problem) }
     }
     current.foreach { cur =>
-      if (cur.partitionColumns != md.partitionColumns) {
+      if (!replacing && cur.partitionColumns != md.partitionColumns) {
         throw TxlogErrors.invalidMetadata(
           table,
           s"partition columns cannot change (${cur.partitionColumns.mkString(",")} to " +
@@ -252,9 +256,36 @@ private[txlog] object WriterRules {
           s"column mapping mode cannot change from $curMode to $newMode"
         )
       }
-      if (newMode == "none") checkNoRenameOrDrop(table, cur.schema, schema)
-      SchemaChanges.check(table, cur.schema, schema)
+      // A commit replacing every file of the table (overwriteSchema) may change types, drop
+      // columns and repartition: no data file written under the old schema stays.
+      if (!replacing) {
+        if (newMode == "none") checkNoRenameOrDrop(table, cur.schema, schema)
+        SchemaChanges.check(table, cur.schema, schema)
+      }
     }
+    val mapped = withColumnMapping(current, md, schema, replacing)
+    if (columnMappingOn(md.configuration)) {
+      ColumnMappingAssign.checkIdentity(table, current, mapped.schema)
+    }
+    mapped
+  }
+
+  /** `md` (whose schema is `schema`) with column mapping ids and physical names given to the fields
+    * that have none and `delta.columnMapping.maxColumnId` raised to the largest id, when its column
+    * mapping mode is name or id ([[ColumnMappingAssign.assign]] against `current`'s schema;
+    * `replacing`: a commit replacing every file, see its `overwriting`); else `md`. A data write
+    * calls this before writing files, which name the new columns by their physical names.
+    *
+    * {{{
+    * val md = WriterRules.withColumnMapping(Some(snap.metadata), merged, merged.schema, false)
+    * }}}
+    */
+  def withColumnMapping(
+      current: Option[Metadata],
+      md: Metadata,
+      schema: StructType,
+      replacing: Boolean
+  ): Metadata =
     if (!columnMappingOn(md.configuration)) md
     else {
       val start = md.configuration
@@ -262,14 +293,13 @@ private[txlog] object WriterRules {
         .flatMap(v => Try(v.toLong).toOption)
         .getOrElse(0L)
         .max(ColumnMappingAssign.maxIdIn(schema))
-      val (assigned, max) = ColumnMappingAssign.assign(schema, start, current.map(_.schema))
-      ColumnMappingAssign.checkIdentity(table, current, assigned)
+      val (assigned, max) =
+        ColumnMappingAssign.assign(schema, start, current.map(_.schema), replacing)
       md.copy(
         schemaString = assigned.json,
         configuration = md.configuration + (ColumnMapping.MaxIdProperty -> max.toString)
       )
     }
-  }
 
   /** Without column mapping, columns may be added but not renamed or dropped: data files name
     * columns by their logical names.

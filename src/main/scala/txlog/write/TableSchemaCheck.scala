@@ -14,8 +14,18 @@ import txlog.TxlogErrors
   */
 private[txlog] object TableSchemaCheck {
 
-  /** `df` as the table's columns, in the table's order and with its names. */
-  def align(table: String, df: DataFrame, schema: StructType): DataFrame = {
+  /** `df` as the table's columns, in the table's order and with its names. With `nested` (a write
+    * with `mergeSchema`), a struct column, array element or map value whose struct lacks fields of
+    * the table's or orders them otherwise is rebuilt as the table's type, the fields it lacks null
+    * (as delta-spark writes them); without it, such a column is SCHEMA_MISMATCH. Example:
+    * `TableSchemaCheck.align(root, df, md.schema)`.
+    */
+  def align(
+      table: String,
+      df: DataFrame,
+      schema: StructType,
+      nested: Boolean = false
+  ): DataFrame = {
     val provided = df.schema.fields
     val extra = provided.filterNot(f => schema.fields.exists(_.name.equalsIgnoreCase(f.name)))
     if (extra.nonEmpty) {
@@ -34,14 +44,15 @@ private[txlog] object TableSchemaCheck {
     val cols: Seq[Column] = schema.fields.toSeq.map { t =>
       provided.find(_.name.equalsIgnoreCase(t.name)) match {
         case Some(g) =>
-          if (!sameType(g.dataType, t.dataType)) {
+          if (sameType(g.dataType, t.dataType)) col(quote(g.name)).as(t.name)
+          else if (nested) NestedAlign(table, t.name, col(quote(g.name)), g.dataType, t.dataType)
+          else {
             throw TxlogErrors.schemaMismatch(
               table,
               s"Column ${t.name} is ${g.dataType.simpleString} in the data and " +
                 s"${t.dataType.simpleString} in the table."
             )
           }
-          col(quote(g.name)).as(t.name)
         case None if t.metadata.contains("delta.generationExpression") =>
           // a generated column left out is computed, as delta-spark computes it
           expr(t.metadata.getString("delta.generationExpression")).cast(t.dataType).as(t.name)

@@ -9,12 +9,13 @@ import txlog.{Metadata, Protocol, Transaction, TxlogErrors, WriteOptions, WriteR
 import txlog.protocol.WriterGate
 import txlog.scan.PhysicalSchema
 import txlog.table.TableContext
-import txlog.txn.TableCreation
+import txlog.txn.{TableCreation, WriterRules}
 
 /** A DataFrame written to a table as one commit (`DeltaLog.write`): the table created when absent,
   * else the rows appended, or the table's files replaced (overwrite), or nothing done (`ignore`) /
   * TABLE_ALREADY_EXISTS (`error`). Everything that can be refused is refused before a data file is
-  * written: options, the schema, the table's features.
+  * written: options, the schema, the table's features. `mergeSchema` and `overwriteSchema` evolve
+  * the table's schema in the same commit ([[SchemaEvolution]]).
   */
 private[txlog] object TableWrite {
 
@@ -43,6 +44,18 @@ private[txlog] object TableWrite {
       throw TxlogErrors.invalidArgument(
         "replaceWhere",
         s"applies to mode 'overwrite' (the write's mode is '$mode')"
+      )
+    }
+    if (options.overwriteSchema && mode != "overwrite") {
+      throw TxlogErrors.invalidArgument(
+        "overwriteSchema",
+        s"applies to mode 'overwrite' (the write's mode is '$mode')"
+      )
+    }
+    if (options.overwriteSchema && options.replaceWhere.isDefined) {
+      throw TxlogErrors.invalidArgument(
+        "overwriteSchema",
+        "cannot be used with replaceWhere: a new schema replaces every file of the table"
       )
     }
     val existing = exists(ctx)
@@ -94,7 +107,10 @@ private[txlog] object TableWrite {
     val txn = Transaction.start(ctx)
     val snap = txn.readSnapshot.get
     val md = snap.metadata
-    if (options.partitionBy.nonEmpty && !sameNames(options.partitionBy, md.partitionColumns)) {
+    if (
+      !options.overwriteSchema && options.partitionBy.nonEmpty &&
+      !sameNames(options.partitionBy, md.partitionColumns)
+    ) {
       throw TxlogErrors.schemaMismatch(
         ctx.root,
         s"partitionBy is ${options.partitionBy.mkString("[", ", ", "]")}; the table is " +
@@ -110,8 +126,24 @@ private[txlog] object TableWrite {
     } yield seen
     if (alreadyDone.isDefined) WriteResult(mode, snap.version, committed = false, 0, 0, 0, 0, None)
     else {
-      val aligned = TableSchemaCheck.align(ctx.root, df, md.schema)
-      commitData(ctx, txn, aligned, snap.protocol, md, options, mode, mode == "overwrite")
+      val t = SchemaEvolution.target(ctx.root, df, md, options)
+      if (t.changed(md)) {
+        // the commit's writer rules on the new metadata (a feature a new column's type needs
+        // that txlog cannot follow, say), before any data file is written
+        val current = Some((snap.protocol, md))
+        WriterRules.prepare(
+          ctx.root,
+          snap.version + 1,
+          current,
+          None,
+          Some(t.metadata),
+          false,
+          t.replacesTable
+        )
+        txn.updateMetadata(t.metadata)
+      }
+      if (t.replacesTable) txn.replacingTable()
+      commitData(ctx, txn, t.data, snap.protocol, t.metadata, options, mode, mode == "overwrite")
     }
   }
 

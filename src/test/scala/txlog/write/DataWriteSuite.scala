@@ -214,9 +214,11 @@ class DataWriteSuite extends SparkSuite {
     assert(e.errorClass === "TABLE_ALREADY_EXISTS")
     df.write.format("txlog").mode("ignore").save(t)
     val bad = intercept[TxlogException](
-      df.write.format("txlog").mode("append").option("mergeSchema", "true").save(t)
+      df.write.format("txlog").mode("append").option("partitionOverwriteMode", "static").save(t)
     )
-    assert(bad.errorClass === "INVALID_ARGUMENT" && bad.getMessage.contains("mergeschema"))
+    assert(
+      bad.errorClass === "INVALID_ARGUMENT" && bad.getMessage.contains("partitionoverwritemode")
+    )
     assert(DeltaLog.forTable(spark, t).snapshot().version === 2)
   }
 
