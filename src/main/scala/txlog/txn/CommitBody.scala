@@ -159,11 +159,14 @@ private[txlog] object CommitBody {
     var keep = false
     try {
       val checked = new Path(dir, "checked")
-      Jobs.named(spark, s"stage the commit actions for ${table.root}") {
+      val staged = Jobs.named(spark, s"stage the commit actions for ${table.root}") {
         StagedFiles.write(table, input, checked, "parquet")
       }
       val lines = spark.read.options(table.readOptions).parquet(checked.toString)
-      val keyed = lines
+      // the checks group by path: partitions sized by the commit, shuffled by path once per check
+      val width = CommitWidth.of(spark, staged.map(_.status.getLen).sum)
+      val byPath = lines.repartition(width, col("path"))
+      val keyed = byPath
         .groupBy("kind", "path", "dvId")
         .agg(
           count(lit(1)).as("n"),
@@ -216,7 +219,7 @@ private[txlog] object CommitBody {
         throw TxlogErrors.invalidCommitActions(table.root, p)
       }
       Jobs
-        .named(spark, s"check the commit's paths for ${table.root}")(pathProblem(lines))
+        .named(spark, s"check the commit's paths for ${table.root}")(pathProblem(byPath))
         .foreach(p => throw TxlogErrors.invalidCommitActions(table.root, p))
       val n = rows.map(_.getLong(0)).sum
       val bytes = rows.map(_.getLong(1)).sum

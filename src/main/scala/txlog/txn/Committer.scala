@@ -85,7 +85,10 @@ private[txlog] object Committer {
     // Each remove matched to the live file of its path in the snapshot read (its deletion vector
     // taken from there): what the transaction removes is what it read.
     val removes = readSnapshot match {
-      case Some(s) => staged.removes.map(LiveRemoves.matched(_, s.allFiles, table.root, s.version))
+      case Some(s) =>
+        // staged removes (too many to keep on the driver) matched in partitions sized by them
+        val width = Some(inputs.stagedBytes).filter(_ > 0).map(CommitWidth.of(spark, _))
+        staged.removes.map(LiveRemoves.matched(_, s.allFiles, table.root, s.version, width))
       case None if staged.removes.nonEmpty =>
         throw TxlogErrors.invalidCommitActions(
           table.root,

@@ -34,15 +34,29 @@ private[txn] object LiveRemoves {
 
   /** `removes` (any columns, `path` among them) shaped as remove actions, each with the deletion
     * vector of its live file in `live` (a snapshot's `allFiles`) where it names none, and
-    * [[Problem]]. `version` is the live files' version, for the problems' text.
+    * [[Problem]]. `version` is the live files' version, for the problems' text. `width`: both sides
+    * hash-partitioned by path into that many partitions first (one shuffle each, which the join and
+    * aggregation by path then reuse), for removes too many for the session's shuffle partitions
+    * ([[CommitWidth]]).
     */
-  def matched(removes: DataFrame, live: DataFrame, root: String, version: Long): DataFrame = {
-    val staged = FileActionLines
-      .shaped(removes, ActionSchemas.remove)
-      .withColumn(Key, FileKeys.pathKey(col("path"), root))
-    val touched = FileActionLines
-      .shaped(live, LiveRowIds.schema.add("deletionVector", dvType))
-      .withColumn(Key, FileKeys.pathKey(col("path"), root))
+  def matched(
+      removes: DataFrame,
+      live: DataFrame,
+      root: String,
+      version: Long,
+      width: Option[Int] = None
+  ): DataFrame = {
+    def byKey(df: DataFrame) = width.fold(df)(w => df.repartition(w, col(Key)))
+    val staged = byKey(
+      FileActionLines
+        .shaped(removes, ActionSchemas.remove)
+        .withColumn(Key, FileKeys.pathKey(col("path"), root))
+    )
+    val touched = byKey(
+      FileActionLines
+        .shaped(live, LiveRowIds.schema.add("deletionVector", dvType))
+        .withColumn(Key, FileKeys.pathKey(col("path"), root))
+    )
       .join(staged.select(Key).distinct(), Seq(Key), "left_semi")
       .groupBy(Key)
       .agg(

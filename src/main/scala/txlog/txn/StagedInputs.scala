@@ -21,6 +21,12 @@ import txlog.util.Jobs
   */
 private[txlog] final class StagedInputs(spark: SparkSession, table: TablePath) {
   private var dirs = Vector.empty[Path]
+  private var bytes = 0L
+
+  /** Bytes written into the staging directories so far (0 when every input was kept on the driver):
+    * what [[CommitWidth]] sizes the commit's shuffles by.
+    */
+  def stagedBytes: Long = bytes
 
   /** `df` (shaped as an action schema, so that every column can be written) evaluated once. */
   def apply(what: String, df: DataFrame): DataFrame = {
@@ -35,7 +41,8 @@ private[txlog] final class StagedInputs(spark: SparkSession, table: TablePath) {
       dirs :+= dir
       Jobs.named(spark, s"stage the $what for ${table.root}") {
         // every row already read: written from the driver rather than evaluated again
-        StagedFiles.write(table, if (whole) local else df, dir, "parquet")
+        val files = StagedFiles.write(table, if (whole) local else df, dir, "parquet")
+        bytes += files.map(_.status.getLen).sum
       }
       spark.read.options(table.readOptions).schema(df.schema).parquet(dir.toString)
     }
