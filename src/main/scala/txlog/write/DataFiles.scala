@@ -6,7 +6,8 @@ import org.apache.hadoop.fs.Path
 import org.apache.hadoop.mapreduce.{Job, TaskAttemptID, TaskID, TaskType}
 import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
 import org.apache.spark.TaskContext
-import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
 import org.apache.spark.sql.execution.datasources.{OutputWriter, OutputWriterFactory}
@@ -79,10 +80,25 @@ private[txlog] object DataFiles {
     *   failing one aborts the job with CONSTRAINT_VIOLATION
     */
   def write(df: DataFrame, table: TablePath, plan: FilePlan, checks: Seq[String]): WrittenFiles = {
+    val sortBy = (if (df.columns.contains(BinColumn)) Seq(BinColumn) else Nil) ++
+      plan.layout.partitionColumns
+    val sorted = if (sortBy.isEmpty) df else df.sortWithinPartitions(sortBy.map(col): _*)
+    writeRows(df.sparkSession, sorted.queryExecution.toRdd, df.schema, table, plan, checks)
+  }
+
+  /** [[write]] of rows of `schema` already in file order: in each partition, those of one file
+    * (partition values and bin) together. OPTIMIZE's bins, one per partition, need no sort.
+    */
+  def writeRows(
+      spark: SparkSession,
+      input: RDD[InternalRow],
+      schema: StructType,
+      table: TablePath,
+      plan: FilePlan,
+      checks: Seq[String]
+  ): WrittenFiles = {
     val FilePlan(layout, dataColumns, stats, tightBounds) = plan
     val partitionColumns = layout.partitionColumns
-    val spark = df.sparkSession
-    val schema = df.schema
     val partOrdinals = partitionColumns.map(schema.fieldIndex)
     val partTypes = partOrdinals.map(schema(_).dataType)
     val dataOrdinals = schema.fields.indices
@@ -95,11 +111,9 @@ private[txlog] object DataFiles {
       new ParquetFileFormat().prepareWrite(spark, job, table.readOptions, dataColumns)
     val conf = new SerializableConf(job.getConfiguration)
     val root = table.root
-    val sortBy = (if (binOrdinal >= 0) Seq(BinColumn) else Nil) ++ partitionColumns
-    val sorted = if (sortBy.isEmpty) df else df.sortWithinPartitions(sortBy.map(col): _*)
     val statsType = stats.schema(tightBounds)
     val jobId = UUID.randomUUID().toString.take(8)
-    val rows = sorted.queryExecution.toRdd.mapPartitionsWithIndex { (part, it) =>
+    val rows = input.mapPartitionsWithIndex { (part, it) =>
       val task = new TaskWrite(
         root,
         conf,

@@ -9,7 +9,7 @@ import txlog.protocol.WriterGate
 import txlog.replay.FileKeys
 import txlog.scan.FileGroups
 import txlog.table.TableContext
-import txlog.util.Jobs
+import txlog.util.{DriverThreads, Jobs}
 
 /** OPTIMIZE (bin-packing compaction), as delta-spark's: the files of each partition smaller than
   * `minFileSize`, or whose deletion vector deletes more than 5% of their rows, are grouped in size
@@ -177,7 +177,9 @@ private[txlog] object Optimize {
     }
 
   /** One Spark job: each bin's rows (deletion vectors applied) read and written by one task, into
-    * one file, as delta-spark's per-bin jobs do (`coalesce(1)`): no shuffle.
+    * one file, as delta-spark's per-bin jobs do (`coalesce(1)`): no shuffle. The bins' scans are
+    * joined as RDDs (a union of DataFrames of one partition each would be planned as one
+    * partition), and a bin's rows need no sort (one partition's values, one bin).
     */
   private def rewrite(
       ctx: TableContext,
@@ -190,16 +192,18 @@ private[txlog] object Optimize {
       new StructType().add("path", StringType)
     )
     val uris = bins.map(_.map(c => FileKeys.canonicalPath(ctx.root, c.path).toUri.toString))
-    val perBin = FileGroups.dataFrames(snap, paths, uris)
-    val names = perBin.head.columns.toSeq
-    val rows = perBin.zipWithIndex
-      .map { case (df, i) =>
-        df.coalesce(1)
-          .select(names.map(n => col(RowChecks.quote(n))) :+ lit(i).as(DataFiles.BinColumn): _*)
-      }
-      .reduce(_ union _)
+    // a hundred bins' plans: a few planned at once
+    val perBin = DriverThreads.map(spark, FileGroups.relations(snap, paths, uris).zipWithIndex, 4) {
+      case (relation, i) =>
+        val df = spark.baseRelationToDataFrame(relation)
+        val rows = df.select(
+          df.columns.toSeq.map(n => col(RowChecks.quote(n))) :+ lit(i).as(DataFiles.BinColumn): _*
+        )
+        (rows.schema, rows.queryExecution.toRdd.coalesce(1))
+    }
     val plan = FilePlan.of(ctx.root, snap.protocol, snap.metadata, dataChange = false)
-    DataFiles.write(rows, ctx.table, plan, Nil)
+    val rows = spark.sparkContext.union(perBin.map(_._2))
+    DataFiles.writeRows(spark, rows, perBin.head._1, ctx.table, plan, Nil)
   }
 
 }
