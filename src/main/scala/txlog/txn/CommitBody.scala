@@ -163,14 +163,26 @@ private[txlog] object CommitBody {
         StagedFiles.write(table, input, checked, "parquet")
       }
       val lines = spark.read.options(table.readOptions).parquet(checked.toString)
-      // the checks group by path: partitions sized by the commit, shuffled by path once per check
+      // the checks group by path: partitions sized by the commit, shuffled by path once per check,
+      // without the lines themselves (their lengths suffice)
       val width = CommitWidth.of(spark, staged.map(_.status.getLen).sum)
-      val byPath = lines.repartition(width, col("path"))
+      val byPath = lines
+        .select(
+          col("kind"),
+          col("path"),
+          col("dvId"),
+          (octet_length(col("line")) + 1).as("lineBytes"),
+          col("problem"),
+          col("size"),
+          col("dvCardinality"),
+          col("dataChange")
+        )
+        .repartition(width, col("path"))
       val keyed = byPath
         .groupBy("kind", "path", "dvId")
         .agg(
           count(lit(1)).as("n"),
-          sum(octet_length(col("line")) + 1).as("bytes"),
+          sum(col("lineBytes")).as("bytes"),
           min(col("problem")).as("problem"),
           first(col("size")).as("size"),
           first(col("dvCardinality")).as("dvCardinality"),

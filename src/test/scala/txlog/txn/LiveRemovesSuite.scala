@@ -94,4 +94,30 @@ class LiveRemovesSuite extends SparkSuite {
     )
     assert(e.getMessage.contains("deletion vector the live file does not have"), e.getMessage)
   }
+
+  test("removes staged by executors are matched in partitions sized by their bytes") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val session = spark.conf.get("spark.sql.shuffle.partitions").toInt
+    // 4 MiB of staged parquet per partition, never fewer than the session's, at most 10,000
+    assert(CommitWidth.of(spark, 0L) === session)
+    assert(CommitWidth.of(spark, 1L << 30) === math.max(session, 256))
+    assert(CommitWidth.of(spark, 1L << 50) === 10000)
+    val t = Fixtures.copy(dvTable, tempDir())
+    val log = DeltaLog.forTable(spark, t.toString)
+    val live = log.snapshot().numFiles
+    assert(live > 1)
+    spark.conf.set(txlog.config.TxlogConf.CommitMaxDriverBytes.key, "1")
+    val r =
+      try {
+        val txn = log.startTransaction()
+        // without their deletion vectors: each takes its live file's, as on the driver
+        txn.removeFiles(txn.readFiles().select("path", "size", "partitionValues", "dataChange"))
+        txn.commit()
+      } finally spark.conf.unset(txlog.config.TxlogConf.CommitMaxDriverBytes.key)
+    RefLog.clearCache()
+    val ref = RefLog.forTable(spark, t.toString).update()
+    assert(ref.version === r.version)
+    assert(ref.allFiles.count() === 0L, "files delta-spark still sees live")
+    assert(spark.read.format("delta").load(t.toString).count() === 0L)
+  }
 }
