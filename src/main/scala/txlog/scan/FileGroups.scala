@@ -1,10 +1,7 @@
 package txlog.scan
 
-import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.DataFrame
-import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.execution.datasources.{FileIndex, HadoopFsRelation, PartitionDirectory}
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, PartitionDirectory}
 
 import txlog.Snapshot
 
@@ -51,8 +48,15 @@ private[txlog] object FileGroups {
       val dirs = hits.groupBy(_._1).toSeq.sortBy(_._1).map { case (i, files) =>
         PartitionDirectory(selected(i).values, files.map(_._2))
       }
+      val bytes = dirs.map(_.files.map(_.getLen).sum).sum
       HadoopFsRelation(
-        location = new FixedFileIndex(snapshot.tablePath, table.partitionSchema, dirs),
+        location = new FixedFileIndex(
+          snapshot.tablePath,
+          s"${names.size} files of v${snapshot.version}",
+          table.partitionSchema,
+          dirs,
+          bytes
+        ),
         partitionSchema = table.partitionSchema,
         dataSchema = table.dataSchema,
         bucketSpec = None,
@@ -61,43 +65,4 @@ private[txlog] object FileGroups {
       )(snapshot.spark)
     }
   }
-}
-
-/** Files already selected: the scan reads exactly these. It takes no partition filters (its
-  * relations are OPTIMIZE's, which filter nothing); data filters Spark applies to the rows.
-  */
-private[scan] final class FixedFileIndex(
-    root: String,
-    override val partitionSchema: StructType,
-    dirs: Seq[PartitionDirectory]
-) extends FileIndex {
-
-  override def rootPaths: Seq[Path] = Seq(new Path(root))
-
-  override def listFiles(
-      partitionFilters: Seq[Expression],
-      dataFilters: Seq[Expression]
-  ): Seq[PartitionDirectory] = {
-    if (partitionFilters.nonEmpty) {
-      throw new IllegalStateException(
-        s"a scan of a fixed group of files of $root was given partition filters"
-      )
-    }
-    dirs
-  }
-
-  override def inputFiles: Array[String] =
-    dirs.flatMap(_.files.map(_.getPath.toString)).toArray
-
-  override def refresh(): Unit = ()
-
-  override def sizeInBytes: Long = dirs.map(_.files.map(_.getLen).sum).sum
-
-  // one index per group: equal only to itself, so that no two groups' scans are taken for one
-  override def equals(other: Any): Boolean = other match {
-    case o: AnyRef => o eq this
-    case _         => false
-  }
-
-  override def hashCode: Int = System.identityHashCode(this)
 }

@@ -6,7 +6,7 @@ import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.types._
 
 import txlog.{Metadata, TxlogErrors, WriteOptions}
-import txlog.protocol.ColumnMapping
+import txlog.scan.PhysicalSchema
 import txlog.txn.WriterRules
 
 /** Schema evolution of a data write into an existing table, as delta-spark's write options do it:
@@ -119,23 +119,8 @@ private[txlog] object SchemaEvolution {
     }
   }
 
-  private val MappingKeys =
-    Seq(ColumnMapping.IdKey, ColumnMapping.PhysicalNameKey, ColumnMapping.NestedIdsKey)
-
   /** `s` without column mapping metadata on any field (a DataFrame read from a table may carry it):
     * the table's ids and physical names are given by [[WriterRules.withColumnMapping]].
     */
-  private def withoutMapping(s: StructType): StructType = StructType(s.fields.map { f =>
-    val b = new MetadataBuilder().withMetadata(f.metadata)
-    MappingKeys.foreach(b.remove)
-    f.copy(dataType = typeWithoutMapping(f.dataType), metadata = b.build())
-  })
-
-  private def typeWithoutMapping(t: DataType): DataType = t match {
-    case s: StructType => withoutMapping(s)
-    case a: ArrayType  => a.copy(elementType = typeWithoutMapping(a.elementType))
-    case m: MapType =>
-      m.copy(keyType = typeWithoutMapping(m.keyType), valueType = typeWithoutMapping(m.valueType))
-    case other => other
-  }
+  private def withoutMapping(s: StructType): StructType = PhysicalSchema.logical(s)
 }

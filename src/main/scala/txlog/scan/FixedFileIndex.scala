@@ -1,4 +1,4 @@
-package txlog.changes
+package txlog.scan
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.expressions.{
@@ -10,18 +10,17 @@ import org.apache.spark.sql.catalyst.expressions.{
 import org.apache.spark.sql.execution.datasources.{FileIndex, PartitionDirectory}
 import org.apache.spark.sql.types.StructType
 
-import txlog.scan.PartitionPruning
-
-/** Spark's view of the change files of one range: the directories are worked out once (from the
-  * range's commits, [[ChangeFiles]]); each holds files sharing their partition-like values (the
-  * table's partition values, `_commit_version`, `_commit_timestamp`), which partition filters prune
-  * here, since Spark does not filter partition values again after the scan.
+/** Spark's view of files already selected: the directories are worked out once (the change files of
+  * a range of commits, `changes.ChangeFiles`; the files of one OPTIMIZE bin, [[FileGroups]]); each
+  * holds files sharing their partition-like values (the table's partition values, and for change
+  * files `_commit_version`, `_commit_timestamp`), which partition filters prune here, since Spark
+  * does not filter partition values again after the scan. Equal only to itself.
   *
   * {{{
-  * new ChangeFileIndex(root, "versions 2 to 5", partitionSchema, directories, bytes)
+  * new FixedFileIndex(root, "versions 2 to 5", partitionSchema, directories, bytes)
   * }}}
   */
-private[txlog] final class ChangeFileIndex(
+private[txlog] final class FixedFileIndex(
     root: String,
     label: String,
     override val partitionSchema: StructType,
@@ -53,10 +52,10 @@ private[txlog] final class ChangeFileIndex(
   override def inputFiles: Array[String] =
     directories.flatMap(_.files.map(_.getPath.toString)).distinct.toArray
 
-  /** The range's files do not change: nothing to refresh. */
+  /** The selected files do not change: nothing to refresh. */
   override def refresh(): Unit = ()
 
   override def sizeInBytes: Long = bytes
 
-  override def toString: String = s"ChangeFileIndex($root, $label)"
+  override def toString: String = s"FixedFileIndex($root, $label)"
 }
