@@ -9,7 +9,7 @@ import txlog.protocol.WriterGate
 import txlog.replay.FileKeys
 import txlog.scan.FileGroups
 import txlog.table.TableContext
-import txlog.util.{DriverThreads, Jobs}
+import txlog.util.Jobs
 
 /** OPTIMIZE (bin-packing compaction), as delta-spark's: the files of each partition smaller than
   * `minFileSize`, or whose deletion vector deletes more than 5% of their rows, are grouped in size
@@ -192,14 +192,12 @@ private[txlog] object Optimize {
       new StructType().add("path", StringType)
     )
     val uris = bins.map(_.map(c => FileKeys.canonicalPath(ctx.root, c.path).toUri.toString))
-    // a hundred bins' plans: a few planned at once
-    val perBin = DriverThreads.map(spark, FileGroups.relations(snap, paths, uris).zipWithIndex, 4) {
-      case (relation, i) =>
-        val df = spark.baseRelationToDataFrame(relation)
-        val rows = df.select(
-          df.columns.toSeq.map(n => col(RowChecks.quote(n))) :+ lit(i).as(DataFiles.BinColumn): _*
-        )
-        (rows.schema, rows.queryExecution.toRdd.coalesce(1))
+    val perBin = FileGroups.relations(snap, paths, uris).zipWithIndex.map { case (relation, i) =>
+      val df = spark.baseRelationToDataFrame(relation)
+      val rows = df.select(
+        df.columns.toSeq.map(n => col(RowChecks.quote(n))) :+ lit(i).as(DataFiles.BinColumn): _*
+      )
+      (rows.schema, rows.queryExecution.toRdd.coalesce(1))
     }
     val plan = FilePlan.of(ctx.root, snap.protocol, snap.metadata, dataChange = false)
     val rows = spark.sparkContext.union(perBin.map(_._2))
