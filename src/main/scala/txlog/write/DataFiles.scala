@@ -31,8 +31,8 @@ private[txlog] final case class WrittenFiles(
     files: Seq[WrittenFile] = Nil
 )
 
-/** One file a write job wrote: its add (shaped as [[DataFiles.AddSchema]]), its rows, and the
-  * OPTIMIZE bin it holds (0 for a write without bins).
+/** One file a write job wrote: its add (shaped as [[DataFiles.AddSchema]]), its rows, and the index
+  * of the input partition it came from (OPTIMIZE's bin: one per partition).
   */
 private[txlog] final case class WrittenFile(add: Row, numRecords: Long, bin: Int)
 
@@ -58,11 +58,6 @@ private[txlog] final case class FileLayout(
   */
 private[txlog] object DataFiles {
 
-  /** A column of the written DataFrame (not written) whose value change starts a new file even in
-    * the same partition: OPTIMIZE's bin.
-    */
-  val BinColumn = "__txlog_bin"
-
   /** Column names the written entries have, in order. */
   val AddSchema: StructType = new StructType()
     .add("path", StringType, nullable = false)
@@ -80,14 +75,13 @@ private[txlog] object DataFiles {
     *   failing one aborts the job with CONSTRAINT_VIOLATION
     */
   def write(df: DataFrame, table: TablePath, plan: FilePlan, checks: Seq[String]): WrittenFiles = {
-    val sortBy = (if (df.columns.contains(BinColumn)) Seq(BinColumn) else Nil) ++
-      plan.layout.partitionColumns
+    val sortBy = plan.layout.partitionColumns
     val sorted = if (sortBy.isEmpty) df else df.sortWithinPartitions(sortBy.map(col): _*)
     writeRows(df.sparkSession, sorted.queryExecution.toRdd, df.schema, table, plan, checks)
   }
 
   /** [[write]] of rows of `schema` already in file order: in each partition, those of one file
-    * (partition values and bin) together. OPTIMIZE's bins, one per partition, need no sort.
+    * (their partition values) together. OPTIMIZE's bins, one per partition, need no sort.
     */
   def writeRows(
       spark: SparkSession,
@@ -103,8 +97,7 @@ private[txlog] object DataFiles {
     val partTypes = partOrdinals.map(schema(_).dataType)
     val dataOrdinals = schema.fields.indices
       .filterNot(partOrdinals.contains)
-      .filterNot(i => schema(i).name.startsWith(RowChecks.Prefix) || schema(i).name == BinColumn)
-    val binOrdinal = if (schema.fieldNames.contains(BinColumn)) schema.fieldIndex(BinColumn) else -1
+      .filterNot(i => schema(i).name.startsWith(RowChecks.Prefix))
     val checkOrdinals = checks.indices.map(i => schema.fieldIndex(s"${RowChecks.Prefix}$i")).toArray
     val job = Job.getInstance(table.fs.getConf)
     val factory: OutputWriterFactory =
@@ -128,8 +121,7 @@ private[txlog] object DataFiles {
         partOrdinals,
         dataOrdinals,
         schema,
-        checkOrdinals.zip(checks),
-        binOrdinal
+        checkOrdinals.zip(checks)
       )
       task.run(it)
     }
@@ -198,8 +190,7 @@ private[txlog] object DataFiles {
       partOrdinals: Seq[Int],
       dataOrdinals: Seq[Int],
       schema: StructType,
-      checks: Array[(Int, String)],
-      binOrdinal: Int
+      checks: Array[(Int, String)]
   ) {
     private val partitionColumns = layout.partitionColumns
     private val project = UnsafeProjection.create(
@@ -219,7 +210,6 @@ private[txlog] object DataFiles {
       partOrdinals.map(i => BoundReference(i, schema(i).dataType, schema(i).nullable))
     )
     private var currentKey: org.apache.spark.sql.catalyst.expressions.UnsafeRow = null
-    private var currentBin = 0
     private var relative: String = null
     private var fileStats: FileStatistics = null
 
@@ -235,10 +225,8 @@ private[txlog] object DataFiles {
           }
           // partition values compared in Spark's binary form; their text made once per file
           val key = partitionKey(row)
-          val bin = if (binOrdinal < 0) 0 else row.getInt(binOrdinal)
-          if (writer == null || key != currentKey || bin != currentBin) {
+          if (writer == null || key != currentKey) {
             close()
-            currentBin = bin
             currentKey = key.copy()
             val values = partOrdinals.indices.map { k =>
               PartitionValueText.of(
@@ -301,7 +289,7 @@ private[txlog] object DataFiles {
         status.getModificationTime,
         fileStats.numRecords,
         fileStats.toRow(tightBounds),
-        currentBin
+        part
       )
     }
   }

@@ -177,9 +177,8 @@ private[txlog] object Optimize {
     }
 
   /** One Spark job: each bin's rows (deletion vectors applied) read and written by one task, into
-    * one file, as delta-spark's per-bin jobs do (`coalesce(1)`): no shuffle. The bins' scans are
-    * joined as RDDs (a union of DataFrames of one partition each would be planned as one
-    * partition), and a bin's rows need no sort (one partition's values, one bin).
+    * one file, as delta-spark's per-bin jobs do (`coalesce(1)`): no shuffle, and no query planned
+    * per bin ([[FileGroups]]). A bin's rows need no sort (one partition's values, one bin).
     */
   private def rewrite(
       ctx: TableContext,
@@ -192,16 +191,9 @@ private[txlog] object Optimize {
       new StructType().add("path", StringType)
     )
     val uris = bins.map(_.map(c => FileKeys.canonicalPath(ctx.root, c.path).toUri.toString))
-    val perBin = FileGroups.relations(snap, paths, uris).zipWithIndex.map { case (relation, i) =>
-      val df = spark.baseRelationToDataFrame(relation)
-      val rows = df.select(
-        df.columns.toSeq.map(n => col(RowChecks.quote(n))) :+ lit(i).as(DataFiles.BinColumn): _*
-      )
-      (rows.schema, rows.queryExecution.toRdd.coalesce(1))
-    }
+    val (rows, schema) = FileGroups.rows(snap, paths, uris)
     val plan = FilePlan.of(ctx.root, snap.protocol, snap.metadata, dataChange = false)
-    val rows = spark.sparkContext.union(perBin.map(_._2))
-    DataFiles.writeRows(spark, rows, perBin.head._1, ctx.table, plan, Nil)
+    DataFiles.writeRows(spark, rows, schema, ctx.table, plan, Nil)
   }
 
 }
