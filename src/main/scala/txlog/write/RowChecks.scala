@@ -2,6 +2,7 @@ package txlog.write
 
 import java.util.Locale
 
+import scala.util.Try
 import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.ObjectMapper
@@ -71,9 +72,14 @@ private[txlog] object RowChecks {
       out
     } catch {
       case NonFatal(e) if checks.nonEmpty =>
+        // the check that does not resolve, named (a column it reads was dropped or renamed)
+        val culprit = checks.zip(cols).collectFirst {
+          case (c, column) if Try(df.select(column).schema).isFailure => c.name
+        }
         throw TxlogErrors.uncheckableConstraint(
           table,
-          s"A constraint does not resolve: ${e.getMessage}"
+          s"${culprit.getOrElse("A constraint")} does not resolve on the columns written " +
+            s"(${df.columns.mkString(", ")}): ${e.getMessage}"
         )
     }
   }

@@ -232,4 +232,33 @@ class SchemaEvolutionSuite extends SparkSuite {
     )
     refused("INVALID_COMMIT_ACTIONS", "removes 1 of the 2 files")(txn.commit())
   }
+
+  test("overwriteSchema keeps CHECK constraints: one naming a dropped column is refused") {
+    val t = table("constrained")
+    spark.sql("SELECT id, CAST(id AS STRING) AS s FROM range(1, 3)").write.format("delta").save(t)
+    spark.sql(s"ALTER TABLE delta.`$t` ADD CONSTRAINT positive CHECK (id > 0)")
+    val (files, version) = (dataFiles(t), DeltaLog.forTable(spark, t).snapshot().version)
+    val dropped = spark.sql("SELECT 'a' AS s")
+    val replace = WriteOptions(mode = "overwrite", overwriteSchema = true)
+    val e = intercept[TxlogException](DeltaLog.write(dropped, t, replace))
+    assert(e.errorClass === "INVALID_METADATA", e.getMessage)
+    assert(e.getMessage.contains("CHECK positive (id > 0)"), e.getMessage)
+    assert(DeltaLog.forTable(spark, t).update().version === version)
+    assert(dataFiles(t) === files)
+    // delta-spark refuses the same write, and writes nothing either
+    intercept[Exception](
+      dropped.write.format("delta").mode("overwrite").option("overwriteSchema", "true").save(t)
+    )
+    assert(DeltaLog.forTable(spark, t).update().version === version)
+    // a new schema keeping the column is written, and still checked
+    DeltaLog.write(spark.sql("SELECT 5L AS id, 1.5D AS x"), t, replace)
+    assert(delta(t) === Seq("{5, 1.5}"))
+    assert(meta(t).configuration.get("delta.constraints.positive") === Some("id > 0"))
+    val broken = intercept[TxlogException](
+      DeltaLog.write(spark.sql("SELECT -1L AS id, 2.5D AS x"), t, replace)
+    )
+    assert(broken.errorClass === "CONSTRAINT_VIOLATION", broken.getMessage)
+    assert(delta(t) === Seq("{5, 1.5}"))
+  }
+
 }
