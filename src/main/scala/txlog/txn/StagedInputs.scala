@@ -3,7 +3,8 @@ package txlog.txn
 import java.util.UUID
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.catalyst.plans.logical.LocalRelation
 import org.apache.spark.util.SizeEstimator
 
 import txlog.checkpoint.StagedFiles
@@ -31,7 +32,7 @@ private[txlog] final class StagedInputs(spark: SparkSession, table: TablePath) {
   /** `df` (shaped as an action schema, so that every column can be written) evaluated once. */
   def apply(what: String, df: DataFrame): DataFrame = {
     val head = Jobs.named(spark, s"read the staged $what for ${table.root}") {
-      df.take(CommitBody.DriverActions + 1)
+      StagedInputs.head(df, CommitBody.DriverActions + 1)
     }
     val whole = head.length <= CommitBody.DriverActions
     lazy val local = spark.createDataFrame(java.util.Arrays.asList(head: _*), df.schema)
@@ -50,4 +51,20 @@ private[txlog] final class StagedInputs(spark: SparkSession, table: TablePath) {
 
   /** Removes the staging directories (quietly: they are hidden, and cleanup removes leftovers). */
   def delete(): Unit = dirs.foreach(d => LogWrites.deleteQuietly(table.fs, d))
+}
+
+private[txlog] object StagedInputs {
+
+  /** At most `n` rows of `df`, as `take` gives them, with one job where `take` would run two: over
+    * both partitions of a DataFrame of one or two (a Python list made a DataFrame is two, its first
+    * often empty: `take` scans it alone first), each giving at most `n` rows, so the driver holds
+    * at most `2n` meanwhile. A local relation is read without a job, and larger inputs by `take`.
+    */
+  def head(df: DataFrame, n: Int): Array[Row] =
+    if (df.queryExecution.optimizedPlan.isInstanceOf[LocalRelation]) df.take(n)
+    else {
+      val rdd = df.rdd
+      if (rdd.getNumPartitions > 2) df.take(n)
+      else rdd.mapPartitions(_.take(n)).collect().take(n)
+    }
 }

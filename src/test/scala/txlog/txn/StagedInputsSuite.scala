@@ -2,8 +2,10 @@ package txlog.txn
 
 import java.util.concurrent.atomic.AtomicLong
 
+import org.apache.spark.sql.Row
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 import org.apache.spark.sql.functions.{concat, lit, typedLit, udf}
+import org.apache.spark.sql.types.{LongType, StructType}
 
 import txlog.{DeltaLog, SparkSuite}
 
@@ -43,6 +45,30 @@ class StagedInputsSuite extends SparkSuite {
     val files = RefLog.forTable(spark, dir).update().allFiles.collect().toSeq
     assert(files.map(f => (f.path, f.baseRowId)) === Seq("f-1.parquet" -> Some(0L)))
     assert(r.version === 1L)
+  }
+
+  test("head: the rows take gives, in one job where take runs two") {
+    val sc = spark.sparkContext
+    def jobs[T](group: String)(body: => T): (T, Int) = {
+      sc.setJobGroup(group, group)
+      try (body, sc.statusTracker.getJobIdsForGroup(group).length)
+      finally sc.clearJobGroup()
+    }
+    val schema = new StructType().add("id", LongType)
+    // as a Python list becomes a DataFrame: two partitions, the first empty
+    val listed = spark.createDataFrame(sc.parallelize(Seq(Row(7L)), 2), schema)
+    val (taken, takeJobs) = jobs("take")(listed.take(10).toSeq)
+    val (headed, headJobs) = jobs("head")(StagedInputs.head(listed, 10).toSeq)
+    assert(headed === taken && taken === Seq(Row(7L)))
+    assert((takeJobs, headJobs) === ((2, 1)))
+    // never more than n rows, the first ones, as take; a wide input is read by take itself
+    val two = spark.range(0, 6, 1, 2).toDF()
+    assert(StagedInputs.head(two, 4).toSeq === two.take(4).toSeq)
+    val wide = spark.range(0, 40, 1, 8).toDF()
+    assert(StagedInputs.head(wide, 5).toSeq === (0L until 5L).map(Row(_)))
+    // a local relation: no job at all
+    val local = spark.createDataFrame(java.util.Arrays.asList(Row(1L), Row(2L)), schema)
+    assert(jobs("local")(StagedInputs.head(local, 1).toSeq) === ((Seq(Row(1L)), 0)))
   }
 }
 
