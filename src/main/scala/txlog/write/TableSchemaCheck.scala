@@ -103,6 +103,34 @@ private[txlog] object TableSchemaCheck {
     case _ => a == b
   }
 
+  /** SCHEMA_MISMATCH when a column of `schema` (or a field, element or value in one) has no type
+    * (`void`: a NULL literal not cast), before anything is written: the protocol's schemas have no
+    * such type, and parquet none to write it as. delta-spark records it and leaves it out of its
+    * files; txlog asks for a cast instead. Example: `TableSchemaCheck.typed(root, df.schema)`.
+    */
+  def typed(table: String, schema: StructType): Unit = {
+    def untyped(t: DataType, path: String): Option[String] = t match {
+      case NullType      => Some(path)
+      case s: StructType => first(s, path + ".")
+      case a: ArrayType  => untyped(a.elementType, s"$path.element")
+      case m: MapType =>
+        untyped(m.keyType, s"$path.key").orElse(untyped(m.valueType, s"$path.value"))
+      case _ => None
+    }
+    def first(s: StructType, prefix: String): Option[String] =
+      s.fields.iterator.map(f => untyped(f.dataType, prefix + f.name)).collectFirst {
+        case Some(c) =>
+          c
+      }
+    first(schema, "").foreach { c =>
+      throw TxlogErrors.schemaMismatch(
+        table,
+        s"Column $c has no type (void: a NULL literal without a cast); Delta schemas have none " +
+          "such. Cast it to the type it should have, as CAST(NULL AS STRING)."
+      )
+    }
+  }
+
   /** `t` with every field, element and value nullable (a new table's schema from a DataFrame). */
   def nullable(t: StructType): StructType = StructType(t.fields.map { f =>
     f.copy(dataType = nullableType(f.dataType), nullable = true)

@@ -58,6 +58,7 @@ private[txlog] object TableWrite {
         "cannot be used with replaceWhere: a new schema replaces every file of the table"
       )
     }
+    TableSchemaCheck.typed(ctx.root, df.schema)
     val existing = exists(ctx)
     if (!existing) create(ctx, df, options, mode)
     else

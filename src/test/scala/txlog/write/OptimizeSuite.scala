@@ -91,6 +91,41 @@ class OptimizeSuite extends SparkSuite {
     )
   }
 
+  test("the bins' rows: one RDD partition per group of files, deletion vectors applied") {
+    val t = table("file-groups")
+    val snap = DeltaLog.forTable(spark, t).snapshot()
+    val files = snap.allFiles.select("path", "partitionValues_parsed.p").collect().toSeq
+    val uri =
+      (path: String) => txlog.replay.FileKeys.canonicalPath(snap.tablePath, path).toUri.toString
+    val groups =
+      Seq("a", "b").map(p => files.filter(_.getString(1) == p).map(r => uri(r.getString(0))))
+    val only = snap.allFiles.select("path")
+    val (rdd, schema) = txlog.scan.FileGroups.rows(snap, only, groups)
+    assert(schema.fieldNames.toSeq === Seq("id", "name", "p"))
+    assert(rdd.getNumPartitions === 2)
+    val perGroup = rdd
+      .mapPartitionsWithIndex((i, it) => Iterator(i -> it.map(_.getUTF8String(2).toString).toSet))
+      .collect()
+      .toSeq
+    val theirs = spark.read.format("delta").load(t).groupBy("p").count().collect()
+    val counts = rdd.mapPartitionsWithIndex((i, it) => Iterator(i -> it.size.toLong)).collect()
+    // the rows delta-spark reads per partition value (the delete's deletion vectors applied)
+    assert(
+      counts.toMap === Map(
+        0 -> theirs.find(_.getString(0) == "a").get.getLong(1),
+        1 -> theirs.find(_.getString(0) == "b").get.getLong(1)
+      )
+    )
+    assert(perGroup.toMap === Map(0 -> Set("a"), 1 -> Set("b")))
+    // a group naming a file the selection lacks is refused before any row is read
+    val stray = s"${snap.tablePath}/p=a/not-live.parquet"
+    val e = intercept[TxlogException](
+      txlog.scan.FileGroups.rows(snap, only, Seq(groups.head :+ stray))
+    )
+    assert(e.errorClass === "INVALID_COMMIT_ACTIONS", e.getMessage)
+    assert(e.getMessage.contains("not-live.parquet"), e.getMessage)
+  }
+
   test("bins of a target size: the file counts of delta-spark's OPTIMIZE with that size") {
     val t = table("optimize-bins")
     val theirs = copyOf(t)

@@ -216,9 +216,28 @@ class SchemaEvolutionSuite extends SparkSuite {
         WriteOptions(mergeSchema = true)
       )
     )
+    // a column without a type (a NULL literal): delta-spark records it as void, txlog asks a cast
+    refused("SCHEMA_MISMATCH", "Column n has no type")(
+      DeltaLog.write(
+        spark.sql("SELECT 1L AS id, 'x' AS p, NULL AS n"),
+        t,
+        WriteOptions(mergeSchema = true)
+      )
+    )
+    refused("SCHEMA_MISMATCH", "Column s.b has no type")(
+      DeltaLog.write(
+        spark.sql("SELECT 1L AS id, 'x' AS p, named_struct('a', 1, 'b', NULL) AS s"),
+        t,
+        WriteOptions(mode = "overwrite", overwriteSchema = true)
+      )
+    )
     refused("INVALID_ARGUMENT", "mergeSchema")(
       typed.write.format("txlog").mode("append").option("mergeSchema", "yes").save(t)
     )
+    val fresh = table("void-new")
+    val e = intercept[TxlogException](DeltaLog.write(spark.sql("SELECT NULL AS n"), fresh))
+    assert(e.errorClass === "SCHEMA_MISMATCH" && e.getMessage.contains("Column n has no type"))
+    assert(!Files.exists(Paths.get(fresh)), "nothing written for a new table")
     // a commit marked as replacing the table must remove every file of it
     val txn = DeltaLog.forTable(spark, t).startTransaction()
     val md = txn.readSnapshot.get.metadata
