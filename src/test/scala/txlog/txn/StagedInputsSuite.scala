@@ -51,8 +51,10 @@ class StagedInputsSuite extends SparkSuite {
     val sc = spark.sparkContext
     def jobs[T](group: String)(body: => T): (T, Int) = {
       sc.setJobGroup(group, group)
-      try (body, sc.statusTracker.getJobIdsForGroup(group).length)
-      finally sc.clearJobGroup()
+      try {
+        val result = body
+        (result, sc.statusTracker.getJobIdsForGroup(group).length)
+      } finally sc.clearJobGroup()
     }
     val schema = new StructType().add("id", LongType)
     // as a Python list becomes a DataFrame: two partitions, the first empty
