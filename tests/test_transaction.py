@@ -87,6 +87,49 @@ def test_errors_are_typed(spark: SparkSession, tmp_path: Path) -> None:
         txlog.create_table(spark, str(tmp_path / "u"), 3)  # type: ignore[arg-type]
 
 
+def test_files_given_as_dicts(spark: SparkSession, tmp_path: Path) -> None:
+    """add_files / remove_files take a list of dicts (the spec's field names): committed as a
+    DataFrame of those rows would be, with no Spark job; a field an add does not have, a value
+    of the wrong JSON type, or an entry that is not a dict is refused before anything is
+    written."""
+    path = str(tmp_path / "t")
+    log = txlog.create_table(spark, path, "id BIGINT, d STRING", partition_by=["d"])
+    entries = [
+        {"path": f"d=a/f{i}", "size": 100 + i, "partitionValues": {"d": "a"},
+         "modificationTime": 1_700_000_000_000 + i, "dataChange": True,
+         "stats": json.dumps({"numRecords": i + 1})}
+        for i in range(2)
+    ]  # fmt: skip
+    tracker = spark.sparkContext.statusTracker()
+    spark.sparkContext.setJobGroup("dicts", "dicts")
+    try:
+        assert log.start_transaction().add_files(entries).commit() == 1
+        jobs = tracker.getJobIdsForGroup("dicts")
+    finally:
+        spark.sparkContext.setJobGroup("", "")
+    assert list(jobs) == []
+    rs = deltalake.DeltaTable(path)
+    adds = sorted(pa.table(rs.get_add_actions(flatten=True)).to_pylist(), key=lambda a: a["path"])
+    assert [(a["path"], a["size_bytes"], a["partition.d"], a["num_records"]) for a in adds] == [
+        ("d=a/f0", 100, "a", 1), ("d=a/f1", 101, "a", 2)]  # fmt: skip
+    assert log.start_transaction().remove_files(
+        [{"path": "d=a/f0", "dataChange": True}]).commit() == 2
+    assert deltalake.DeltaTable(path).file_uris() == [str(Path(path) / "d=a/f1")]
+
+    before = sorted(p.name for p in (tmp_path / "t" / "_delta_log").iterdir())
+    for bad, says in (
+        ({**entries[0], "path": "d=a/g", "modification_time": 1}, "modification_time"),
+        ({**entries[0], "path": "d=a/g", "size": "big"}, "size"),
+    ):
+        with pytest.raises(errors.InvalidCommitError, match=says):
+            log.start_transaction().add_files([bad]).commit()
+    with pytest.raises(TypeError, match=r"df\[0\]"):
+        log.start_transaction().add_files(["d=a/g"])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="df"):
+        log.start_transaction().add_files([{"path": "d=a/g", "modificationTime": object()}])
+    assert sorted(p.name for p in (tmp_path / "t" / "_delta_log").iterdir()) == before
+
+
 def test_concurrent_append_is_a_typed_conflict(spark: SparkSession, tmp_path: Path) -> None:
     path = str(tmp_path / "t")
     log = txlog.create_table(spark, path, "id BIGINT, d STRING", partition_by=["d"],

@@ -3,6 +3,7 @@ exist; operations the API does not offer yet are recorded as unavailable too."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from datetime import datetime
@@ -77,6 +78,11 @@ class Txlog(SparkEngine):
     def prepare_add(self, handle, add: dict):
         if not hasattr(handle[0], "start_transaction"):
             raise Unavailable("txlog.DeltaLog.start_transaction does not exist yet")
+        if "list" in str(inspect.signature(self.txlog.Transaction.add_files)):
+            # a list of dicts: staged on the driver, without a Spark job (the API's fast path
+            # for a few files, as delta-rs takes AddAction objects)
+            return [{f: add[f] for f in ADD_FIELDS}]
+        # a checkout from before add_files took a list (txlog-baseline)
         return self.spark.createDataFrame([tuple(add[f] for f in ADD_FIELDS)], ADD_SCHEMA)
 
     def commit(self, handle, action) -> Commit:

@@ -94,6 +94,18 @@ def _df(name: str, df: Any) -> Any:
     return df._jdf
 
 
+def _entries(name: str, entries: list) -> str:
+    """A list of dicts (file actions, the spec's field names) as one JSON array; TypeError
+    naming ``name`` for anything else. The JVM checks the fields."""
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict):
+            raise TypeError(f"{name}[{i}] must be a dict, got {type(e).__name__}")
+    try:
+        return json.dumps(entries, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{name} must hold only JSON values (str, int, bool, dict, None): {e}")
+
+
 def _schema_text(name: str, schema: Any) -> str:
     """A StructType as its JSON, or a non-blank DDL str; TypeError naming ``name`` otherwise."""
     from pyspark.sql.types import StructType

@@ -17,7 +17,7 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
-from ._args import _df, _schema_text, _str_map, _text, _whole_number
+from ._args import _df, _entries, _schema_text, _str_map, _text, _whole_number
 from ._gateway import call
 
 __all__ = ["Transaction", "CommitResult"]
@@ -87,22 +87,34 @@ class Transaction:
         v = int(call(self._facade.txnVersion, self._jtxn, _text("app_id", app_id)))
         return None if v < 0 else v
 
-    def add_files(self, df: DataFrame) -> Transaction:
+    def add_files(self, df: DataFrame | list[dict[str, Any]]) -> Transaction:
         """Stages add actions, one per row, in the shape of ``Snapshot.all_files`` (``path``,
-        ``size``, ``partitionValues``, ``modificationTime``, ``dataChange`` required).
+        ``size``, ``partitionValues``, ``modificationTime``, ``dataChange`` required). A list
+        of dicts with the spec's field names is staged without a Spark job (the fast way to
+        commit a few files); a field an add does not have, or a value of the wrong JSON type,
+        is ``INVALID_COMMIT_ACTIONS`` naming the entry.
 
         >>> txn.add_files(new_files)
+        >>> txn.add_files([{"path": "d=1/a.parquet", "size": 1024, "partitionValues":
+        ...     {"d": "1"}, "modificationTime": 1700000000000, "dataChange": True}])
         """
-        call(self._facade.addFiles, self._jtxn, _df("df", df))
+        if isinstance(df, list):
+            call(self._facade.addFileEntries, self._jtxn, _entries("df", df))
+        else:
+            call(self._facade.addFiles, self._jtxn, _df("df", df))
         return self
 
-    def remove_files(self, df: DataFrame) -> Transaction:
+    def remove_files(self, df: DataFrame | list[dict[str, Any]]) -> Transaction:
         """Stages remove actions (``path`` and ``dataChange`` required; ``deletionTimestamp``
-        defaults to the commit time). Each must name a file live in the snapshot read: without
-        a ``deletionVector`` it takes the live file's; a path that is not live, or another
+        defaults to the commit time), as a DataFrame or, as :meth:`add_files` takes them, a
+        list of dicts. Each must name a file live in the snapshot read: without a
+        ``deletionVector`` it takes the live file's; a path that is not live, or another
         deletion vector, fails the commit (``INVALID_COMMIT_ACTIONS``) before anything is
         written. Example: ``txn.remove_files(txn.read_files("..."))``."""
-        call(self._facade.removeFiles, self._jtxn, _df("df", df))
+        if isinstance(df, list):
+            call(self._facade.removeFileEntries, self._jtxn, _entries("df", df))
+        else:
+            call(self._facade.removeFiles, self._jtxn, _df("df", df))
         return self
 
     def add_cdc_files(self, df: DataFrame) -> Transaction:

@@ -3,7 +3,8 @@ package txlog
 import org.apache.spark.sql.{Column, DataFrame}
 
 import txlog.table.TableContext
-import txlog.txn.{Committer, ReadSet, StagedActions}
+import txlog.protocol.ActionSchemas
+import txlog.txn.{ActionEntries, Committer, ReadSet, StagedActions}
 import txlog.protocol.DomainAction
 
 /** A transaction on a table: what it read (for conflict checks) and what it stages, committed as
@@ -101,6 +102,16 @@ final class Transaction private[txlog] (
     * }}}
     */
   def addFiles(df: DataFrame): Transaction = stage(s => s.copy(adds = s.adds :+ df))
+
+  /** [[addFiles]] of adds given as a JSON array of objects with the spec's field names (Python's
+    * `add_files` of a list of dicts): parsed on the driver, without a Spark job.
+    */
+  private[txlog] def addFileEntries(json: String): Transaction =
+    addFiles(ActionEntries.frame(ctx.spark, ctx.root, "add", ActionSchemas.add, json))
+
+  /** [[removeFiles]] of removes given as a JSON array of objects, as [[addFileEntries]]. */
+  private[txlog] def removeFileEntries(json: String): Transaction =
+    removeFiles(ActionEntries.frame(ctx.spark, ctx.root, "remove", ActionSchemas.remove, json))
 
   /** Stages remove actions: a DataFrame shaped like `Snapshot.tombstones` or `allFiles` (`path` and
     * `dataChange` required); `deletionTimestamp` is the commit time where absent, and

@@ -29,6 +29,16 @@ private[txlog] object TxlogConf {
     max = Int.MaxValue
   )
 
+  val CommitMaxRetryWaitMs = new Whole(
+    "spark.txlog.commit.maxRetryWaitMs",
+    1000,
+    "The longest wait before a commit that lost a race tries again: a random wait (jitter) " +
+      "of up to 5 ms before the second attempt, doubling with each attempt up to this, so " +
+      "writers that lost together do not retry in step. 0 retries at once.",
+    min = 0,
+    max = 60000
+  )
+
   val CommitMaxDriverBytes = new Whole(
     "spark.txlog.commit.maxDriverBytes",
     64 * MiB,
@@ -167,6 +177,7 @@ private[txlog] object TxlogConf {
   /** Every setting, in the order the docs list them. */
   val all: Seq[Setting[_]] = Seq(
     CommitMaxAttempts,
+    CommitMaxRetryWaitMs,
     CommitMaxDriverBytes,
     CheckpointRowsPerFile,
     ReplayMaxLocalReadBytes,

@@ -53,6 +53,16 @@ private[python] trait TransactionFacade extends FacadeArgs {
   /** Stages adds, one per row. Example: `PythonFacade.addFiles(txn, df._jdf)`. */
   def addFiles(txn: Transaction, df: DataFrame): Transaction = txn.addFiles(df)
 
+  /** Stages adds given as a JSON array of objects (a Python list of dicts), read without a Spark
+    * job. Example: `PythonFacade.addFileEntries(txn, "[{\"path\": \"a.parquet\", ...}]")`.
+    */
+  def addFileEntries(txn: Transaction, json: String): Transaction = txn.addFileEntries(json)
+
+  /** Stages removes given as a JSON array of objects. Example: `PythonFacade.removeFileEntries(txn,
+    * "[{\"path\": \"a.parquet\", \"dataChange\": true}]")`.
+    */
+  def removeFileEntries(txn: Transaction, json: String): Transaction = txn.removeFileEntries(json)
+
   /** Stages removes, one per row. Example: `PythonFacade.removeFiles(txn, df._jdf)`. */
   def removeFiles(txn: Transaction, df: DataFrame): Transaction = txn.removeFiles(df)
 

@@ -1,6 +1,7 @@
 package txlog.txn
 
 import java.util.UUID
+import java.util.concurrent.ThreadLocalRandom
 
 import scala.util.control.NonFatal
 
@@ -67,6 +68,7 @@ private[txlog] object Committer {
     val spark = ctx.spark
     val table = ctx.table
     val maxAttempts = TxlogConf.CommitMaxAttempts.get(spark).toInt
+    val backoffMaxMs = TxlogConf.CommitMaxRetryWaitMs.get(spark)
     val staged: StagedActions = original.copy(
       removes = original.removes.map(df =>
         inputs("removes", FileActionLines.shaped(df, ActionSchemas.remove))
@@ -210,12 +212,26 @@ private[txlog] object Committer {
         }
         val winners = winningCommits(ctx, version, latest.version)
         ConflictChecker.check(ctx, isolation(base.get.metadata), read, summary, winners)
+        backoff(attempt, backoffMaxMs)
+        // The winners are read now (not before the wait): any that landed meanwhile are seen
+        // when the next attempt loses again, rather than being read twice.
         base = Some(latest)
         version = latest.version + 1
       }
       throw new IllegalStateException("unreachable")
     } finally body.foreach(_.delete(table))
   }
+
+  /** A random wait after losing attempt `attempt` (full jitter): up to 5 ms after the first,
+    * doubling with each further one, at most `maxMs`. Writers that lost the same race started their
+    * next attempts in step and would collide again.
+    */
+  private def backoff(attempt: Int, maxMs: Long): Unit = {
+    val bound = math.min(maxMs, BackoffBaseMs << math.min(attempt - 1, 20))
+    if (bound > 0) Thread.sleep(ThreadLocalRandom.current().nextLong(bound + 1))
+  }
+
+  private val BackoffBaseMs = 5L
 
   /** INVALID_COMMIT_ACTIONS unless a commit marked as replacing the table removes every file of the
     * snapshot read (`removed`: the distinct live paths its body removes, each checked live there):

@@ -118,7 +118,12 @@ private[txlog] object FileActionLines {
       else lit(null).cast(StringType)
     df.select(struct(fields: _*).as("raw"), matchProblem.as("matchProblem"))
       .select(
-        raw.withField("partitionValues", partitionValues).as("a"),
+        // A struct built field by field, not `withField`: its UpdateFields is unevaluable until
+        // late in optimization, which keeps a local input (a small commit's staged rows) from
+        // being folded into a local relation on the driver, so it cost a Spark job.
+        struct(schema.fieldNames.toSeq.map { n =>
+          (if (n == "partitionValues") partitionValues else raw(n)).as(n)
+        }: _*).as("a"),
         coalesce(col("matchProblem"), dvProblem, partitionProblem, statsProblem)
           .as("namesProblem")
       )
