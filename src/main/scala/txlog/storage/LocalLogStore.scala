@@ -1,10 +1,13 @@
 package txlog.storage
 
 import java.nio.file.{FileAlreadyExistsException, Files, Paths, StandardCopyOption}
+import java.nio.file.{NoSuchFileException, StandardOpenOption}
+
+import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.{FileSystem, Path}
 
-import txlog.LogPublishing
+import txlog.{LogPublishing, TxlogErrors}
 
 /** Local disks: put-if-absent is a hard link (which fails if the target exists) and overwrite an
   * `ATOMIC_MOVE` (a POSIX rename, which replaces the target atomically).
@@ -19,6 +22,32 @@ private[txlog] final class LocalLogStore(fs: FileSystem) extends MovingLogStore(
 
   def publishing(dir: Path): LogPublishing =
     LogPublishing("file", "hard link (put-if-absent), atomic move (overwrite)", true)
+
+  /** The temporary file written with java.nio, not through Hadoop: its `create` sets the file's
+    * permissions by running `chmod` in a new process when Hadoop's native library is absent (the
+    * usual case), about 20 ms per log file. The file gets the umask's permissions, as there.
+    */
+  override protected def stage(target: Path, bytes: Array[Byte]): Path = {
+    val tmp = StagedBytes.tempPath(target)
+    val file = Paths.get(tmp.toUri)
+    def create() = Files.write(file, bytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+    try
+      try create()
+      catch {
+        case _: NoSuchFileException => // a new table's log directory: made, as Hadoop's create does
+          Files.createDirectories(file.getParent)
+          create()
+      }
+    catch {
+      case e: FileAlreadyExistsException => // not ours: a random name taken, left alone
+        throw TxlogErrors.writeFailed(tmp.toString, e.toString, e)
+      case NonFatal(e) =>
+        try Files.deleteIfExists(file)
+        catch { case NonFatal(_) => () }
+        throw TxlogErrors.writeFailed(tmp.toString, e.toString, e)
+    }
+    tmp
+  }
 
   protected def moveIfAbsent(from: Path, to: Path): Boolean = {
     val (src, dst) = (Paths.get(from.toUri), Paths.get(to.toUri))

@@ -17,8 +17,10 @@ private[txlog] abstract class MovingLogStore(val fs: FileSystem) extends LogStor
   /** Moves `from` to `to`, atomically replacing `to`. */
   protected def moveReplacing(from: Path, to: Path): Unit
 
-  def putIfAbsent(target: Path, bytes: Array[Byte]): Boolean =
-    publish(StagedBytes.write(fs, target, bytes), target)
+  /** Writes `bytes` to a new hidden temporary file beside `target` and returns its path. */
+  protected def stage(target: Path, bytes: Array[Byte]): Path = StagedBytes.write(fs, target, bytes)
+
+  def putIfAbsent(target: Path, bytes: Array[Byte]): Boolean = publish(stage(target, bytes), target)
 
   def publish(staged: Path, target: Path): Boolean =
     try {
@@ -32,7 +34,7 @@ private[txlog] abstract class MovingLogStore(val fs: FileSystem) extends LogStor
     }
 
   def overwrite(target: Path, bytes: Array[Byte]): Unit = {
-    val tmp = StagedBytes.write(fs, target, bytes)
+    val tmp = stage(target, bytes)
     try moveReplacing(tmp, target)
     catch {
       case NonFatal(e) =>
