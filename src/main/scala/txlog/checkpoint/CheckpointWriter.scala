@@ -10,7 +10,7 @@ import org.apache.spark.sql.functions._
 
 import txlog.config.TxlogConf
 import txlog.{CheckpointResult, Snapshot, TxlogErrors, TxlogException}
-import txlog.protocol.ActionSchemas
+import txlog.protocol.{ActionSchemas, CheckpointNaming}
 import txlog.log.{LastCheckpoint, LogWrites, TablePath}
 import txlog.protocol.FileNames
 import txlog.replay.{FileKeys, ReadErrors}
@@ -115,8 +115,18 @@ private[txlog] object CheckpointWriter {
         sidecars
       )
 
-    /** At most this many tasks encode a single-file checkpoint (each writes one file to join). */
-    private def singleFileTasks: Int = math.max(2, spark.sparkContext.defaultParallelism * 2)
+    /** At most this many tasks encode a single-file checkpoint (each writes one file to join); one
+      * for a small table, whose one file needs no joining (a table whose log, its checkpoint and
+      * commits, holds at most [[SmallLogBytes]]: a V2 checkpoint's sidecars are not counted, so one
+      * of those never is).
+      */
+    private def singleFileTasks: Int = {
+      val seg = snapshot.segment
+      val v2 = seg.checkpoint.exists(_.naming.isInstanceOf[CheckpointNaming.Uuid])
+      val bytes = seg.checkpoint.map(_.sizeInBytes).getOrElse(0L) + seg.tailBytes
+      if (!v2 && bytes <= TxlogConf.CheckpointMaxOneTaskLogBytes.get(spark)) 1
+      else math.max(2, spark.sparkContext.defaultParallelism * 2)
+    }
 
     private def nonFile(v2Spec: Boolean): DataFrame = {
       val df = content.nonFileRows(v2Spec)

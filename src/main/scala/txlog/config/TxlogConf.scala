@@ -57,6 +57,16 @@ private[txlog] object TxlogConf {
     min = 1
   )
 
+  val CheckpointMaxOneTaskLogBytes = new Whole(
+    "spark.txlog.checkpoint.maxOneTaskLogBytes",
+    4 * MiB,
+    "A table whose log (its checkpoint and the commits after it; not a V2 checkpoint's " +
+      "sidecars) is at most this size gets its single-file checkpoint written by one task. A " +
+      "larger one is encoded by several tasks whose files are joined. 0: always several.",
+    min = 0,
+    bytes = true
+  )
+
   val ReplayMaxLocalReadBytes = new Whole(
     "spark.txlog.replay.maxLocalReadBytes",
     32 * MiB,
@@ -180,6 +190,7 @@ private[txlog] object TxlogConf {
     CommitMaxRetryWaitMs,
     CommitMaxDriverBytes,
     CheckpointRowsPerFile,
+    CheckpointMaxOneTaskLogBytes,
     ReplayMaxLocalReadBytes,
     ReplayMaxDriverCheckpointBytes,
     DriverMaxOverlayBytes,

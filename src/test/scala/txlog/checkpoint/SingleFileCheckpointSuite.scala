@@ -29,18 +29,37 @@ class SingleFileCheckpointSuite extends SparkSuite {
     dir
   }
 
-  test("a classic checkpoint written by several tasks is one file the footers count exactly") {
+  private def rowGroups(file: Path, tp: TablePath): Int = {
+    val reader = ParquetFileReader.open(HadoopInputFile.fromPath(file, tp.readConf))
+    try reader.getFooter.getBlocks.size
+    finally reader.close()
+  }
+
+  test("a small table's classic checkpoint is written by one task: one row group, nothing joined") {
     val dir = table()
     val before = Oracle.both(spark, dir)._2.get
     val r = DeltaLog.forTable(spark, dir).checkpoint(kind = Some("classic"))
+    val tp = TablePath.qualified(dir, spark.sessionState.newHadoopConf())
+    assert(r.files.size === 1)
+    assert(rowGroups(new Path(r.files.head), tp) === 1)
+    val (ours, ref) = Oracle.both(spark, dir)
+    assert(ours.get === before)
+    assert(ref.get === before)
+  }
+
+  test("a classic checkpoint written by several tasks is one file the footers count exactly") {
+    val dir = table()
+    val before = Oracle.both(spark, dir)._2.get
+    // several tasks even for this small table (one task writes a small table's file alone)
+    val key = txlog.config.TxlogConf.CheckpointMaxOneTaskLogBytes.key
+    spark.conf.set(key, "0")
+    val r =
+      try DeltaLog.forTable(spark, dir).checkpoint(kind = Some("classic"))
+      finally spark.conf.unset(key)
     assert(r.files.size === 1)
     val tp = TablePath.qualified(dir, spark.sessionState.newHadoopConf())
     val file = new Path(r.files.head)
-    val reader = ParquetFileReader.open(HadoopInputFile.fromPath(file, tp.readConf))
-    val rowGroups =
-      try reader.getFooter.getBlocks.size
-      finally reader.close()
-    assert(rowGroups > 1, "the file should hold the row groups of several tasks")
+    assert(rowGroups(file, tp) > 1, "the file should hold the row groups of several tasks")
     val fromFooters = ParquetFooters.counts(tp, Seq(file))
     val scanned = StagedFiles.counts(spark, tp, Seq(file), "parquet")
     assert(fromFooters === Some(scanned))
