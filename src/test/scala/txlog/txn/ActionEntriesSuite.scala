@@ -79,10 +79,14 @@ class ActionEntriesSuite extends SparkSuite {
     val good = entry(0)
     val cases = Seq(
       s"""[$good, ${good.dropRight(1)}, "modification_time": 1}]""" ->
-        "add entry 1 has modification_time",
-      s"[${good.replace(""""size": 100""", """"size": "big"""")}]" -> "add entry 0 does not parse",
-      s"[${good.replace(""""dataChange": true""", """"dataChange": 1.5""")}]" -> "add entry 0",
-      s"[$good, 3]" -> "add entry 1 is a number",
+        "add entry 1: it has modification_time, which the action does not have",
+      s"[${good.replace(""""size": 100""", """"size": "big"""")}]" ->
+        """add entry 0: size must be a whole number, not the string "big"""",
+      s"[${good.replace(""""dataChange": true""", """"dataChange": 1.5""")}]" ->
+        "add entry 0: dataChange must be true or false, not 1.5",
+      s"[$good, 3]" -> "add entry 1: it is 3, not an object",
+      s"""[${good.dropRight(1)}, "deletionVector": {"offset": 1, "id": 2}}]""" ->
+        "add entry 0: deletionVector has id, which the action does not have",
       s"""{"path": "x"}""" -> "must be a JSON array",
       "[{" -> "not JSON"
     )
