@@ -140,9 +140,12 @@ private[txlog] object FileActionLines {
       )
   }
 
-  /** `df` with exactly the columns of `schema` (absent ones null), cast to its types. */
+  /** `df` with exactly the columns of `schema` (absent ones null), cast to its types; `df` itself
+    * when it has that shape already (entries read by [[ActionEntries]]): no query to plan.
+    */
   def shaped(df: DataFrame, schema: StructType): DataFrame =
-    df.select(schema.fieldNames.toSeq.map(n => field(df, n, schema)): _*)
+    if (df.schema == schema) df
+    else df.select(schema.fieldNames.toSeq.map(n => field(df, n, schema)): _*)
 
   /** Adds, partition values keyed as [[FileActionNames]] says for the table's metadata `md`; those
     * with a deletion vector checked by [[deletionVectorProblem]] against the protocol `p`.

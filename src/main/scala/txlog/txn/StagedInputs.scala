@@ -4,6 +4,7 @@ import java.util.UUID
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.catalyst.CatalystTypeConverters
 import org.apache.spark.sql.catalyst.plans.logical.LocalRelation
 import org.apache.spark.util.SizeEstimator
 
@@ -61,6 +62,15 @@ private[txlog] object StagedInputs {
     * at most `2n` meanwhile. A local relation is read without a job, and larger inputs by `take`.
     */
   def head(df: DataFrame, n: Int): Array[Row] =
+    df.queryExecution.analyzed match {
+      // rows on the driver already (a Seq's toDF, entries): taken as they are, no query planned
+      case l: LocalRelation if !l.isStreaming =>
+        val toRow = CatalystTypeConverters.createToScalaConverter(df.schema)
+        l.data.iterator.take(n).map(r => toRow(r).asInstanceOf[Row]).toArray
+      case _ => headOf(df, n)
+    }
+
+  private def headOf(df: DataFrame, n: Int): Array[Row] =
     if (df.queryExecution.optimizedPlan.isInstanceOf[LocalRelation]) df.take(n)
     else {
       val rdd = df.rdd
