@@ -65,6 +65,21 @@ private[txlog] object CommitBody {
       else distributed(spark, table, lines)
     }
 
+  /** [[build]] of lines already computed on the driver (`rows`, as [[FileActionLines]] gives them:
+    * [[LocalLines]]): checked there when they fit the driver budget, else by `pieces` (the same
+    * lines as DataFrames) as [[build]] does.
+    */
+  def fromRows(
+      spark: SparkSession,
+      table: TablePath,
+      rows: Seq[Row],
+      pieces: => Seq[DataFrame]
+  ): CommitBody = {
+    val bytes = rows.iterator.map(r => lineBytes(r.getAs[String]("line"))).sum
+    if (rows.length <= DriverActions && bytes <= maxDriverBytes(spark)) onDriver(table, rows)
+    else build(spark, table, pieces)
+  }
+
   private def lineBytes(line: String): Long =
     if (line == null) 1L else line.getBytes(StandardCharsets.UTF_8).length + 1L
 

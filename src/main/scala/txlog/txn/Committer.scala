@@ -151,12 +151,18 @@ private[txlog] object Committer {
         if (body.isEmpty || rowDomain.isDefined) {
           body.foreach(_.delete(table))
           body = None
-          val lines =
+          def lines =
             adds
               .map(_ => FileActionLines.adds(assigned, metadata, protocol, staged.restoring))
               .toSeq ++
               fixedLines(metadata, if (readMdForRemoves) current.fold(metadata)(_._2) else metadata)
-          body = Some(CommitBody.build(spark, table, lines))
+          // Only adds, on the driver already (a small commit): their lines computed there too.
+          val local =
+            if (adds.isEmpty || removes.nonEmpty || staged.cdc.nonEmpty) None
+            else LocalLines.adds(assigned, metadata, protocol, staged.restoring)
+          body = Some(local.fold(CommitBody.build(spark, table, lines)) { rows =>
+            CommitBody.fromRows(spark, table, rows, lines)
+          })
         }
         // On the table as read (as delta-spark checks it): a commit that turns appendOnly off
         // cannot remove data in the same breath; one that turns it on still may. The removes
