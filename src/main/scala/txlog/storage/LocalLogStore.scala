@@ -5,7 +5,7 @@ import java.nio.file.{NoSuchFileException, StandardOpenOption}
 
 import scala.util.control.NonFatal
 
-import org.apache.hadoop.fs.{FileSystem, Path}
+import org.apache.hadoop.fs.{FileSystem, LocalFileSystem, Path, RawLocalFileSystem}
 
 import txlog.{LogPublishing, TxlogErrors}
 
@@ -23,11 +23,21 @@ private[txlog] final class LocalLogStore(fs: FileSystem) extends MovingLogStore(
   def publishing(dir: Path): LogPublishing =
     LogPublishing("file", "hard link (put-if-absent), atomic move (overwrite)", true)
 
-  /** The temporary file written with java.nio, not through Hadoop: its `create` sets the file's
-    * permissions by running `chmod` in a new process when Hadoop's native library is absent (the
-    * usual case), about 20 ms per log file. The file gets the umask's permissions, as there.
+  /** Hadoop's own local file system: its files are written with java.nio instead. Any other class
+    * configured for `file:` (`fs.file.impl`) is the user's choice and is written through.
     */
-  override protected def stage(target: Path, bytes: Array[Byte]): Path = {
+  private val hadoopLocal =
+    fs.getClass == classOf[LocalFileSystem] || fs.getClass == classOf[RawLocalFileSystem]
+
+  /** The temporary file written with java.nio, not through Hadoop's local file system: its `create`
+    * sets the file's permissions by running `chmod` in a new process when Hadoop's native library
+    * is absent (the usual case), about 20 ms per log file. The file gets the umask's permissions,
+    * as there.
+    */
+  override protected def stage(target: Path, bytes: Array[Byte]): Path =
+    if (hadoopLocal) staged(target, bytes) else super.stage(target, bytes)
+
+  private def staged(target: Path, bytes: Array[Byte]): Path = {
     val tmp = StagedBytes.tempPath(target)
     val file = Paths.get(tmp.toUri)
     def create() = Files.write(file, bytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)

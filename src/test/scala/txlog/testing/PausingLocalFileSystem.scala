@@ -17,7 +17,8 @@ import org.apache.hadoop.util.Progressable
   *   - `txlog.test.pauseMarker`: the marker file to write (its content: the path stopped at).
   *
   * Registered with `spark.hadoop.fs.file.impl`; publishing still goes through txlog's local store,
-  * as on any local disk.
+  * as on any local disk, which writes through this class (it writes Hadoop's own local file
+  * systems' files with java.nio, in the same order: the temporary file whole, then the link).
   */
 class PausingLocalFileSystem extends RawLocalFileSystem {
 
