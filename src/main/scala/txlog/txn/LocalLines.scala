@@ -24,8 +24,8 @@ import txlog.{Metadata, Protocol}
   * the rows by Spark's interpreted projection: the same checks and the same JSON as the DataFrame
   * path, without the analysis and optimization a small commit would otherwise spend most of its
   * driver time on (and the JIT compiling them while a writer warms up). Holds at most [[MaxCached]]
-  * projections per JVM (each a few expression trees); None where the optimized plan is not one
-  * projection of the input (the caller then uses the DataFrame path).
+  * compiled forms per JVM (each a few expression trees); None where the optimized plan is not
+  * projections of the input (the caller then uses the DataFrame path).
   */
 private[txlog] object LocalLines {
   val MaxCached = 16
