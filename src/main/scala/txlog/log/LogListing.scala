@@ -14,6 +14,7 @@ import txlog.protocol.CheckpointNaming
 import txlog.protocol.CompactionFile
 import txlog.protocol.FileInfo
 import txlog.protocol.VersionChecksumFile
+import txlog.storage.S3ListAfter
 
 /** One listing of `_delta_log`, sorted and grouped by the spec's file kinds. Only complete
   * checkpoints are kept: a multi-part checkpoint with a missing part is ignored, as the spec's
@@ -145,23 +146,24 @@ private[txlog] object LogListing {
     * `from` is 0), kept by name as the listing streams in. Names start with zero-padded versions,
     * so they compare as the versions do.
     *
-    * There is no start-after listing to use: Hadoop's public FileSystem API has none (HDFS's
-    * `startAfter` is internal to its client), and S3A (3.5.0) pages its ListObjectsV2 requests by
-    * prefix and continuation token only, never `StartAfter`. So object stores list all of
-    * `_delta_log`, page by page (`fs.s3a.paging.maximum` keys a request, the next page fetched
-    * while this one is filtered), and files before `from` are dropped here by name; metadata
-    * cleanup is what keeps the listing short.
+    * On S3A ([[S3ListAfter]]) a listing from a version starts after that version's name, so a log
+    * of millions of objects costs only the pages after it. Hadoop's FileSystem API has no such call
+    * (HDFS's `startAfter` is internal to its client), and S3A pages from the prefix's first key:
+    * elsewhere all of `_delta_log` is listed and earlier names dropped here, as they are after a
+    * start-after listing too (a store may ignore `StartAfter`).
     */
   private def statuses(table: TablePath, from: Long): IndexedSeq[FileStatus] = {
     val first = FileNames.padded(from)
     def wanted(name: String): Boolean =
       from == 0L || (name.length > 20 && name.substring(0, 20).compareTo(first) >= 0)
     val out = ArrayBuffer.empty[FileStatus]
+    def keep(s: FileStatus): Unit = if (wanted(s.getPath.getName) && s.isFile) out += s
     try {
-      val it = table.fs.listStatusIterator(table.logDir)
-      while (it.hasNext) {
-        val s = it.next()
-        if (wanted(s.getPath.getName) && s.isFile) out += s
+      S3ListAfter.of(table.fs).filter(_ => from > 0L) match {
+        case Some(lister) => lister.foreachAfter(table.logDir, first)(keep)
+        case None =>
+          val it = table.fs.listStatusIterator(table.logDir)
+          while (it.hasNext) keep(it.next())
       }
     } catch {
       case _: FileNotFoundException  => throw TxlogErrors.tableNotFound(table.root)
