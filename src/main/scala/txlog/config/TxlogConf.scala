@@ -67,6 +67,17 @@ private[txlog] object TxlogConf {
     bytes = true
   )
 
+  val ReplayReadThreads = new Whole(
+    "spark.txlog.replay.readThreads",
+    16,
+    "Log files (commits, log compactions) one reader, the driver or a task, reads at once from " +
+      "a store that is not a local disk, where each file costs a request's latency; up to 64 " +
+      "MiB of them held ahead of the one being parsed. 1 reads one file after another. On " +
+      "local disk files are always read one after another.",
+    min = 1,
+    max = 256
+  )
+
   val ReplayMaxLocalReadBytes = new Whole(
     "spark.txlog.replay.maxLocalReadBytes",
     32 * MiB,
@@ -192,6 +203,7 @@ private[txlog] object TxlogConf {
     CheckpointRowsPerFile,
     CheckpointMaxOneTaskLogBytes,
     ReplayMaxLocalReadBytes,
+    ReplayReadThreads,
     ReplayMaxDriverCheckpointBytes,
     DriverMaxOverlayBytes,
     DriverMaxKeyHashBytes,

@@ -5,6 +5,7 @@ import java.io.{BufferedInputStream, IOException, InterruptedIOException}
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.{FileSystem, FSError, Path}
+import org.apache.spark.TaskContext
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
@@ -45,11 +46,18 @@ private[txlog] object LogLineReader {
   /** Whether files of this many bytes are read on the driver. */
   def readsOnDriver(spark: SparkSession, bytes: Long): Boolean = bytes <= localReadMaxBytes(spark)
 
+  /** Files one reader reads at once from `fs` ([[TxlogConf.ReplayReadThreads]] on a store that is
+    * not a local disk, else 1).
+    */
+  def readThreads(spark: SparkSession, fs: FileSystem): Int =
+    if (fs.getUri.getScheme == "file") 1 else TxlogConf.ReplayReadThreads.get(spark).toInt
+
   def read(spark: SparkSession, table: TablePath, files: Seq[(Long, FileInfo)]): DataFrame = {
     val bytes = files.map(_._2.size).sum
+    val threads = readThreads(spark, table.fs)
     if (files.isEmpty) spark.createDataFrame(java.util.List.of[Row](), schema)
     else if (readsOnDriver(spark, bytes))
-      spark.createDataFrame(readOnDriver(table, files).asJava, schema)
+      spark.createDataFrame(readOnDriver(table, files, threads).asJava, schema)
     else {
       val conf = new SerializableConf(table.readConf)
       val slices = math
@@ -59,22 +67,37 @@ private[txlog] object LogLineReader {
         )
         .min(files.size.toLong)
         .toInt
-      val work = files.map { case (v, f) => (v, f.path) }
+      val work = files.map { case (v, f) => (v, f.path, f.size) }
       val root = table.root
       val rdd = spark.sparkContext.parallelize(work, slices).mapPartitions { it =>
         // One file system per task: with the local-file read options it is not cached.
         lazy val fs = new Path(root).getFileSystem(conf.value)
-        it.flatMap { case (v, p) => lines(fs, v, p) }
+        if (threads <= 1) it.flatMap { case (v, p, _) => lines(fs, v, p) }
+        else {
+          val ahead = new LogFilePrefetch(fs, it.toIndexedSeq, threads, lines)
+          TaskContext.get().addTaskCompletionListener[Unit](_ => ahead.close())
+          ahead
+        }
       }
       rdd.setName(s"txlog: read ${files.size} log files")
       spark.createDataFrame(rdd, schema)
     }
   }
 
-  /** The lines of `files`, read on the driver, as rows of [[schema]]. */
-  def readOnDriver(table: TablePath, files: Seq[(Long, FileInfo)]): Seq[Row] = {
+  /** The lines of `files`, read on the driver, `threads` files at a time ([[LogFilePrefetch]]), as
+    * rows of [[schema]].
+    */
+  def readOnDriver(table: TablePath, files: Seq[(Long, FileInfo)], threads: Int = 1): Seq[Row] = {
     val fs = table.fs
-    files.flatMap { case (v, f) => lines(fs, v, f.path) }
+    if (threads <= 1 || files.size <= 1) files.flatMap { case (v, f) =>
+      lines(fs, v, f.path)
+    }
+    else {
+      val work = files.map { case (v, f) => (v, f.path, f.size) }.toIndexedSeq
+      val ahead = new LogFilePrefetch(fs, work, threads, lines)
+      try ahead.toVector
+      finally ahead.close()
+    }
   }
 
   /** The non-blank lines of `file` with their positions, split as `BufferedReader.readLine` does
@@ -84,7 +107,8 @@ private[txlog] object LogLineReader {
     * the file and its version; an interrupted read propagates as it is.
     */
   private def lines(fs: FileSystem, version: Long, file: String): Iterator[Row] = {
-    val in = failing(version, file)(new BufferedInputStream(fs.open(new Path(file)), 64 * 1024))
+    val in =
+      failing(version, file)(new BufferedInputStream(fs.open(new Path(file)), 1 << 16))
     val split = new LineSplitter(in)
     new Iterator[Row] {
       private var open = true

@@ -71,7 +71,8 @@ private[txlog] object Tail {
       DistributedTail(LogActions.tail(spark, table, deltas, ActionSchemas.stateLine), deltas)
     } else {
       val parser = new LineParser(ActionSchemas.driverLine, timeZone(spark))
-      val rows = LogLineReader.readOnDriver(table, files).map { line =>
+      val threads = LogLineReader.readThreads(spark, table.fs)
+      val rows = LogLineReader.readOnDriver(table, files, threads).map { line =>
         val (version, idx, file) = (line.getLong(0), line.getLong(1), line.getString(2))
         val text = line.getString(3)
         val action = parser.parse(text).getOrElse {

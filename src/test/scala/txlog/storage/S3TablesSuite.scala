@@ -1,12 +1,17 @@
 package txlog.storage
 
+import java.nio.file.Files
+
+import scala.collection.mutable.ArrayBuffer
 import scala.util.{Failure, Success, Try}
 
+import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.DataFrame
 
 import txlog.{DeltaLog, Fixtures, Oracle, Refusal, SnapshotView, TxlogException}
 import txlog.cleanup.MetadataCleanup
-import txlog.log.{LastCheckpoint, LogListing}
+import txlog.config.TxlogConf
+import txlog.log.{LastCheckpoint, LogListing, TablePath}
 import txlog.protocol.FileNames
 
 /** Fixture tables copied to a local S3 server and read and maintained through S3A: each snapshot on
@@ -18,7 +23,12 @@ import txlog.protocol.FileNames
   */
 class S3TablesSuite extends S3SparkSuite {
   private val bucket = "txlog-tables"
-  def buckets: Seq[String] = Seq(bucket)
+
+  /** A bucket whose S3A lists 4 keys a page, so that a listing takes several pages. */
+  private val paged = "txlog-tables-paged"
+  def buckets: Seq[String] = Seq(bucket, paged)
+  override def suiteConf: Map[String, String] =
+    Map(s"spark.hadoop.fs.s3a.bucket.$paged.paging.maximum" -> "4")
 
   private val tables = Seq(
     "golden/checkpoint",
@@ -81,6 +91,20 @@ class S3TablesSuite extends S3SparkSuite {
     test(s"the snapshot on S3 agrees with the local one and with delta-spark: $name") {
       assertAgree(name, s3Path(name))
     }
+  }
+
+  test("commits read by tasks, 3 files at a time, and by the driver 3 at a time: the same answer") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val keys = Seq(TxlogConf.ReplayReadThreads.key, TxlogConf.ReplayMaxLocalReadBytes.key)
+    spark.conf.set(keys.head, "3")
+    try {
+      Seq("1048576", "0").foreach { local =>
+        spark.conf.set(keys(1), local)
+        Seq("golden/checkpoint", "golden/time-travel-start-start20-start40")
+          .filter(tables.contains)
+          .foreach(name => assertAgree(name, s3Path(name)))
+      }
+    } finally keys.foreach(spark.conf.unset)
   }
 
   test("time travel on S3: versions agree with the local answers, timestamps with delta-spark") {
@@ -243,5 +267,48 @@ class S3TablesSuite extends S3SparkSuite {
     assert(left.forall(_.take(20).toLong >= 15L), left)
     assert(Oracle.txlog(spark, path, None) === v15)
     assert(Oracle.reference(spark, path, None) === v15)
+  }
+
+  test("a listing from a version on S3 starts after it, page by page; S3A's statuses agree") {
+    val dir = Files.createTempDirectory("txlog-list-after")
+    val names = (0 to 29).map(FileNames.commitName(_)) ++ Seq(
+      "00000000000000000020.checkpoint.parquet",
+      "00000000000000000005.00000000000000000021.compacted.json",
+      "00000000000000000025.crc",
+      "_last_checkpoint",
+      "_sidecars/00000000000000000020.checkpoint.0000000001.0000000001.abc.parquet"
+    )
+    names.foreach { n =>
+      val f = dir.resolve("_delta_log").resolve(n)
+      Files.createDirectories(f.getParent)
+      val body = if (n == "_last_checkpoint") """{"version":20,"size":1}""" else n
+      Files.write(f, body.getBytes("UTF-8"))
+    }
+    s3.upload(dir, paged, "listed")
+    val logDir = new Path(s"s3a://$paged/listed/_delta_log")
+    val fs = fsOf(logDir.toString)
+    val lister = S3ListAfter.of(fs)
+    assert(lister.isDefined, "S3A here offers no SDK client to list with StartAfter")
+    val after = "00000000000000000020"
+    val seen = ArrayBuffer.empty[org.apache.hadoop.fs.FileStatus]
+    lister.get.foreachAfter(logDir, after)(seen += _)
+    // S3 lists keys in UTF-8 binary order; the subdirectory's keys are not files of this one.
+    val expected = names.filter(n => !n.contains('/') && n.compareTo(after) > 0).sorted
+    assert(seen.map(_.getPath.getName).toSeq === expected)
+    val own = fs.listStatus(logDir).filter(_.isFile).map(s => s.getPath.getName -> s).toMap
+    seen.foreach { s =>
+      val o = own(s.getPath.getName)
+      assert((s.getPath, s.getLen, s.isFile) === ((o.getPath, o.getLen, o.isFile)))
+      assert(s.getModificationTime === o.getModificationTime)
+    }
+    // The log's listing from the checkpoint: commits 20 to 29, the checkpoint, the checksum.
+    val listing = LogListing.fromHint(
+      TablePath.qualified(s"s3a://$paged/listed", spark.sessionState.newHadoopConf())
+    )
+    assert(listing.listedFrom === 20L)
+    assert(listing.commits.map(_.version) === (20L to 29L))
+    assert(listing.checkpoints.map(_.version) === Seq(20L))
+    assert(listing.checksums.keySet === Set(25L))
+    assert(listing.compactions.isEmpty)
   }
 }
