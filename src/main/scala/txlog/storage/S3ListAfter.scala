@@ -66,11 +66,35 @@ private[txlog] object S3ListAfter {
       spanOf.map(m => call(m, fs, "txlog_list_after", key, null).asInstanceOf[Closeable])
   }
 
-  /** Runs `body` in an audit span of `fs` on `key`, closing it after. */
-  private def inSpan(common: Common, fs: FileSystem, key: String)(body: => Unit): Unit = {
-    val span = common.span(fs, key)
-    try body
-    finally
+  /** One page of a listing: (key, size, modification time) of its objects, and the continuation
+    * token of the next page, if any.
+    */
+  private type Page = (Iterator[(String, Long, Long)], Option[String])
+
+  /** The listing loop both SDKs share: pages asked of `page` (given the previous page's token) in
+    * an audit span of `fs`, each object directly under `dir` given to `f`; a failure the SDK raises
+    * (`isStoreError`) becomes an IOException naming the listing.
+    */
+  private def foreachListed(fs: FileSystem, common: Common, dir: Path, prefix: String)(
+      isStoreError: Throwable => Boolean
+  )(page: Option[String] => Page)(f: FileStatus => Unit): Unit = {
+    val span = common.span(fs, prefix)
+    try {
+      var token = Option.empty[String]
+      var first = true
+      while (first || token.isDefined) {
+        first = false
+        val (objects, next) = page(token)
+        objects.foreach { case (key, size, mtime) =>
+          val name = key.substring(prefix.length)
+          if (name.nonEmpty && !name.contains('/')) f(status(fs, dir, name, size, mtime))
+        }
+        token = next
+      }
+    } catch {
+      case e if isStoreError(e) =>
+        throw new IOException(s"listing s3a://${common.bucket(fs)}/$prefix: $e", e)
+    } finally
       span.foreach(s =>
         try s.close()
         catch { case NonFatal(_) => () }
@@ -106,29 +130,17 @@ private[txlog] object S3ListAfter {
           def foreachAfter(dir: Path, after: String)(f: FileStatus => Unit): Unit = {
             val prefix = prefixOf(access.key(fs, dir))
             val first = access.request(fs, prefix, pageSize(fs)).startAfter(prefix + after).build()
-            inSpan(access, fs, prefix) {
-              try {
-                val client = access.client(fs)
-                var request = first
-                var more = true
-                while (more) {
-                  val page = client.listObjectsV2(request)
-                  page.contents.asScala.foreach { o =>
-                    val name = o.key.substring(prefix.length)
-                    if (name.nonEmpty && !name.contains('/')) {
-                      f(status(fs, dir, name, o.size, o.lastModified.toEpochMilli))
-                    }
-                  }
-                  more = page.isTruncated && page.nextContinuationToken != null
-                  if (more) {
-                    request = first.toBuilder.continuationToken(page.nextContinuationToken).build()
-                  }
-                }
-              } catch {
-                case e: SdkException =>
-                  throw new IOException(s"listing s3a://${access.bucket(fs)}/$prefix: $e", e)
-              }
-            }
+            lazy val client = access.client(fs)
+            foreachListed(fs, access, dir, prefix)(_.isInstanceOf[SdkException]) { token =>
+              val page = client.listObjectsV2(
+                token.fold(first)(t => first.toBuilder.continuationToken(t).build())
+              )
+              val objects =
+                page.contents.asScala.iterator.map(o =>
+                  (o.key, o.size.toLong, o.lastModified.toEpochMilli)
+                )
+              (objects, Option(page.nextContinuationToken).filter(_ => page.isTruncated))
+            }(f)
           }
         }
     }
@@ -162,26 +174,14 @@ private[txlog] object S3ListAfter {
           def foreachAfter(dir: Path, after: String)(f: FileStatus => Unit): Unit = {
             val prefix = prefixOf(access.key(fs, dir))
             val request = access.request(fs, prefix, pageSize(fs)).withStartAfter(prefix + after)
-            inSpan(access, fs, prefix) {
-              try {
-                val client = access.client(fs)
-                var more = true
-                while (more) {
-                  val page = client.listObjectsV2(request)
-                  page.getObjectSummaries.asScala.foreach { o =>
-                    val name = o.getKey.substring(prefix.length)
-                    if (name.nonEmpty && !name.contains('/')) {
-                      f(status(fs, dir, name, o.getSize, o.getLastModified.getTime))
-                    }
-                  }
-                  more = page.isTruncated && page.getNextContinuationToken != null
-                  if (more) request.setContinuationToken(page.getNextContinuationToken)
-                }
-              } catch {
-                case e: AmazonClientException =>
-                  throw new IOException(s"listing s3a://${access.bucket(fs)}/$prefix: $e", e)
-              }
-            }
+            lazy val client = access.client(fs)
+            foreachListed(fs, access, dir, prefix)(_.isInstanceOf[AmazonClientException]) { token =>
+              token.foreach(request.setContinuationToken)
+              val page = client.listObjectsV2(request)
+              val objects = page.getObjectSummaries.asScala.iterator
+                .map(o => (o.getKey, o.getSize, o.getLastModified.getTime))
+              (objects, Option(page.getNextContinuationToken).filter(_ => page.isTruncated))
+            }(f)
           }
         }
     }
