@@ -13,6 +13,7 @@ import txlog.config.TxlogConf
 import txlog.TxlogErrors
 import txlog.log.TablePath
 import txlog.protocol.FileInfo
+import txlog.storage.S3Get
 import txlog.util.SerializableConf
 
 /** Reads newline-delimited JSON log files (commits, log compactions, JSON checkpoints) as rows of
@@ -107,8 +108,9 @@ private[txlog] object LogLineReader {
     * the file and its version; an interrupted read propagates as it is.
     */
   private def lines(fs: FileSystem, version: Long, file: String): Iterator[Row] = {
-    val in =
-      failing(version, file)(new BufferedInputStream(fs.open(new Path(file)), 1 << 16))
+    // On S3A one GET ([[S3Get]]) instead of S3A's HEAD and GET: log files are never rewritten.
+    val open = S3Get.of(fs).getOrElse((p: Path) => fs.open(p))
+    val in = failing(version, file)(new BufferedInputStream(open(new Path(file)), 1 << 16))
     val split = new LineSplitter(in)
     new Iterator[Row] {
       private var open = true

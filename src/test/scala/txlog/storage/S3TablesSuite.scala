@@ -12,7 +12,8 @@ import txlog.{DeltaLog, Fixtures, Oracle, Refusal, SnapshotView, TxlogException}
 import txlog.cleanup.MetadataCleanup
 import txlog.config.TxlogConf
 import txlog.log.{LastCheckpoint, LogListing, TablePath}
-import txlog.protocol.FileNames
+import txlog.protocol.{FileInfo, FileNames}
+import txlog.replay.LogLineReader
 
 /** Fixture tables copied to a local S3 server and read and maintained through S3A: each snapshot on
   * `s3a://` agrees with txlog's answer on the local copy and with delta-spark's on `s3a://`; time
@@ -310,5 +311,34 @@ class S3TablesSuite extends S3SparkSuite {
     assert(listing.checkpoints.map(_.version) === Seq(20L))
     assert(listing.checksums.keySet === Set(25L))
     assert(listing.compactions.isEmpty)
+  }
+
+  test("a log file is read with one GET: its lines; a missing one is LOG_READ_FAILED naming it") {
+    val key = "got/_delta_log/00000000000000000000.json"
+    val body = "{\"a\":1}\r\n\n{\"b\":2}"
+    s3.client.putObject(
+      software.amazon.awssdk.services.s3.model.PutObjectRequest
+        .builder()
+        .bucket(paged)
+        .key(key)
+        .build(),
+      software.amazon.awssdk.core.sync.RequestBody.fromString(body)
+    )
+    val file = new Path(s"s3a://$paged/$key")
+    val fs = fsOf(file.toString)
+    val open = S3Get.of(fs)
+    assert(open.isDefined, "S3A here offers no SDK client to GET with")
+    val in = open.get(file)
+    try assert(new String(in.readAllBytes(), "UTF-8") === body)
+    finally in.close()
+    val table = TablePath.qualified(s"s3a://$paged/got", spark.sessionState.newHadoopConf())
+    val info = FileInfo(file.toString, body.length.toLong, 0L)
+    val lines = LogLineReader.readOnDriver(table, Seq(0L -> info)).map(_.getString(3))
+    assert(lines === Seq("{\"a\":1}", "{\"b\":2}"))
+    val gone = FileInfo(s"s3a://$paged/got/_delta_log/00000000000000000001.json", 10L, 0L)
+    intercept[java.io.FileNotFoundException](open.get(new Path(gone.path)))
+    val e = intercept[TxlogException](LogLineReader.readOnDriver(table, Seq(1L -> gone)))
+    assert(e.errorClass === "LOG_READ_FAILED" && e.getMessage.contains(gone.path), e)
+    assert(e.getMessage.contains("FileNotFoundException"), e)
   }
 }
