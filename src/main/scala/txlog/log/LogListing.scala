@@ -159,7 +159,7 @@ private[txlog] object LogListing {
     val out = ArrayBuffer.empty[FileStatus]
     def keep(s: FileStatus): Unit = if (wanted(s.getPath.getName) && s.isFile) out += s
     try {
-      S3ListAfter.of(table.fs).filter(_ => from > 0L) match {
+      (if (from > 0L) S3ListAfter.of(table.fs) else None) match {
         case Some(lister) => lister.foreachAfter(table.logDir, first)(keep)
         case None =>
           val it = table.fs.listStatusIterator(table.logDir)

@@ -20,41 +20,44 @@ private[txlog] object S3Get {
     if (!S3PutClient.isS3A(fs.getClass)) None
     else S3AClients.v2(fs).map(V2.opener(fs, _)).orElse(S3AClients.v1(fs).map(V1.opener(fs, _)))
 
-  // Each SDK's code in an object of its own: the JVM loads the exception classes a method
-  // catches when it verifies the class, and only one SDK is on a classpath.
-  private object V2 {
-    def opener(fs: FileSystem, access: S3AClients.V2): Path => InputStream = {
-      import software.amazon.awssdk.core.exception.SdkException
-      import software.amazon.awssdk.services.s3.model.{NoSuchKeyException, S3Exception}
-      path => {
-        val key = access.key(fs, path)
-        val in =
-          try access.inSpan(fs, "txlog_get", key)(access.client(fs).getObject(access.get(fs, key)))
-          catch {
-            case e: NoSuchKeyException                 => throw missing(path, e)
-            case e: S3Exception if e.statusCode == 404 => throw missing(path, e)
-            case e: SdkException                       => throw failed(path, e)
-          }
-        translating(in, path, _.isInstanceOf[SdkException])
+  /** The opener both SDKs share: `get` (the object of a key, in an audit span of `fs`) with a
+    * missing object (`notFound`) a FileNotFoundException and any other SDK failure (`sdk`), while
+    * opening or reading, an IOException.
+    */
+  private def opener(fs: FileSystem, access: S3AClients.Common)(
+      sdk: Throwable => Boolean,
+      notFound: Throwable => Boolean
+  )(get: String => InputStream): Path => InputStream = path => {
+    val key = access.key(fs, path)
+    val in =
+      try access.inSpan(fs, "txlog_get", key)(get(key))
+      catch {
+        case e: RuntimeException if notFound(e) => throw missing(path, e)
+        case e: RuntimeException if sdk(e)      => throw failed(path, e)
       }
-    }
+    translating(in, path, sdk)
+  }
+
+  // Each SDK's code in an object of its own, loaded only where that SDK is: the JVM loads the
+  // classes a method catches when it verifies the method's class.
+  private object V2 {
+    import software.amazon.awssdk.core.exception.SdkException
+    import software.amazon.awssdk.services.s3.model.S3Exception
+    def opener(fs: FileSystem, access: S3AClients.V2): Path => InputStream =
+      S3Get.opener(fs, access)(
+        _.isInstanceOf[SdkException],
+        { case e: S3Exception => e.statusCode == 404; case _ => false }
+      )(key => access.client(fs).getObject(access.get(fs, key)))
   }
 
   private object V1 {
-    def opener(fs: FileSystem, access: S3AClients.V1): Path => InputStream = {
-      import com.amazonaws.AmazonClientException
-      import com.amazonaws.services.s3.model.AmazonS3Exception
-      path => {
-        val key = access.key(fs, path)
-        val in =
-          try access.inSpan(fs, "txlog_get", key)(access.client(fs).getObject(access.get(fs, key)))
-          catch {
-            case e: AmazonS3Exception if e.getStatusCode == 404 => throw missing(path, e)
-            case e: AmazonClientException                       => throw failed(path, e)
-          }
-        translating(in.getObjectContent, path, _.isInstanceOf[AmazonClientException])
-      }
-    }
+    import com.amazonaws.AmazonClientException
+    import com.amazonaws.services.s3.model.AmazonS3Exception
+    def opener(fs: FileSystem, access: S3AClients.V1): Path => InputStream =
+      S3Get.opener(fs, access)(
+        _.isInstanceOf[AmazonClientException],
+        { case e: AmazonS3Exception => e.getStatusCode == 404; case _ => false }
+      )(key => access.client(fs).getObject(access.get(fs, key)).getObjectContent)
   }
 
   private def missing(path: Path, e: Exception): IOException = {

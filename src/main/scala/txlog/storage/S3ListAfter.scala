@@ -60,7 +60,8 @@ private[txlog] object S3ListAfter {
             first = false
             val (objects, next) = page(prefix, prefix + after, token)
             objects.foreach { case (k, size, mtime) =>
-              val name = k.substring(prefix.length)
+              // Only the directory's own files (a key outside the prefix is not one of them).
+              val name = if (k.startsWith(prefix)) k.substring(prefix.length) else ""
               if (name.nonEmpty && !name.contains('/')) {
                 f(new FileStatus(size, false, 1, blockSize, mtime, new Path(dir, name)))
               }
