@@ -4,7 +4,8 @@ Two shapes:
   w1 -- N live files in one classic checkpoint at version 1000, then 100 JSON commits of
         100 adds / 50 removes each (W1; W4 is this shape at 5M and 20M files).
   w2 -- a chain of JSON commits of 10 adds each from version 0, no checkpoint (W2, W6).
-and w7, a fresh copy of a w2 table that run.py checkpoints with txlog before timing (W7).
+and w7, a fresh copy of a w2 table that run.py checkpoints with txlog before timing (W7), and
+w18, a log of N objects whose last 100 commits follow a checkpoint (W18).
 
 Files carry realistic stats by default (stats of ten data columns in the commits' and the
 checkpoint's `stats`, and `stats_parsed` / `partitionValues_parsed` in the checkpoint, as
@@ -265,13 +266,62 @@ def _write_w2(log: Path, n_commits: int, stats: str) -> dict:
     }
 
 
+W18_FILES = 10_000  # live files in W18's checkpoint
+W18_TAIL = 100  # commits after it, of CHAIN_ADDS adds each
+
+
+def w18(n_objects: int) -> Table:
+    """A log of `n_objects` objects whose last 100 commits follow a checkpoint (W18): commit 0
+    adds 10,000 files, commits 1 to the checkpoint's version hold only their commitInfo (a
+    writer's empty commits, never cleaned up), the checkpoint holds the 10,000 files, and each of
+    the 100 commits after it adds 10. Tables of any `n_objects` (at least 104) have the same
+    state at their latest version; only their versions, and the empty commits before the
+    checkpoint, differ."""
+    if n_objects < 104:
+        raise ValueError(f"n_objects: at least 104, not {n_objects}")
+    return _cached(OUT / f"w18-{n_objects}", lambda log: _write_w18(log, n_objects))
+
+
+def _write_w18(log: Path, n_objects: int) -> dict:
+    c = n_objects - W18_TAIL - 3  # commits 0..c+100, the checkpoint and _last_checkpoint
+    ts0 = COMMITS_START_MS
+    head = [synth.commit_info(ts0), {"protocol": synth.protocol()},
+            {"metaData": synth.metadata(SEED)}]  # fmt: skip
+    _write_json(log / f"{0:020d}.json", head + synth.add_actions(np.arange(W18_FILES), SEED), ts0)
+    for version in range(1, c + 1):
+        ts = ts0 + version * W2_COMMIT_GAP_MS
+        _write_json(log / f"{version:020d}.json", [synth.commit_info(ts)], ts)
+    sizes: list[int] = []
+    checkpoint = log / f"{c:020d}.checkpoint.parquet"
+    rows = checkpoint_file.write(
+        checkpoint, _checkpoint_batches(W18_FILES, sizes, "ten"), _checkpoint_schema("ten")
+    )
+    os.utime(checkpoint, ((ts0 + c * W2_COMMIT_GAP_MS) / 1000,) * 2)
+    last = {"version": c, "size": rows, "sizeInBytes": checkpoint.stat().st_size,
+            "numOfAddFiles": W18_FILES}  # fmt: skip
+    (log / "_last_checkpoint").write_text(json.dumps(last) + "\n")
+    for i in range(W18_TAIL):
+        version = c + 1 + i
+        ts = ts0 + version * W2_COMMIT_GAP_MS
+        first = W18_FILES + i * CHAIN_ADDS
+        adds = synth.add_actions(np.arange(first, first + CHAIN_ADDS), SEED)
+        _write_json(log / f"{version:020d}.json", [synth.commit_info(ts)] + adds, ts)
+    files = W18_FILES + W18_TAIL * CHAIN_ADDS
+    return {"version": c + W18_TAIL, "num_files": files, "size_in_bytes": _size(np.arange(files)),
+            "checkpoint_version": c, "log_objects": n_objects}  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("shape", choices=["w1", "w2"])
-    parser.add_argument("scale", type=int, help="w1: live files in the checkpoint; w2: commits")
+    parser.add_argument("shape", choices=["w1", "w2", "w18"])
+    parser.add_argument("scale", type=int,
+                        help="w1: live files in the checkpoint; w2: commits; w18: log objects")
     parser.add_argument("--no-stats", action="store_true", help="the stat-less variant")
     args = parser.parse_args()
-    table = {"w1": w1, "w2": w2}[args.shape](args.scale, "none" if args.no_stats else "ten")
+    stats = "none" if args.no_stats else "ten"
+    table = w18(args.scale) if args.shape == "w18" else {"w1": w1, "w2": w2}[args.shape](
+        args.scale, stats
+    )
     print(table.path, json.dumps({k: v for k, v in table.manifest.items() if k != "append"}))
 
 

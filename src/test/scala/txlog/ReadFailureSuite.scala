@@ -79,6 +79,16 @@ class ReadFailureSuite extends SparkSuite with BeforeAndAfterEach {
     assertReadFailed(failure(log(t).snapshot()), "00000000000000000013.json", Some(13L))
   }
 
+  test("read by tasks from a store that is not a local disk, each commit is read once") {
+    val t = copy(Checkpointed)
+    distributed()
+    val snap = log(t).snapshot()
+    assert(snap.numFiles === snap.allFiles.count())
+    assertSame(Oracle.view(spark, snap), Oracle.fixtureReference(Checkpointed).get)
+    // The non-file state, the counts and the file list parse the lines the tasks kept.
+    (11 to 14).foreach(v => assert(Faulty.openCalls(f"$v%020d.json") === 1L, s"commit $v"))
+  }
+
   test("a permission-denied commit is LOG_READ_FAILED, not a corrupt log") {
     val t = copy(Checkpointed)
     Faulty.fail("00000000000000000011.json", Fault.AccessDenied)

@@ -22,8 +22,8 @@ private[txlog] object FileState {
 
   /** The file actions of `tail`: reconciled on the driver when it is held there. */
   def tailFiles(tail: Tail, root: String): TailFiles = tail match {
-    case t: DriverTail         => DriverTailFiles(FileOverlay.of(t.rows, root))
-    case DistributedTail(_, d) => DistributedTailFiles(d)
+    case t: DriverTail      => DriverTailFiles(FileOverlay.of(t.rows, root))
+    case t: DistributedTail => DistributedTailFiles(t.deltas, t.lines)
   }
 
   /** The keyed file actions of `segment`'s checkpoint, whose V2 checkpoint (if any) names
@@ -134,13 +134,13 @@ private[txlog] object FileState {
       base.fold(winners) { b =>
         replace(spark, b, files).unionByName(winners, allowMissingColumns = extra(b))
       }
-    case t @ DistributedTailFiles(deltas) =>
+    case t @ DistributedTailFiles(deltas, lines) =>
       val root = segment.table.root
       // Only a base needs the hashes: they are what keeps it unshuffled.
       val hashes = base.flatMap { _ =>
         t.touchedHashes {
           val keys =
-            FileReconciler.keyed(LogActions.tail(spark, segment.table, deltas, schema(true)), root)
+            FileReconciler.keyed(LogActions.parseLines(lines, schema(true)), root)
           ReadErrors.translate(segment) {
             TouchedKeyHashes.collect(
               spark,
@@ -153,7 +153,7 @@ private[txlog] object FileState {
       }
       FileReconciler.reconcile(
         base,
-        LogActions.tail(spark, segment.table, deltas, schema(lean)),
+        LogActions.parseLines(lines, schema(lean)),
         root,
         hashes
       )

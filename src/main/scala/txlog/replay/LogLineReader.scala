@@ -8,6 +8,7 @@ import org.apache.hadoop.fs.{FileSystem, FSError, Path}
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
+import org.apache.spark.storage.StorageLevel
 
 import txlog.config.TxlogConf
 import txlog.TxlogErrors
@@ -51,9 +52,22 @@ private[txlog] object LogLineReader {
     * not a local disk, else 1).
     */
   def readThreads(spark: SparkSession, fs: FileSystem): Int =
-    if (fs.getUri.getScheme == "file") 1 else TxlogConf.ReplayReadThreads.get(spark).toInt
+    if (localDisk(fs)) 1 else TxlogConf.ReplayReadThreads.get(spark).toInt
 
-  def read(spark: SparkSession, table: TablePath, files: Seq[(Long, FileInfo)]): DataFrame = {
+  private def localDisk(fs: FileSystem): Boolean = fs.getUri.getScheme == "file"
+
+  /** The lines of `files` as rows of [[schema]]: read on the driver within its budget, else by
+    * tasks. With `keep`, lines read by tasks from a store that is not a local disk are kept by the
+    * executors (memory, then disk) once read, for every job over the result to parse them again
+    * without requests to the store; they are released when the result is no longer referenced
+    * (Spark's context cleaner), as a snapshot built on them is dropped.
+    */
+  def read(
+      spark: SparkSession,
+      table: TablePath,
+      files: Seq[(Long, FileInfo)],
+      keep: Boolean = false
+  ): DataFrame = {
     val bytes = files.map(_._2.size).sum
     val threads = readThreads(spark, table.fs)
     if (files.isEmpty) spark.createDataFrame(java.util.List.of[Row](), schema)
@@ -81,6 +95,7 @@ private[txlog] object LogLineReader {
         }
       }
       rdd.setName(s"txlog: read ${files.size} log files")
+      if (keep && !localDisk(table.fs)) rdd.persist(StorageLevel.MEMORY_AND_DISK)
       spark.createDataFrame(rdd, schema)
     }
   }

@@ -30,14 +30,20 @@ private[txlog] final class DriverTail(val rows: IndexedSeq[Row], val deltas: Seq
 /** A large tail, read and parsed by tasks; `df` (version, idx, file, one column per action,
   * `_corrupt_record`) parses only what non-file state needs ([[ActionSchemas.stateLine]]): file
   * actions are parsed (and checked) by the file state's own job. A line that is not valid JSON, or
-  * a non-file action with fields of the wrong types, is corrupt.
+  * a non-file action with fields of the wrong types, is corrupt. `lines` are the files' lines
+  * ([[LogLineReader.read]]) that `df` and the file state's jobs parse, each against its schema.
   */
-private[txlog] final case class DistributedTail(df: DataFrame, deltas: Seq[LogFile]) extends Tail
+private[txlog] final case class DistributedTail(
+    df: DataFrame,
+    deltas: Seq[LogFile],
+    lines: DataFrame
+) extends Tail
 
 /** The file actions of a tail: reconciled on the driver, or left to tasks. */
 private[txlog] sealed trait TailFiles
 private[txlog] final case class DriverTailFiles(files: FileOverlay) extends TailFiles
-private[txlog] final case class DistributedTailFiles(deltas: Seq[LogFile]) extends TailFiles {
+private[txlog] final case class DistributedTailFiles(deltas: Seq[LogFile], lines: DataFrame)
+    extends TailFiles {
   private var hashes: Option[Option[Broadcast[Array[Long]]]] = None
 
   /** The [[TouchedKeyHashes]] of these files, computed once (by `compute`) for both shapes of a
@@ -63,12 +69,16 @@ private[txlog] object Tail {
   ).add("text", StringType)
 
   /** The tail of `deltas`: on the driver only up to [[LogLineReader.LocalReadMaxBytesConf]] bytes
-    * of JSON (32 MiB by default), else distributed.
+    * of JSON (32 MiB by default), else distributed. A distributed tail's lines are read once and
+    * kept by the executors on a store that is not a local disk ([[LogLineReader.read]]'s `keep`):
+    * the non-file state, the counts and the file list each parse them, and reading the files again
+    * would send every request again.
     */
   def read(spark: SparkSession, table: TablePath, deltas: Seq[LogFile]): Tail = {
     val files = deltas.map(d => d.version -> d.file)
     if (!LogLineReader.readsOnDriver(spark, files.map(_._2.size).sum)) {
-      DistributedTail(LogActions.tail(spark, table, deltas, ActionSchemas.stateLine), deltas)
+      val lines = LogLineReader.read(spark, table, files, keep = true)
+      DistributedTail(LogActions.parseLines(lines, ActionSchemas.stateLine), deltas, lines)
     } else {
       val parser = new LineParser(ActionSchemas.driverLine, timeZone(spark))
       val threads = LogLineReader.readThreads(spark, table.fs)

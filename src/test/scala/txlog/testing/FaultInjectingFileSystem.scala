@@ -44,6 +44,7 @@ class FaultInjectingFileSystem extends FilterFileSystem(new RawLocalFileSystem) 
     faulty(new Path(new Path(s"$Scheme:///"), path))
 
   override def open(f: Path, bufferSize: Int): FSDataInputStream = {
+    opensOf.computeIfAbsent(f.getName, _ => new AtomicLong).incrementAndGet()
     inject("open", f)
     super.open(local(f), bufferSize)
   }
@@ -142,6 +143,7 @@ object FaultInjectingFileSystem {
   private[testing] val listings = new AtomicLong
   private[testing] val listingsOf = new ConcurrentHashMap[String, AtomicLong]()
   private[testing] val listed = new AtomicLong
+  private[testing] val opensOf = new ConcurrentHashMap[String, AtomicLong]()
   private[testing] val stats = new AtomicLong
   private[testing] val statted = ConcurrentHashMap.newKeySet[String]()
 
@@ -173,7 +175,11 @@ object FaultInjectingFileSystem {
     blocked.get.await(seconds, TimeUnit.SECONDS)
   def resetCounts(): Unit = {
     listings.set(0); listed.set(0); stats.set(0); statted.clear(); listingsOf.clear()
+    opensOf.clear()
   }
+
+  /** Calls of open on files named `name` since the last reset. */
+  def openCalls(name: String): Long = Option(opensOf.get(name)).map(_.get).getOrElse(0L)
 
   /** Calls of listStatus and listStatusIterator since the last reset. */
   def listCalls: Long = listings.get
