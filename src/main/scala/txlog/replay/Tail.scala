@@ -27,17 +27,19 @@ private[txlog] sealed trait Tail {
 private[txlog] final class DriverTail(val rows: IndexedSeq[Row], val deltas: Seq[LogFile])
     extends Tail
 
-/** A large tail, read and parsed by tasks; `df` (version, idx, file, one column per action,
-  * `_corrupt_record`) parses only what non-file state needs ([[ActionSchemas.stateLine]]): file
-  * actions are parsed (and checked) by the file state's own job. A line that is not valid JSON, or
-  * a non-file action with fields of the wrong types, is corrupt. `lines` are the files' lines
-  * ([[LogLineReader.read]]) that `df` and the file state's jobs parse, each against its schema.
+/** A large tail, read and parsed by tasks: `lines` are the files' lines ([[LogLineReader.read]]),
+  * which the non-file state ([[df]]) and the file state's jobs each parse against their own schema.
   */
-private[txlog] final case class DistributedTail(
-    df: DataFrame,
-    deltas: Seq[LogFile],
-    lines: DataFrame
-) extends Tail
+private[txlog] final case class DistributedTail(deltas: Seq[LogFile], lines: DataFrame)
+    extends Tail {
+
+  /** (version, idx, file, one column per action, `_corrupt_record`): only what non-file state needs
+    * ([[ActionSchemas.stateLine]]); file actions are parsed (and checked) by the file state's own
+    * job. A line that is not valid JSON, or a non-file action with fields of the wrong types, is
+    * corrupt.
+    */
+  lazy val df: DataFrame = LogActions.parseLines(lines, ActionSchemas.stateLine)
+}
 
 /** The file actions of a tail: reconciled on the driver, or left to tasks. */
 private[txlog] sealed trait TailFiles
@@ -77,8 +79,7 @@ private[txlog] object Tail {
   def read(spark: SparkSession, table: TablePath, deltas: Seq[LogFile]): Tail = {
     val files = deltas.map(d => d.version -> d.file)
     if (!LogLineReader.readsOnDriver(spark, files.map(_._2.size).sum)) {
-      val lines = LogLineReader.read(spark, table, files, keep = true)
-      DistributedTail(LogActions.parseLines(lines, ActionSchemas.stateLine), deltas, lines)
+      DistributedTail(deltas, LogLineReader.read(spark, table, files, keep = true))
     } else {
       val parser = new LineParser(ActionSchemas.driverLine, timeZone(spark))
       val threads = LogLineReader.readThreads(spark, table.fs)
