@@ -1,8 +1,9 @@
-"""The workloads (W1-W15, W19) at full or smoke scale, as jobs over generated tables.
+"""The workloads (W1-W16, W18, W19) at full or smoke scale, as jobs over generated tables.
 
 Load workloads have a second measured path, the file list (task `load_files`, job ids
 suffixed `-files`); W1, W2, W3 and W7 have a stat-less variant (`-nostats`) beside the default
-tables with realistic stats."""
+tables with realistic stats. W16 and W18 load through S3 with a delay on every request
+(s3_jobs.py: run.py serves their tables in place)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,14 @@ import gen_logs
 import golden_tables
 import optimize_files
 import overwrite_large
+import s3_jobs
 import scans
 import vacuum_table
 import write_data
 
 W9_TABLE_COMMITS = 10  # W9's table: a W2-shaped table of 10 commits (100 files)
+S3_DELAY_MS = 20.0  # W16, W18: the delay s3_server.py adds to every request
+S3_DELAY = f"{S3_DELAY_MS:g} ms"
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,7 @@ class Scale:
     w13_rows: int  # W13: rows of the table with deletion vectors
     w10_rows: int  # W10: rows written
     w19_files: int  # W19: small files OPTIMIZE compacts
+    w18_objects: int  # W18: objects in the log (beside a copy of 1,000)
 
 
 FULL = Scale(
@@ -43,10 +48,11 @@ FULL = Scale(
     w13_rows=10_000_000,
     w10_rows=10_000_000,
     w19_files=20_000,
+    w18_objects=1_000_000,
 )
 SMOKE = Scale(
     w1_files=20_000, w2_commits=300, w4_files=(50_000, 100_000), w9_seconds=10, w14_files=2_000,
-    w13_rows=200_000, w10_rows=200_000, w19_files=2_000,
+    w13_rows=200_000, w10_rows=200_000, w19_files=2_000, w18_objects=5_000,
 )
 
 
@@ -74,10 +80,13 @@ class Job:
         return m["num_files"]
 
 
-def few_runs(job: Job) -> bool:
+def few_runs(job: Job, engine: str) -> bool:
     """Jobs run once cold and once warm, without warm-up runs (their runs take minutes for
-    the peers): W4, W11, W14."""
-    return job.id.startswith(("W4", "W11", "W14"))
+    the peers): W4, W11, W14, and delta-spark's loads through S3 (W16, W18: more than a
+    minute each on the largest)."""
+    return job.id.startswith(("W4", "W11", "W14")) or (
+        engine == "delta-spark" and job.task in s3_jobs.TASKS
+    )
 
 
 def floor_job(job: Job) -> bool:
@@ -130,6 +139,16 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         ("W7", "load", "w7", scale.w2_commits, f"load: W2 ({c2} commits) after a txlog checkpoint"),
         ("W7-files", "load_files", "w7", scale.w2_commits, "W7 through the file list"),
         ("W7-nostats", "load", "w7-nostats", scale.w2_commits, "W7 without stats"),
+        *(
+            (f"W16-{w}", "load_s3", shape, size, f"{w} through S3, {S3_DELAY} a request")
+            for w, shape, size in (("W1", "w1", scale.w1_files), ("W2", "w2", scale.w2_commits),
+                                   ("W7", "w7", scale.w2_commits))
+        ),
+        *(
+            (job_id, "load_s3", "w18", n, f"load through S3 ({S3_DELAY} a request): "
+             f"{human(n)} log objects, a checkpoint of 10k files 100 commits from the end")
+            for job_id, n in (("W18", scale.w18_objects), ("W18-1k", 1_000))
+        ),
         (
             "W8",
             "commits",
@@ -208,6 +227,7 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         "w13": dv_table.w13,
         "w10": write_data.w10,
         "w19": optimize_files.w19,
+        "w18": gen_logs.w18,
     }  # fmt: skip
     tables: dict[tuple[str, int], gen_logs.Table] = {}  # w7 copies afresh: once per build
     chosen = []

@@ -9,6 +9,7 @@ and bench/time_vs_files.png.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -27,6 +28,7 @@ import jobs
 import machine
 import report
 import resume
+import s3_jobs
 from figures import brief, summarise
 import worker
 from engines import txlog_py, txlog_scala
@@ -167,7 +169,7 @@ class Runner:
         memory = self.memory_for(engine, j)
         work = [(j.task, j.table.path)]
         # W4 (5M, 20M files), W14: one warm run, no warm-up; runs take minutes for the peers.
-        warm, warmup = (1, 0) if jobs.few_runs(j) else (self.args.warm, self.args.warmup)
+        warm, warmup = (1, 0) if jobs.few_runs(j, engine) else (self.args.warm, self.args.warmup)
         results = [job_result(self.process(engine, work, 1 + warmup + warm, memory), *work[0])]
         while len(results) < self.args.cold and results[-1]["status"] == "ok":
             results.append(job_result(self.process(engine, work, 1, memory), *work[0]))
@@ -345,26 +347,32 @@ def main() -> None:
         results["verification"][engine] = runner.verify(engine, tables)
         log(f"  {results['verification'][engine]}")
 
-    for engine in [e for e in args.engines if e not in done]:
-        verdicts = results["verification"].get(engine, {})
-        figures = results["figures"][engine] = {}
-        runnable = []
-        for j in selected:
-            table = results["jobs"][j.id]["table"]
-            verdict = verdicts.get(table, "ok")
-            if table in unprepared:
-                figures[j.id] = {"status": "failed", "error": f"not prepared: {unprepared[table]}"}
-            elif verdict == "ok":
-                runnable.append(j)
-            else:
-                figures[j.id] = {"status": "failed", "error": f"not verified: {verdict}"}
-        figures.update(runner.measure(engine, runnable))
-        results["golden"] = {
-            j.id: golden_tables.compare(results["figures"], j.id)
-            for j in selected
-            if j.task.startswith("golden")
-        }
-        save(results, started, engine)  # after each engine, so a long run keeps what it measured
+    # W16, W18: the tables served through S3 from here on (prepared: W7's checkpoint written).
+    prepared = {t.path for t in tables}
+    served = sorted({j.table.path for j in selected if j.task in s3_jobs.TASKS} & prepared)
+    serving = s3_jobs.serving(served, jobs.S3_DELAY_MS) if served else contextlib.nullcontext()
+    with serving:
+        for engine in [e for e in args.engines if e not in done]:
+            verdicts = results["verification"].get(engine, {})
+            figures = results["figures"][engine] = {}
+            runnable = []
+            for j in selected:
+                table = results["jobs"][j.id]["table"]
+                verdict = verdicts.get(table, "ok")
+                if table in unprepared:
+                    why = f"not prepared: {unprepared[table]}"
+                    figures[j.id] = {"status": "failed", "error": why}
+                elif verdict == "ok":
+                    runnable.append(j)
+                else:
+                    figures[j.id] = {"status": "failed", "error": f"not verified: {verdict}"}
+            figures.update(runner.measure(engine, runnable))
+            results["golden"] = {
+                j.id: golden_tables.compare(results["figures"], j.id)
+                for j in selected
+                if j.task.startswith("golden")
+            }
+            save(results, started, engine)  # after each engine: a long run keeps what it measured
     where = "bench/out/RESULTS-smoke.md" if args.smoke else "bench/RESULTS.md"
     log(f"done in {results['total_s']} s: bench/out/results.json, {where}")
 

@@ -25,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+from s3_jobs import served_name
 from s3_server import BUCKET, S3Server
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,6 +45,12 @@ def s3a_jars() -> list[str]:
         line for line in out.splitlines() if not line.startswith("[") and ".jar" in line
     )
     return [j for j in classpath.strip().split(":") if any(k in j for k in S3A_JARS)]
+
+
+def delta_rs_options(endpoint: str) -> dict[str, str]:
+    """delta-rs's storage options for s3://bench through the server at `endpoint`."""
+    return {"AWS_ENDPOINT_URL": endpoint, "AWS_ALLOW_HTTP": "true", "AWS_ACCESS_KEY_ID": IDENTITY,
+            "AWS_SECRET_ACCESS_KEY": CREDENTIAL, "AWS_REGION": "us-east-1"}  # fmt: skip
 
 
 def with_s3a(builder, endpoint: str, jars: str, list_v1: bool):
@@ -69,9 +76,7 @@ def child(args) -> None:
         import pyarrow.compute as pc
         from deltalake import DeltaTable
 
-        opts = {"AWS_ENDPOINT_URL": args.endpoint, "AWS_ALLOW_HTTP": "true",
-                "AWS_ACCESS_KEY_ID": IDENTITY, "AWS_SECRET_ACCESS_KEY": CREDENTIAL,
-                "AWS_REGION": "us-east-1"}  # fmt: skip
+        opts = delta_rs_options(args.endpoint)
         for _ in range(args.runs):
             started = time.perf_counter()
             table = DeltaTable(path, storage_options=opts)
@@ -107,10 +112,6 @@ def run_child(engine: str, name: str, endpoint: str, args, jars: list[str]) -> d
     if out.returncode != 0 or not lines:
         return {"error": (out.stderr.strip().splitlines() or ["no output"])[-1][:300]}
     return json.loads(lines[-1])
-
-
-def served_name(table: Path) -> str:
-    return table.parent.name if table.name == "table" else table.name
 
 
 def main() -> None:

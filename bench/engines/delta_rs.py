@@ -20,14 +20,16 @@ def _counts(table: DeltaTable) -> Counts:
 
 class DeltaRs(Engine):
     name = "delta-rs"
+    #: Its object store's settings for the loads (s3_jobs.py sets them for s3:// tables).
+    storage_options: dict[str, str] | None = None
 
     def load(self, path: str) -> Counts:
-        return _counts(DeltaTable(path))
+        return _counts(DeltaTable(path, storage_options=self.storage_options))
 
     def load_files(self, path: str) -> Counts:
         # The full add-action list (with sizes) is already what load() counts: delta-rs has no
         # cheaper count of the live files.
-        return _counts(DeltaTable(path))
+        return _counts(DeltaTable(path, storage_options=self.storage_options))
 
     def open(self, path: str) -> DeltaTable:
         table = DeltaTable(path)
