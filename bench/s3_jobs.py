@@ -37,8 +37,13 @@ def serving(tables: list[Path], delay_ms: float) -> Iterator[S3Server]:
     (inherited by the workers) until the block ends."""
     from s3_latency import s3a_jars
 
+    names: dict[str, Path] = {}
+    for t in tables:
+        other = names.setdefault(served_name(t), t)
+        if other != t:  # one would be loaded in place of the other
+            raise ValueError(f"tables: {t} and {other} would both be served as {served_name(t)}")
     jars = s3a_jars()
-    server = S3Server({served_name(t): t for t in tables}, delay_ms)
+    server = S3Server(names, delay_ms)
     os.environ[ENV] = json.dumps({"endpoint": server.endpoint, "jars": jars})
     try:
         yield server
