@@ -5,7 +5,7 @@ delta-rs (its own object store) and delta-spark (S3A), each engine in a fresh pr
 the first load is the cold one, the median of the others the warm one. Each engine's answer
 (version, files, bytes) is printed beside its times, and the requests the server answered.
 
-    .venv/bin/python bench/s3_latency.py [--delay-ms 20] [--runs 4] [--threads 16] TABLE ...
+    .venv/bin/python bench/s3_latency.py [--delay-ms 20] [--runs 4] [--threads N] TABLE ...
 
 TABLE is a local table directory (a bench/out/tables/... one, or any Delta table), served as
 s3://bench/<its parent's name or its own>. S3A's jars (hadoop-aws and the AWS SDK v2 modules)
@@ -93,7 +93,7 @@ def child(args) -> None:
             session(memory), args.endpoint, args.jars, args.no_start_after
         )
         engine.start("4g")
-        if args.child == "txlog":
+        if args.child == "txlog" and args.threads:
             engine.spark.conf.set("spark.txlog.replay.readThreads", str(args.threads))
         for _ in range(args.runs):
             started = time.perf_counter()
@@ -105,7 +105,8 @@ def child(args) -> None:
 
 def run_child(engine: str, name: str, endpoint: str, args, jars: list[str]) -> dict:
     cmd = [sys.executable, __file__, "--child", engine, "--name", name, "--endpoint", endpoint,
-           "--runs", str(args.runs), "--threads", str(args.threads), "--jars", ":".join(jars)]
+           "--runs", str(args.runs), "--jars", ":".join(jars)]
+    cmd += ["--threads", str(args.threads)] if args.threads else []
     cmd += ["--no-start-after"] if args.no_start_after else []
     out = subprocess.run(cmd, capture_output=True, text=True)
     lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
@@ -119,7 +120,9 @@ def main() -> None:
     parser.add_argument("tables", nargs="*", type=Path)
     parser.add_argument("--delay-ms", type=float, default=20.0)
     parser.add_argument("--runs", type=int, default=4, help="loads per process; the first is cold")
-    parser.add_argument("--threads", type=int, default=16, help="spark.txlog.replay.readThreads")
+    parser.add_argument(
+        "--threads", type=int, help="spark.txlog.replay.readThreads (default: txlog's own)"
+    )
     parser.add_argument("--no-start-after", action="store_true")
     parser.add_argument("--engines", default=",".join(ENGINES))
     parser.add_argument("--child", choices=ENGINES, help=argparse.SUPPRESS)
@@ -138,7 +141,7 @@ def main() -> None:
     server = S3Server(tables, args.delay_ms)
     print(f"{len(server.objects.keys):,} objects indexed in {time.perf_counter() - started:.1f} s; "
           f"delay {args.delay_ms:g} ms a request, {args.runs} loads a process, readThreads "
-          f"{args.threads}, StartAfter {'off' if args.no_start_after else 'on'}")  # fmt: skip
+          f"{args.threads or 'default'}, StartAfter {'off' if args.no_start_after else 'on'}")  # fmt: skip
     print("| table | log objects | engine | cold (s) | warm (s) | warm ÷ delta-rs | answer "
           "| requests |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")

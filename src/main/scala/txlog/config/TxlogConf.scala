@@ -69,11 +69,12 @@ private[txlog] object TxlogConf {
 
   val ReplayReadThreads = new Whole(
     "spark.txlog.replay.readThreads",
-    16,
+    64,
     "Log files (commits, log compactions) one reader, the driver or a task, reads at once from " +
       "a store that is not a local disk, where each file costs a request's latency; up to 64 " +
-      "MiB of them held ahead of the one being parsed. 1 reads one file after another. On " +
-      "local disk files are always read one after another.",
+      "MiB of them held ahead of the one being parsed. On S3A the readers of one JVM together " +
+      "read at most half of `fs.s3a.connection.maximum` files at once. 1 reads one file after " +
+      "another. On local disk files are always read one after another.",
     min = 1,
     max = 256
   )

@@ -1,6 +1,7 @@
 package txlog.replay
 
-import java.util.concurrent.{Callable, ExecutionException, Executors, Future, ThreadFactory}
+import java.util.concurrent.{Callable, ExecutionException, Executors, Future, Semaphore}
+import java.util.concurrent.ThreadFactory
 import java.util.concurrent.atomic.AtomicInteger
 
 import org.apache.hadoop.fs.FileSystem
@@ -17,6 +18,11 @@ import org.apache.spark.sql.Row
   * stops the reads still running (called when the last row has been read, and by the caller when it
   * stops early).
   *
+  * Reads ahead also take a permit of `permits` when one is given ([[ReadPermits]]: on S3A, shared
+  * by every reader of one file system in this JVM, within its connection pool), so that the tasks
+  * an executor runs at once never ask for more connections than the pool holds, however many
+  * threads each has.
+  *
   * @param files
   *   (version, path, size in bytes) in the order their rows are wanted
   * @param read
@@ -26,7 +32,8 @@ private[txlog] final class LogFilePrefetch(
     fs: FileSystem,
     files: IndexedSeq[(Long, String, Long)],
     threads: Int,
-    read: (FileSystem, Long, String) => Iterator[Row]
+    read: (FileSystem, Long, String) => Iterator[Row],
+    permits: Option[Semaphore] = None
 ) extends Iterator[Row]
     with AutoCloseable {
   import LogFilePrefetch._
@@ -51,7 +58,13 @@ private[txlog] final class LogFilePrefetch(
         submitted += 1
       } else if (aheadBytes == 0L || aheadBytes + size <= MaxAheadBytes) {
         val job = pool.submit(new Callable[Array[Row]] {
-          def call(): Array[Row] = read(fs, version, path).toArray
+          def call(): Array[Row] = permits match {
+            case None => read(fs, version, path).toArray
+            case Some(p) =>
+              p.acquire() // interrupted by close(): the read is not wanted any more
+              try read(fs, version, path).toArray
+              finally p.release()
+          }
         })
         pending.add((version, path, size, Some(job)))
         aheadBytes += size

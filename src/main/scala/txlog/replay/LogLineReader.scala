@@ -49,7 +49,7 @@ private[txlog] object LogLineReader {
   def readsOnDriver(spark: SparkSession, bytes: Long): Boolean = bytes <= localReadMaxBytes(spark)
 
   /** Files one reader reads at once from `fs` ([[TxlogConf.ReplayReadThreads]] on a store that is
-    * not a local disk, else 1).
+    * not a local disk, else 1); on S3A all readers of a JVM together within [[ReadPermits]].
     */
   def readThreads(spark: SparkSession, fs: FileSystem): Int =
     if (localDisk(fs)) 1 else TxlogConf.ReplayReadThreads.get(spark).toInt
@@ -89,7 +89,8 @@ private[txlog] object LogLineReader {
         lazy val fs = new Path(root).getFileSystem(conf.value)
         if (threads <= 1) it.flatMap { case (v, p, _) => lines(fs, v, p) }
         else {
-          val ahead = new LogFilePrefetch(fs, it.toIndexedSeq, threads, lines)
+          val ahead =
+            new LogFilePrefetch(fs, it.toIndexedSeq, threads, lines, ReadPermits.of(fs))
           TaskContext.get().addTaskCompletionListener[Unit](_ => ahead.close())
           ahead
         }
@@ -110,7 +111,7 @@ private[txlog] object LogLineReader {
     }
     else {
       val work = files.map { case (v, f) => (v, f.path, f.size) }.toIndexedSeq
-      val ahead = new LogFilePrefetch(fs, work, threads, lines)
+      val ahead = new LogFilePrefetch(fs, work, threads, lines, ReadPermits.of(fs))
       try ahead.toVector
       finally ahead.close()
     }

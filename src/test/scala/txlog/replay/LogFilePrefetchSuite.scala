@@ -1,11 +1,13 @@
 package txlog.replay
 
-import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.{ConcurrentLinkedQueue, Semaphore}
 import java.util.concurrent.atomic.AtomicInteger
 
+import scala.concurrent.duration._
 import scala.jdk.CollectionConverters._
 
-import org.apache.hadoop.fs.FileSystem
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileSystem, Path}
 import org.apache.spark.sql.Row
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -74,5 +76,28 @@ class LogFilePrefetchSuite extends AnyFunSuite {
     Thread.sleep(50)
     assert(store.inFlight.get === 0)
     assert(!ahead.hasNext)
+  }
+
+  test("readers sharing permits read no more files at once than the permits, all of them") {
+    val store = new SlowStore(60)
+    val permits = new Semaphore(5)
+    val work = (0L until 60L).map(v => (v, s"f$v", 10L))
+    val readers = (1 to 3).map(_ => new LogFilePrefetch(null, work, 16, store.read, Some(permits)))
+    val rows = readers.map(r =>
+      scala.concurrent.Future(r.map(_.getString(3)).toVector)(
+        scala.concurrent.ExecutionContext.global
+      )
+    )
+    rows.foreach(f => assert(scala.concurrent.Await.result(f, 60.seconds) === expected(60)))
+    assert(store.mostInFlight.get <= 5 && store.mostInFlight.get >= 2, store.mostInFlight.get)
+    assert(permits.availablePermits === 5)
+  }
+
+  test("permits: half an S3A pool (96 when it is not set), none for other file systems") {
+    assert(ReadPermits.permits(500) === 250)
+    assert(ReadPermits.permits(0) === 48)
+    assert(ReadPermits.permits(1) === 1)
+    val local = new Path("file:/tmp").getFileSystem(new Configuration())
+    assert(ReadPermits.of(local).isEmpty)
   }
 }

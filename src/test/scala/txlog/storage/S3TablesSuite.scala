@@ -13,7 +13,7 @@ import txlog.cleanup.MetadataCleanup
 import txlog.config.TxlogConf
 import txlog.log.{LastCheckpoint, LogListing, TablePath}
 import txlog.protocol.{FileInfo, FileNames}
-import txlog.replay.LogLineReader
+import txlog.replay.{LogLineReader, ReadPermits}
 
 /** Fixture tables copied to a local S3 server and read and maintained through S3A: each snapshot on
   * `s3a://` agrees with txlog's answer on the local copy and with delta-spark's on `s3a://`; time
@@ -29,7 +29,10 @@ class S3TablesSuite extends S3SparkSuite {
   private val paged = "txlog-tables-paged"
   def buckets: Seq[String] = Seq(bucket, paged)
   override def suiteConf: Map[String, String] =
-    Map(s"spark.hadoop.fs.s3a.bucket.$paged.paging.maximum" -> "4")
+    Map(
+      s"spark.hadoop.fs.s3a.bucket.$paged.paging.maximum" -> "4",
+      s"spark.hadoop.fs.s3a.bucket.$paged.connection.maximum" -> "8"
+    )
 
   private val tables = Seq(
     "golden/checkpoint",
@@ -313,7 +316,9 @@ class S3TablesSuite extends S3SparkSuite {
     assert(listing.compactions.isEmpty)
   }
 
-  test("a log file is read with one GET: its lines; a missing one is LOG_READ_FAILED naming it") {
+  test(
+    "a log file is read with one GET, ahead within half the pool; a missing one is LOG_READ_FAILED"
+  ) {
     val key = "got/_delta_log/00000000000000000000.json"
     val body = "{\"a\":1}\r\n\n{\"b\":2}"
     s3.client.putObject(
@@ -328,6 +333,10 @@ class S3TablesSuite extends S3SparkSuite {
     val fs = fsOf(file.toString)
     val open = S3Get.of(fs)
     assert(open.isDefined, "S3A here offers no SDK client to GET with")
+    // Reads ahead of all readers of this file system: half of its pool of 8 connections.
+    val permits = ReadPermits.of(fs)
+    assert(permits.map(_.availablePermits) === Some(4))
+    assert(ReadPermits.of(fs).exists(_ eq permits.get))
     val in = open.get(file)
     try assert(new String(in.readAllBytes(), "UTF-8") === body)
     finally in.close()
