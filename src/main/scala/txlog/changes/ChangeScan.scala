@@ -53,7 +53,7 @@ private[txlog] object ChangeScan {
     }
     HadoopFsRelation(
       location = new FixedFileIndex(
-        table.root,
+        Seq(table.root),
         label,
         partitionSchema,
         directories,

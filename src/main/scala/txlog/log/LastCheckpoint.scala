@@ -1,5 +1,6 @@
 package txlog.log
 
+import java.io.FileNotFoundException
 import java.nio.charset.StandardCharsets.UTF_8
 
 import scala.util.control.NonFatal
@@ -8,6 +9,7 @@ import org.apache.commons.io.IOUtils
 import org.apache.hadoop.fs.{FileSystem, Path}
 import org.slf4j.LoggerFactory
 import txlog.protocol.FileNames
+import txlog.storage.S3Get
 
 /** The content of `_delta_log/_last_checkpoint` ("Last Checkpoint File Schema"). */
 private[txlog] final case class LastCheckpoint(
@@ -27,15 +29,20 @@ private[txlog] object LastCheckpoint {
     */
   def read(fs: FileSystem, logDir: Path): Option[LastCheckpoint] = {
     val file = new Path(logDir, FileNames.LastCheckpoint)
+    // One request on S3A (its own `exists` and `open` send two HEADs before the GET).
+    val open = S3Get.of(fs).getOrElse((p: Path) => fs.open(p))
     try {
-      if (!fs.exists(file)) return None
-      val in = fs.open(file)
       val json =
-        try IOUtils.toString(in, UTF_8)
-        finally in.close()
-      parse(json) match {
-        case Right(lc) => Some(lc)
-        case Left(why) => log.warn(s"Ignoring $file: $why"); None
+        try {
+          val in = open(file)
+          try Some(IOUtils.toString(in, UTF_8))
+          finally in.close()
+        } catch { case _: FileNotFoundException => None }
+      json.flatMap { text =>
+        parse(text) match {
+          case Right(lc) => Some(lc)
+          case Left(why) => log.warn(s"Ignoring $file: $why"); None
+        }
       }
     } catch {
       case NonFatal(e) => log.warn(s"Ignoring unreadable $file: $e"); None

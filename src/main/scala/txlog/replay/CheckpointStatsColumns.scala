@@ -10,6 +10,7 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaCo
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
+import txlog.protocol.FileInfo
 import txlog.TxlogErrors
 import txlog.checkpoint.ParquetFooters
 import txlog.log.{LogSegment, TablePath}
@@ -100,8 +101,11 @@ private[txlog] object CheckpointStatsColumns {
     )
   }
 
-  private def footer(table: TablePath, version: Long, key: (String, Long, Long)): Layout =
-    cached(key)(probe(table, version, key._1))
+  private def footer(table: TablePath, version: Long, key: (String, Long, Long)): Layout = {
+    val (path, size, time) = key
+    val listed = if (size >= 0) Some(FileInfo(path, size, time)) else None // a sidecar: -1
+    cached(key)(probe(table, version, path, listed))
+  }
 
   private def cached(key: (String, Long, Long))(read: => Layout): Layout =
     cache.synchronized(Option(cache.get(key))).getOrElse {
@@ -110,8 +114,13 @@ private[txlog] object CheckpointStatsColumns {
       layout
     }
 
-  private def probe(table: TablePath, version: Long, file: String): Layout = {
-    val reader = DriverParquet.open(table, new Path(file))
+  private def probe(
+      table: TablePath,
+      version: Long,
+      file: String,
+      listed: Option[FileInfo]
+  ): Layout = {
+    val reader = DriverParquet.open(table, new Path(file), listed)
     try {
       val footer = reader.getFooter
       val schema = footer.getFileMetaData.getSchema

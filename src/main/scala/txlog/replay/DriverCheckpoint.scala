@@ -105,11 +105,13 @@ private[txlog] final class DriverCheckpoint private (
           case None => DriverParquet.foreach(table, file, schema)(f) // a sidecar
         }
       }
-    } else
+    } else {
+      val listed = cp.files.map(c => c.file.path -> c.file).toMap
       files.foreach { file =>
         reading = file
-        DriverParquet.foreach(table, file, schema)(f)
+        DriverParquet.foreach(table, file, schema, listed.get(file))(f)
       }
+    }
 
   /** `body`, or None when reading a file failed for a reason of the file's (then Spark reads the
     * checkpoint instead, and fails as a user should see it if the checkpoint is at fault). A

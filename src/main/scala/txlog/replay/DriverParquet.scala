@@ -13,6 +13,7 @@ import org.apache.spark.sql.Row
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 import txlog.log.TablePath
+import txlog.protocol.FileInfo
 
 /** Reads a parquet file on the driver with parquet-mr (on every Spark's classpath), without
   * planning or running a Spark job: for the checkpoints of small tables, where a job's fixed cost
@@ -33,8 +34,10 @@ private[txlog] object DriverParquet {
   /** Calls `each` with every row of `file` as a row of `schema` (values as `Row.get` gives them:
     * String, Long, Int, Boolean, Double, nested Row, scala Map and Seq).
     */
-  def foreach(table: TablePath, file: String, schema: StructType)(each: Row => Unit): Unit = {
-    val reader = open(table, new Path(file))
+  def foreach(table: TablePath, file: String, schema: StructType, listed: Option[FileInfo] = None)(
+      each: Row => Unit
+  ): Unit = {
+    val reader = open(table, new Path(file), listed)
     try {
       val fileSchema = reader.getFooter.getFileMetaData.getSchema
       clip(fileSchema, schema).foreach { requested =>
@@ -64,12 +67,16 @@ private[txlog] object DriverParquet {
     * them from a new Hadoop `Configuration` instead, which parses Hadoop's default XML resources on
     * every call (measured: about 40% of loading a small checkpointed table), and
     * `HadoopInputFile.fromPath` makes a file system per file from a copy of the conf that skips
-    * local `.crc` files (measured: about 13% of it).
+    * local `.crc` files (measured: about 13% of it). With `listed` (the file as the log's listing
+    * found it) its length is not looked up again (a HEAD on an object store).
     */
-  def open(table: TablePath, file: Path): ParquetFileReader = {
+  def open(table: TablePath, file: Path, listed: Option[FileInfo] = None): ParquetFileReader = {
     val fs = if (table.sameFileSystem(file)) table.fs else file.getFileSystem(table.readConf)
+    val status = listed
+      .map(f => new FileStatus(f.size, false, 0, 0, f.modificationTime, file))
+      .getOrElse(fs.getFileStatus(file))
     ParquetFileReader.open(
-      new FsInputFile(fs, fs.getFileStatus(file)),
+      new FsInputFile(fs, status),
       HadoopReadOptions.builder(table.hadoopConf).build()
     )
   }

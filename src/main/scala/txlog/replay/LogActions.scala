@@ -1,6 +1,14 @@
 package txlog.replay
 
+import org.apache.hadoop.fs.{FileStatus, Path}
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.execution.datasources.{
+  FileStatusWithMetadata,
+  HadoopFsRelation,
+  PartitionDirectory
+}
+import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
@@ -9,6 +17,7 @@ import txlog.log.{CheckpointInstance, TablePath}
 import txlog.protocol.CheckpointNaming
 import txlog.protocol.FileInfo
 import txlog.protocol.LogFile
+import txlog.scan.FixedFileIndex
 
 /** The actions of a log segment as DataFrames: the checkpoint's rows and the tail's parsed lines.
   * Every row carries `version` and `idx` (its order within the version), so that "the latest action
@@ -68,16 +77,51 @@ private[txlog] object LogActions {
       parseLines(LogLineReader.read(spark, table, cp.files.map(f => cp.version -> f.file)), schema)
         .drop("idx", "file")
     } else {
-      spark.read
-        .options(table.readOptions)
-        .schema(schema)
-        .parquet(cp.files.map(_.file.path): _*)
+      listedParquet(spark, table, cp.files.map(_.file), s"checkpoint ${cp.version}", schema)
         .withColumn(CorruptColumn, lit(null).cast(StringType))
     }
     rows.select(
       lit(cp.version).as("version") +: lit(-1L).as("idx") +:
         lit(cp.files.head.file.path).as("file") +:
         (schema.fieldNames.toSeq :+ CorruptColumn).map(col): _*
+    )
+  }
+
+  /** Parquet files of the log as its listing found them (`files`: their sizes and times), read as
+    * `schema`. Planning the scan asks the store nothing: `spark.read.parquet` would look each path
+    * up again (on an object store a HEAD or a listing each, several times over a load's jobs: 14
+    * round trips a load of a checkpointed table on S3A). A file that vanished since it was listed
+    * fails the job reading it, naming the file ([[ReadErrors]]).
+    */
+  def listedParquet(
+      spark: SparkSession,
+      table: TablePath,
+      files: Seq[FileInfo],
+      label: String,
+      schema: StructType
+  ): DataFrame = {
+    val statuses = files.map { f =>
+      val status = new FileStatus(f.size, false, 0, 0, f.modificationTime, new Path(f.path))
+      FileStatusWithMetadata(status, Map.empty)
+    }
+    val index = new FixedFileIndex(
+      files.map(_.path),
+      label,
+      new StructType(),
+      Seq(PartitionDirectory(InternalRow.empty, statuses)),
+      files.map(_.size).sum
+    )
+    spark.baseRelationToDataFrame(
+      HadoopFsRelation(
+        index,
+        new StructType(),
+        schema,
+        None,
+        new ParquetFileFormat(),
+        table.readOptions
+      )(
+        spark
+      )
     )
   }
 

@@ -14,21 +14,23 @@ import org.apache.spark.sql.types.StructType
   * a range of commits, `changes.ChangeFiles`; the files of one OPTIMIZE bin, [[FileGroups]]); each
   * holds files sharing their partition-like values (the table's partition values, and for change
   * files `_commit_version`, `_commit_timestamp`), which partition filters prune here, since Spark
-  * does not filter partition values again after the scan. Equal only to itself.
+  * does not filter partition values again after the scan; the parts of a checkpoint as the log's
+  * listing found them (`replay.LogActions.listedParquet`). `roots` are its root paths as Spark
+  * shows them (the table's root, or the files). Equal only to itself.
   *
   * {{{
-  * new FixedFileIndex(root, "versions 2 to 5", partitionSchema, directories, bytes)
+  * new FixedFileIndex(Seq(root), "versions 2 to 5", partitionSchema, directories, bytes)
   * }}}
   */
 private[txlog] final class FixedFileIndex(
-    root: String,
+    roots: Seq[String],
     label: String,
     override val partitionSchema: StructType,
     directories: Seq[PartitionDirectory],
     bytes: Long
 ) extends FileIndex {
 
-  override def rootPaths: Seq[Path] = Seq(new Path(root))
+  override def rootPaths: Seq[Path] = roots.map(new Path(_))
 
   override def listFiles(
       partitionFilters: Seq[Expression],
@@ -57,5 +59,5 @@ private[txlog] final class FixedFileIndex(
 
   override def sizeInBytes: Long = bytes
 
-  override def toString: String = s"FixedFileIndex($root, $label)"
+  override def toString: String = s"FixedFileIndex(${roots.mkString(", ")}, $label)"
 }

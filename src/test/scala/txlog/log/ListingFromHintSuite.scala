@@ -56,6 +56,24 @@ class ListingFromHintSuite extends SparkSuite with BeforeAndAfterEach {
     assertSame(Oracle.view(spark, s), expected)
   }
 
+  test("from the hint on, nothing is looked up twice: the checkpoint is scanned as listed") {
+    val t = copy()
+    hint(t, """{"version":10,"size":13}""")
+    val expected = Oracle.reference(spark, t.toString, None)
+    val l = log(t)
+    val s = l.snapshot()
+    assertSame(Oracle.view(spark, s), expected) // counts, the file list and the tombstones
+    val checkpoint = FileNames.classicCheckpointName(10L)
+    // The hint is opened once, never looked up; the driver neither lists nor looks up the
+    // checkpoint (`spark.read.parquet` would, for each job over it; Spark's tasks still look up
+    // the file they open); _delta_log is listed once.
+    assert(Faulty.openCalls(FileNames.LastCheckpoint) === 1)
+    assert(!Faulty.stattedNames.contains(FileNames.LastCheckpoint), Faulty.stattedNames)
+    assert(!Faulty.stattedOnDriverNames.contains(checkpoint), Faulty.stattedOnDriverNames)
+    assert(Faulty.listCalls(checkpoint) === 0)
+    assert(Faulty.listCalls === 1)
+  }
+
   test("a hint naming a checkpoint that does not exist falls back to a full listing") {
     val t = copy()
     hint(t, """{"version":7,"size":13}""")

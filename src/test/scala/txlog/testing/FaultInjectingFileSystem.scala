@@ -81,6 +81,7 @@ class FaultInjectingFileSystem extends FilterFileSystem(new RawLocalFileSystem) 
   override def getFileStatus(f: Path): FileStatus = {
     stats.incrementAndGet()
     statted.add(f.getName)
+    if (org.apache.spark.TaskContext.get() == null) stattedOnDriver.add(f.getName)
     faulty(super.getFileStatus(local(f)))
   }
 
@@ -146,6 +147,7 @@ object FaultInjectingFileSystem {
   private[testing] val opensOf = new ConcurrentHashMap[String, AtomicLong]()
   private[testing] val stats = new AtomicLong
   private[testing] val statted = ConcurrentHashMap.newKeySet[String]()
+  private[testing] val stattedOnDriver = ConcurrentHashMap.newKeySet[String]()
 
   /** Fails opening (or listing) every file whose name is `name`. */
   def fail(name: String, fault: Fault): Unit = faults.put(name, fault)
@@ -175,6 +177,7 @@ object FaultInjectingFileSystem {
     blocked.get.await(seconds, TimeUnit.SECONDS)
   def resetCounts(): Unit = {
     listings.set(0); listed.set(0); stats.set(0); statted.clear(); listingsOf.clear()
+    stattedOnDriver.clear()
     opensOf.clear()
   }
 
@@ -197,6 +200,12 @@ object FaultInjectingFileSystem {
   def stattedNames: Set[String] = {
     import scala.jdk.CollectionConverters._
     statted.asScala.toSet
+  }
+
+  /** The names looked up outside Spark tasks (the driver's own lookups). */
+  def stattedOnDriverNames: Set[String] = {
+    import scala.jdk.CollectionConverters._
+    stattedOnDriver.asScala.toSet
   }
 
   /** How many times a [[Fault.Vanish]] fault fired for `name`. */
