@@ -1,9 +1,13 @@
 package txlog.protocol
 
-import org.apache.hadoop.fs.FileStatus
+import org.apache.hadoop.fs.{FileStatus, Path}
 
 /** A file in `_delta_log` as the listing saw it: where, how big, when last modified. */
-private[txlog] final case class FileInfo(path: String, size: Long, modificationTime: Long)
+private[txlog] final case class FileInfo(path: String, size: Long, modificationTime: Long) {
+
+  /** The file's status as the listing saw it, for readers that would otherwise look it up. */
+  def status: FileStatus = new FileStatus(size, false, 0, 0, modificationTime, new Path(path))
+}
 
 private[txlog] object FileInfo {
   def apply(status: FileStatus): FileInfo =

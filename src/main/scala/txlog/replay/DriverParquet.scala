@@ -72,9 +72,7 @@ private[txlog] object DriverParquet {
     */
   def open(table: TablePath, file: Path, listed: Option[FileInfo] = None): ParquetFileReader = {
     val fs = if (table.sameFileSystem(file)) table.fs else file.getFileSystem(table.readConf)
-    val status = listed
-      .map(f => new FileStatus(f.size, false, 0, 0, f.modificationTime, file))
-      .getOrElse(fs.getFileStatus(file))
+    val status = listed.map(_.status).getOrElse(fs.getFileStatus(file))
     ParquetFileReader.open(
       new FsInputFile(fs, status),
       HadoopReadOptions.builder(table.hadoopConf).build()

@@ -5,7 +5,7 @@ import java.nio.file.{Files, Path}
 
 import org.scalatest.BeforeAndAfterEach
 
-import txlog.{DeltaLog, Fixtures, Oracle, SnapshotView, SparkSuite, TxlogException}
+import txlog.{DeltaLog, Fixtures, Oracle, Snapshot, SnapshotView, SparkSuite, TxlogException}
 import txlog.testing.{FaultInjectingFileSystem => Faulty}
 import txlog.protocol.FileNames
 
@@ -40,12 +40,19 @@ class ListingFromHintSuite extends SparkSuite with BeforeAndAfterEach {
     assert(byName(actual) === byName(expected))
   }
 
-  test("with a _last_checkpoint hint only the files from its checkpoint on are listed") {
+  /** A copy with a hint naming its checkpoint at 10: delta-spark's view of it (taken first), the
+    * log and its snapshot.
+    */
+  private def loadedFromHint(): (DeltaLog, Snapshot, SnapshotView) = {
     val t = copy()
     hint(t, """{"version":10,"size":13}""")
     val expected = Oracle.reference(spark, t.toString, None)
     val l = log(t)
-    val s = l.snapshot()
+    (l, l.snapshot(), expected)
+  }
+
+  test("with a _last_checkpoint hint only the files from its checkpoint on are listed") {
+    val (l, s, expected) = loadedFromHint()
     assert(Faulty.listCalls("_delta_log") === 1)
     val listing = listed(l)
     assert(commitVersions(listing) === (10L to 13L))
@@ -57,11 +64,7 @@ class ListingFromHintSuite extends SparkSuite with BeforeAndAfterEach {
   }
 
   test("from the hint on, nothing is looked up twice: the checkpoint is scanned as listed") {
-    val t = copy()
-    hint(t, """{"version":10,"size":13}""")
-    val expected = Oracle.reference(spark, t.toString, None)
-    val l = log(t)
-    val s = l.snapshot()
+    val (_, s, expected) = loadedFromHint()
     assertSame(Oracle.view(spark, s), expected) // counts, the file list and the tombstones
     val checkpoint = FileNames.classicCheckpointName(10L)
     // The hint is opened once, never looked up; the driver neither lists nor looks up the
