@@ -10,8 +10,9 @@ import java.nio.charset.StandardCharsets.UTF_8
   *
   * Not thread-safe; the caller closes the stream.
   */
-private[txlog] final class LineSplitter(in: InputStream) extends Iterator[(Long, String)] {
-  private val buf = new Array[Byte](64 * 1024)
+private[txlog] final class LineSplitter(in: InputStream, bufferBytes: Int = 64 * 1024)
+    extends Iterator[(Long, String)] {
+  private val buf = new Array[Byte](bufferBytes)
   private var (pos, limit) = (0, 0)
   private var line = new Array[Byte](1024)
   private var used = 0

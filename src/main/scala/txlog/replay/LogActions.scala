@@ -9,6 +9,7 @@ import org.apache.spark.sql.execution.datasources.{
 }
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.functions._
+import org.apache.spark.sql.txlog.{LogLineJson, SparkExpressions}
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
 import txlog.protocol.ActionSchemas
@@ -25,20 +26,22 @@ import txlog.scan.FixedFileIndex
 private[txlog] object LogActions {
   val CorruptColumn = "_corrupt_record"
 
-  /** Parses JSON log lines against `schema`. A line that is not valid JSON, or whose fields have
-    * the wrong types, keeps its text in `_corrupt_record` so replay can name the file. With
-    * `keepLine` the text of every line is kept too, as `line` (for rewrites that must not lose
-    * fields `schema` does not name).
+  /** Parses JSON log lines against `schema` ([[LogLineJson]]: `from_json`'s parser, from the lines'
+    * bytes). A line that is not valid JSON, or whose fields have the wrong types, keeps its text in
+    * `_corrupt_record` so replay can name the file. With `keepLine` the text of every line is kept
+    * too, as `line` (for rewrites that must not lose fields `schema` does not name).
     */
   def parseLines(lines: DataFrame, schema: StructType, keepLine: Boolean = false): DataFrame = {
     val withCorrupt = schema.add(CorruptColumn, StringType)
-    val options = Map("mode" -> "PERMISSIVE", "columnNameOfCorruptRecord" -> CorruptColumn)
+    val timeZone = lines.sparkSession.conf.get("spark.sql.session.timeZone")
+    val parsed =
+      LogLineJson(SparkExpressions.expression(col("line")), withCorrupt, CorruptColumn, timeZone)
     lines
       .select(
         col("version"),
         col("idx"),
         col("file"),
-        from_json(col("line"), withCorrupt, options).as("a"),
+        SparkExpressions.column(parsed).as("a"),
         col("line")
       )
       .select(

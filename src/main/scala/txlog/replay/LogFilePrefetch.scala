@@ -4,7 +4,6 @@ import java.util.concurrent.{Callable, ExecutionException, Executors, Future, Se
 import java.util.concurrent.ThreadFactory
 import java.util.concurrent.atomic.AtomicInteger
 
-import org.apache.hadoop.fs.FileSystem
 import org.apache.spark.sql.Row
 
 /** The rows of log files read in order, the files ahead of the one being consumed read `threads` at
@@ -26,13 +25,12 @@ import org.apache.spark.sql.Row
   * @param files
   *   (version, path, size in bytes) in the order their rows are wanted
   * @param read
-  *   the rows of one file (version, path), streamed
+  *   the rows of one file (version, path, size in bytes), streamed
   */
 private[txlog] final class LogFilePrefetch(
-    fs: FileSystem,
     files: IndexedSeq[(Long, String, Long)],
     threads: Int,
-    read: (FileSystem, Long, String) => Iterator[Row],
+    read: (Long, String, Long) => Iterator[Row],
     permits: Option[Semaphore] = None
 ) extends Iterator[Row]
     with AutoCloseable {
@@ -59,10 +57,10 @@ private[txlog] final class LogFilePrefetch(
       } else if (aheadBytes == 0L || aheadBytes + size <= MaxAheadBytes) {
         val job = pool.submit(new Callable[Array[Row]] {
           def call(): Array[Row] = permits match {
-            case None => read(fs, version, path).toArray
+            case None => read(version, path, size).toArray
             case Some(p) =>
               p.acquire() // interrupted by close(): the read is not wanted any more
-              try read(fs, version, path).toArray
+              try read(version, path, size).toArray
               finally p.release()
           }
         })
@@ -87,7 +85,7 @@ private[txlog] final class LogFilePrefetch(
           val rows = await(f)
           aheadBytes -= size
           rows.iterator
-        case None => read(fs, version, path)
+        case None => read(version, path, size)
       }
       fill()
     }

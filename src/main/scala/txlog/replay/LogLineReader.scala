@@ -1,6 +1,6 @@
 package txlog.replay
 
-import java.io.{BufferedInputStream, IOException, InterruptedIOException}
+import java.io.{InputStream, IOException, InterruptedIOException}
 
 import scala.jdk.CollectionConverters._
 
@@ -87,10 +87,10 @@ private[txlog] object LogLineReader {
       val rdd = spark.sparkContext.parallelize(work, slices).mapPartitions { it =>
         // One file system per task: with the local-file read options it is not cached.
         lazy val fs = new Path(root).getFileSystem(conf.value)
-        if (threads <= 1) it.flatMap { case (v, p, _) => lines(fs, v, p) }
+        lazy val read = reader(fs)
+        if (threads <= 1) it.flatMap { case (v, p, size) => read(v, p, size) }
         else {
-          val ahead =
-            new LogFilePrefetch(fs, it.toIndexedSeq, threads, lines, ReadPermits.of(fs))
+          val ahead = new LogFilePrefetch(it.toIndexedSeq, threads, read, ReadPermits.of(fs))
           TaskContext.get().addTaskCompletionListener[Unit](_ => ahead.close())
           ahead
         }
@@ -106,16 +106,37 @@ private[txlog] object LogLineReader {
     */
   def readOnDriver(table: TablePath, files: Seq[(Long, FileInfo)], threads: Int = 1): Seq[Row] = {
     val fs = table.fs
+    val read = reader(fs)
     if (threads <= 1 || files.size <= 1) files.flatMap { case (v, f) =>
-      lines(fs, v, f.path)
+      read(v, f.path, f.size)
     }
     else {
       val work = files.map { case (v, f) => (v, f.path, f.size) }.toIndexedSeq
-      val ahead = new LogFilePrefetch(fs, work, threads, lines, ReadPermits.of(fs))
+      val ahead = new LogFilePrefetch(work, threads, read, ReadPermits.of(fs))
       try ahead.toVector
       finally ahead.close()
     }
   }
+
+  /** The reader of one log file's lines (version, path, size in bytes) from `fs`, opening each file
+    * the cheapest way the file system has.
+    */
+  private def reader(fs: FileSystem): (Long, String, Long) => Iterator[Row] = {
+    // On S3A one GET ([[S3Get]]) instead of S3A's HEAD and GET: log files are never rewritten.
+    val open = S3Get.of(fs).map(get => (p: Path, _: Int) => get(p)).getOrElse {
+      (p: Path, buffer: Int) => fs.open(p, buffer)
+    }
+    (version, file, size) => lines(open, version, file, size)
+  }
+
+  /** Bytes buffered to read a file of `size` bytes: the file and one more (to see its end in one
+    * read), within 4 KiB to 64 KiB. A buffer per file, so a log of many small commits is not read
+    * through 64 KiB buffers each.
+    */
+  private[replay] def bufferSize(size: Long): Int =
+    math.min(MaxBufferBytes, math.max(MinBufferBytes, size + 1)).toInt
+  private val MinBufferBytes = 4096L
+  private val MaxBufferBytes = 64L * 1024
 
   /** The non-blank lines of `file` with their positions, split as `BufferedReader.readLine` does
     * ("\n", "\r" or "\r\n" ends a line), streamed: one line is held at a time (see
@@ -123,11 +144,15 @@ private[txlog] object LogLineReader {
     * IOException, or the FSError the local file system wraps one in) raises LOG_READ_FAILED naming
     * the file and its version; an interrupted read propagates as it is.
     */
-  private def lines(fs: FileSystem, version: Long, file: String): Iterator[Row] = {
-    // On S3A one GET ([[S3Get]]) instead of S3A's HEAD and GET: log files are never rewritten.
-    val open = S3Get.of(fs).getOrElse((p: Path) => fs.open(p))
-    val in = failing(version, file)(new BufferedInputStream(open(new Path(file)), 1 << 16))
-    val split = new LineSplitter(in)
+  private def lines(
+      openFile: (Path, Int) => InputStream,
+      version: Long,
+      file: String,
+      size: Long
+  ): Iterator[Row] = {
+    val buffer = bufferSize(size)
+    val in = failing(version, file)(openFile(new Path(file), buffer))
+    val split = new LineSplitter(in, buffer)
     new Iterator[Row] {
       private var open = true
       def hasNext: Boolean = open && {

@@ -26,7 +26,7 @@ class LogFilePrefetchSuite extends AnyFunSuite {
     val inFlight = new AtomicInteger()
     val mostInFlight = new AtomicInteger()
     val streamed = new ConcurrentLinkedQueue[Long]()
-    def read(fs: FileSystem, v: Long, path: String): Iterator[Row] = {
+    def read(v: Long, path: String, size: Long): Iterator[Row] = {
       val ahead = Thread.currentThread().getName.startsWith("txlog-log-read-")
       if (ahead) mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), math.max)
       else streamed.add(v)
@@ -42,7 +42,7 @@ class LogFilePrefetchSuite extends AnyFunSuite {
   test("rows come in file order and line order, at most `threads` files in flight") {
     val store = new SlowStore(40)
     val work = (0L until 40L).map(v => (v, s"f$v", 100L))
-    val rows = new LogFilePrefetch(null, work, 6, store.read).map(_.getString(3)).toVector
+    val rows = new LogFilePrefetch(work, 6, store.read).map(_.getString(3)).toVector
     assert(rows === expected(40))
     assert(store.mostInFlight.get <= 6 && store.mostInFlight.get >= 2, store.mostInFlight.get)
   }
@@ -51,7 +51,7 @@ class LogFilePrefetchSuite extends AnyFunSuite {
     val store = new SlowStore(30)
     val most = LogFilePrefetch.MaxPrefetchBytes
     val work = (0L until 30L).map(v => (v, s"f$v", if (v == 4L) most + 1 else most))
-    val ahead = new LogFilePrefetch(null, work, 16, store.read)
+    val ahead = new LogFilePrefetch(work, 16, store.read)
     assert(ahead.map(_.getString(3)).toVector === expected(30))
     val byBytes = (LogFilePrefetch.MaxAheadBytes / most).toInt
     assert(store.mostInFlight.get <= byBytes, store.mostInFlight.get)
@@ -59,10 +59,10 @@ class LogFilePrefetchSuite extends AnyFunSuite {
   }
 
   test("a file that fails to read fails in its turn, after the rows before it") {
-    val failing: (FileSystem, Long, String) => Iterator[Row] = (_, v, p) =>
+    val failing: (Long, String, Long) => Iterator[Row] = (v, p, _) =>
       if (v == 3L) throw TxlogErrors.logReadFailed(p, Some(v), "IOException: gone", null)
       else Iterator(Row(v, 0L, p, s"$v:0"))
-    val ahead = new LogFilePrefetch(null, (0L until 8L).map(v => (v, s"f$v", 10L)), 4, failing)
+    val ahead = new LogFilePrefetch((0L until 8L).map(v => (v, s"f$v", 10L)), 4, failing)
     assert(ahead.take(3).map(_.getString(3)).toVector === Seq("0:0", "1:0", "2:0"))
     val e = intercept[TxlogException](ahead.next())
     assert(e.errorClass === "LOG_READ_FAILED" && e.getMessage.contains("f3"), e)
@@ -70,7 +70,7 @@ class LogFilePrefetchSuite extends AnyFunSuite {
 
   test("closing early stops the reads: no thread is left waiting") {
     val store = new SlowStore(100)
-    val ahead = new LogFilePrefetch(null, (0L until 100L).map(v => (v, s"f$v", 10L)), 4, store.read)
+    val ahead = new LogFilePrefetch((0L until 100L).map(v => (v, s"f$v", 10L)), 4, store.read)
     assert(ahead.next().getString(3) === "0:0")
     ahead.close()
     Thread.sleep(50)
@@ -82,7 +82,7 @@ class LogFilePrefetchSuite extends AnyFunSuite {
     val store = new SlowStore(60)
     val permits = new Semaphore(5)
     val work = (0L until 60L).map(v => (v, s"f$v", 10L))
-    val readers = (1 to 3).map(_ => new LogFilePrefetch(null, work, 16, store.read, Some(permits)))
+    val readers = (1 to 3).map(_ => new LogFilePrefetch(work, 16, store.read, Some(permits)))
     val rows = readers.map(r =>
       scala.concurrent.Future(r.map(_.getString(3)).toVector)(
         scala.concurrent.ExecutionContext.global
