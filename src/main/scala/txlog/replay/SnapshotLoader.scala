@@ -40,7 +40,57 @@ private[txlog] object SnapshotLoader {
       listing: LogListing,
       segment: LogSegment,
       previous: Option[Snapshot] = None
+  ): Snapshot = build(spark, listing, segment, previous, None)._1
+
+  /** The rows a job collected for the non-file state of `segment` (a tail read by tasks): protocol,
+    * metadata, txn and domain metadata actions, sidecars, and the commitInfo of its version. Held
+    * on the driver only while a caller needs them; as many as the snapshot's load collected.
+    */
+  final case class StateRows(segment: LogSegment, rows: Seq[Row])
+
+  /** [[load]], with the rows its non-file state was reconciled from when a job collected them (None
+    * for a tail read on the driver: no job to save): see [[loadBefore]].
+    */
+  def loadKeepingRows(
+      spark: SparkSession,
+      listing: LogListing,
+      segment: LogSegment
+  ): (Snapshot, Option[StateRows]) = {
+    val (snapshot, rows) = build(spark, listing, segment, None, None)
+    (snapshot, rows.map(StateRows(segment, _)))
+  }
+
+  /** The snapshot at `segment`, an earlier version on the same checkpoint as `later`'s (whose
+    * commits `segment`'s are the first of), with its non-file state reconciled from `later`'s rows
+    * up to its version instead of by a second job over the same commits (time travel by timestamp
+    * loads the latest snapshot first). A [[load]] when `segment` is not such a prefix.
+    */
+  def loadBefore(
+      spark: SparkSession,
+      listing: LogListing,
+      segment: LogSegment,
+      later: StateRows
   ): Snapshot = {
+    val old = later.segment
+    val prefix = segment.checkpoint == old.checkpoint && segment.version < old.version &&
+      old.deltas.startsWith(segment.deltas)
+    val known =
+      if (prefix) Some(later.rows.filter(_.getAs[Long]("version") <= segment.version))
+      else None
+    build(spark, listing, segment, None, known)._1
+  }
+
+  /** The snapshot at `segment` (see [[load]]), and the non-file rows a job collected for it. With
+    * `known`, the rows of `segment`'s non-file state already collected (see [[loadBefore]]), used
+    * where a job would collect them.
+    */
+  private def build(
+      spark: SparkSession,
+      listing: LogListing,
+      segment: LogSegment,
+      previous: Option[Snapshot],
+      known: Option[Seq[Row]]
+  ): (Snapshot, Option[Seq[Row]]) = {
     val table = segment.table
     val tail = Tail.read(spark, table, segment.deltas)
     // A small checkpoint under a small tail is read on the driver: no Spark job for the state.
@@ -48,6 +98,7 @@ private[txlog] object SnapshotLoader {
       case _: DriverTail => DriverCheckpoint.of(spark, segment)
       case _             => None
     }
+    var collected: Option[Seq[Row]] = None
     val state = (tail, previous.filter(p => extendsSnapshot(segment, p))) match {
       case (t: DriverTail, Some(p)) =>
         val newRows = t.rows.filter(_.getLong(0) > p.version)
@@ -58,12 +109,18 @@ private[txlog] object SnapshotLoader {
           case Some(rows) =>
             collectState(spark, segment, None, tail, NonFileState.empty, rows)
           case None =>
-            val checkpoint = ReadErrors.translate(segment)(
+            def checkpoint = ReadErrors.translate(segment)(
               segment.checkpoint.map(
                 LogActions.checkpoint(spark, table, _, ActionSchemas.checkpointNonFileRow)
               )
             )
-            collectState(spark, segment, checkpoint, tail, NonFileState.empty)
+            tail match {
+              case t: DistributedTail =>
+                val rows = known.getOrElse(collectRows(spark, segment, checkpoint, t))
+                collected = Some(rows)
+                reconciled(segment, rows, NonFileState.empty)
+              case _ => collectState(spark, segment, checkpoint, tail, NonFileState.empty)
+            }
         }
     }
     val tailFiles = FileState.tailFiles(tail, table.root)
@@ -88,7 +145,7 @@ private[txlog] object SnapshotLoader {
         FileState.onto(spark, segment, b, tailFiles, lean = false)
       }
     )
-    snapshot(spark, listing, segment, state, files, counter, typedStats = Some(typed))
+    (snapshot(spark, listing, segment, state, files, counter, typedStats = Some(typed)), collected)
   }
 
   /** The same version of the same table, from a new listing (a checkpoint or sidecar `segment`
@@ -216,19 +273,39 @@ private[txlog] object SnapshotLoader {
       initial: NonFileState,
       checkpointRows: Seq[Row] = Nil
   ): NonFileState = {
-    val table = segment.table.root
-    def collect(rows: DataFrame): Seq[Row] =
-      Jobs.named(spark, s"read protocol and metadata of $table v${segment.version}") {
-        ReadErrors.translate(segment)(rows.collect().toSeq)
-      }
     val rows = tail match {
       case t: DriverTail =>
         checkpointRows ++
-          checkpoint.fold(Seq.empty[Row])(cp => collect(NonFileState.checkpointRows(cp))) ++
+          checkpoint.fold(Seq.empty[Row])(cp =>
+            collect(spark, segment, NonFileState.checkpointRows(cp))
+          ) ++
           NonFileState.driverTailRows(t.rows, segment.version)
-      case t: DistributedTail =>
-        collect(NonFileState.rowsToCollect(checkpoint, t.df, segment.version))
+      case t: DistributedTail => collectRows(spark, segment, checkpoint, t)
     }
+    reconciled(segment, rows, initial)
+  }
+
+  /** The rows of the non-file state of `segment` (its checkpoint's and a distributed tail's), by a
+    * job.
+    */
+  private def collectRows(
+      spark: SparkSession,
+      segment: LogSegment,
+      checkpoint: Option[DataFrame],
+      tail: DistributedTail
+  ): Seq[Row] =
+    collect(spark, segment, NonFileState.rowsToCollect(checkpoint, tail.df, segment.version))
+
+  private def collect(spark: SparkSession, segment: LogSegment, rows: DataFrame): Seq[Row] =
+    Jobs.named(spark, s"read protocol and metadata of ${segment.table.root} v${segment.version}") {
+      ReadErrors.translate(segment)(rows.collect().toSeq)
+    }
+
+  /** The non-file state of `rows` reconciled onto `initial`: a snapshot needs a protocol and
+    * metadata, and a protocol this reader supports.
+    */
+  private def reconciled(segment: LogSegment, rows: Seq[Row], initial: NonFileState) = {
+    val table = segment.table.root
     val state = NonFileState.reconcile(rows, initial)
     val protocol =
       state.protocol.getOrElse(throw TxlogErrors.missingProtocol(table, segment.version))

@@ -34,11 +34,16 @@ private[txlog] final class SnapshotManager(spark: SparkSession, table: TablePath
     */
   def fresh(): Snapshot = relisting(load(LogListing.fromHint(table)))
 
-  private def load(l: LogListing): Snapshot = {
+  private def load(l: LogListing): Snapshot = loadKeepingRows(l)._1
+
+  /** The latest snapshot of `l`, remembered, and the rows of its non-file state if a job collected
+    * them ([[SnapshotLoader.loadKeepingRows]]).
+    */
+  private def loadKeepingRows(l: LogListing): (Snapshot, Option[SnapshotLoader.StateRows]) = {
     val (listed, segment) = LogSegment.resolve(l, None)
-    val s = SnapshotLoader.load(spark, listed, segment)
+    val (s, rows) = SnapshotLoader.loadKeepingRows(spark, listed, segment)
     current = Some(s -> listed)
-    s
+    (s, rows)
   }
 
   /** The snapshot at `version`; VERSION_NOT_FOUND when the log cannot reconstruct it. */
@@ -63,9 +68,17 @@ private[txlog] final class SnapshotManager(spark: SparkSession, table: TablePath
     */
   def asOf(timestamp: Timestamp): Snapshot = {
     val l = listing()
-    val latest = latestOf(l)
+    val remembered = current.map(_._1).filter(_.version == l.latestVersion)
+    // The latest snapshot's rows serve the earlier one's state: no second job over its commits.
+    val (latest, rows) = remembered.map(_ -> None).getOrElse(loadKeepingRows(l))
     val v = TimestampResolver.resolve(l, latest.protocol, latest.metadata, timestamp.getTime)
-    if (v == latest.version) latest else at(l, v)
+    if (v == latest.version) latest
+    else {
+      val (listed, segment) = LogSegment.resolve(l, Some(v))
+      rows.fold(SnapshotLoader.load(spark, listed, segment)) { r =>
+        SnapshotLoader.loadBefore(spark, listed, segment, r)
+      }
+    }
   }
 
   /** [[asOf]] a timestamp given as text, read in the session time zone as Spark reads it. */
