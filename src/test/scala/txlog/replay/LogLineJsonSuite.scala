@@ -13,6 +13,9 @@ import txlog.protocol.ActionSchemas
   * interpreted.
   */
 class LogLineJsonSuite extends SparkSuite {
+  override def extraConf: Map[String, String] =
+    super.extraConf + (LogLineReader.LocalReadMaxBytesConf -> "0")
+
   private val lines = Seq(
     """{"add":{"path":"a.parquet","size":10,"modificationTime":1,"dataChange":true,""" +
       """"partitionValues":{"d":"2024-01-01"},"stats":"{\"numRecords\":3}"}}""",
@@ -86,5 +89,18 @@ class LogLineJsonSuite extends SparkSuite {
       df.select(SparkExpressions.column(ours)).schema.head.dataType ===
         df.select(from_json(col("line"), withCorrupt, options)).schema.head.dataType
     )
+  }
+
+  test("a tail read by tasks is parsed once per line for the file state, not again in its filter") {
+    val path = tempDir().resolve("t").toString
+    (1 to 3).foreach(n => spark.range(n).write.format("delta").mode("append").save(path))
+    val snap = txlog.DeltaLog.forTable(spark, path).snapshot()
+    for (files <- Seq(snap.allFiles, snap.tombstones)) {
+      val plan = files.queryExecution.optimizedPlan
+      val parses = plan.collect { case p =>
+        p.expressions.flatMap(_.collect { case j: LogLineJson => j })
+      }
+      assert(parses.flatten.size === 1, plan)
+    }
   }
 }
