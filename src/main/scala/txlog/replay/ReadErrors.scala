@@ -65,6 +65,7 @@ private[txlog] object ReadErrors {
           .flatMap(pathOf)
           .flatMap(p => keys(p).flatMap(files.get))
           .find(_ => true)
+          .orElse(mentioned(chain, files))
           .map { case (file, version) =>
             val root = chain.last
             val detail = s"${root.getClass.getSimpleName}: ${String.valueOf(root.getMessage)}"
@@ -75,6 +76,18 @@ private[txlog] object ReadErrors {
       }
     }
   }
+
+  /** The segment's file a message of `chain` names, for a failure Spark did not tag with the path
+    * it read (Spark 3.5's parquet footer errors: "<path> is not a Parquet file").
+    */
+  private def mentioned(
+      chain: Seq[Throwable],
+      files: Map[String, (String, Long)]
+  ): Option[(String, Long)] =
+    chain.iterator
+      .flatMap(t => Option(t.getMessage))
+      .flatMap(m => files.iterator.collectFirst { case (k, f) if m.contains(k) => f })
+      .find(_ => true)
 
   private def causes(e: Throwable): Seq[Throwable] =
     Iterator.iterate(e)(_.getCause).takeWhile(_ != null).take(50).toSeq
