@@ -20,8 +20,8 @@ class LogLineJsonSuite extends SparkSuite {
     """{"add":{"path":"a.parquet","size":10,"modificationTime":1,"dataChange":true,""" +
       """"partitionValues":{"d":"2024-01-01"},"stats":"{\"numRecords\":3}"}}""",
     """{"remove":{"path":"b%20c.parquet","deletionTimestamp":5,"dataChange":false}}""",
-    """{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["deletionVectors"],""" +
-      """"writerFeatures":["deletionVectors"]}}""",
+    """{"protocol":{"minReaderVersion":3,"minWriterVersion":7,""" +
+      """"readerFeatures":["deletionVectors"],"writerFeatures":["deletionVectors"]}}""",
     """{"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{}",""" +
       """"partitionColumns":[],"configuration":{"k":"v"},"createdTime":7}}""",
     """{"txn":{"appId":"app","version":3,"lastUpdated":9}}""",
