@@ -143,6 +143,21 @@ class ReadFailureSuite extends SparkSuite with BeforeAndAfterEach {
     assertSame(Oracle.view(spark, s), expected)
   }
 
+  test("time travel by timestamp: a checkpoint deleted after listing, the log listed again") {
+    val t = copy(Checkpointed)
+    val base = 1700000000000L
+    (0 to 14).foreach { v =>
+      val commit = new java.io.File(s"$t/_delta_log/${f"$v%020d"}.json")
+      assert(commit.setLastModified(base + v * 1000L))
+    }
+    val expected = Oracle.reference(spark, t.toString, Some(12L))
+    Faulty.fail(Cp10, Fault.DeleteOnOpen)
+    val s = log(t).snapshotAsOf(new java.sql.Timestamp(base + 12 * 1000L + 500))
+    assert(s.version === 12L)
+    assert(s.checkpointVersion === None)
+    assertSame(Oracle.view(spark, s), expected)
+  }
+
   test("a checkpoint that keeps vanishing is LOG_READ_FAILED after one more listing") {
     val t = copy(Checkpointed)
     Faulty.fail(Cp10, Fault.Vanish(Int.MaxValue))

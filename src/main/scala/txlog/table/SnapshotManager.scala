@@ -49,10 +49,15 @@ private[txlog] final class SnapshotManager(spark: SparkSession, table: TablePath
   /** The snapshot at `version`; VERSION_NOT_FOUND when the log cannot reconstruct it. */
   def at(version: Long): Snapshot = relisting(at(LogListing.fromHint(table, version), version))
 
-  /** The snapshot at `version` from `l`, or from a complete listing when `l` cannot build it. */
-  def at(l: LogListing, version: Long): Snapshot = {
+  /** The snapshot at `version` from `l`, or from a complete listing when `l` cannot build it; its
+    * non-file state reconciled from `rows` (a later snapshot's, see [[SnapshotLoader.loadBefore]])
+    * when given, by a job over its log otherwise.
+    */
+  def at(l: LogListing, version: Long, rows: Option[SnapshotLoader.StateRows] = None): Snapshot = {
     val (listed, segment) = LogSegment.resolve(l, Some(version))
-    SnapshotLoader.load(spark, listed, segment)
+    rows.fold(SnapshotLoader.load(spark, listed, segment)) { r =>
+      SnapshotLoader.loadBefore(spark, listed, segment, r)
+    }
   }
 
   /** Runs `load` (which lists the log) once more when a checkpoint part or sidecar it read vanished
@@ -66,19 +71,12 @@ private[txlog] final class SnapshotManager(spark: SparkSession, table: TablePath
   /** The latest version committed at or before `timestamp`; TIMESTAMP_OUT_OF_RANGE outside the
     * table's commits.
     */
-  def asOf(timestamp: Timestamp): Snapshot = {
+  def asOf(timestamp: Timestamp): Snapshot = relisting {
     val l = listing()
-    val remembered = current.map(_._1).filter(_.version == l.latestVersion)
     // The latest snapshot's rows serve the earlier one's state: no second job over its commits.
-    val (latest, rows) = remembered.map(_ -> None).getOrElse(loadKeepingRows(l))
+    val (latest, rows) = latestKeepingRows(l)
     val v = TimestampResolver.resolve(l, latest.protocol, latest.metadata, timestamp.getTime)
-    if (v == latest.version) latest
-    else {
-      val (listed, segment) = LogSegment.resolve(l, Some(v))
-      rows.fold(SnapshotLoader.load(spark, listed, segment)) { r =>
-        SnapshotLoader.loadBefore(spark, listed, segment, r)
-      }
-    }
+    if (v == latest.version) latest else at(l, v, rows)
   }
 
   /** [[asOf]] a timestamp given as text, read in the session time zone as Spark reads it. */
@@ -119,8 +117,17 @@ private[txlog] final class SnapshotManager(spark: SparkSession, table: TablePath
   }
 
   /** The latest snapshot of a listing: the remembered one when it is still the latest. */
-  def latestOf(l: LogListing): Snapshot =
-    current.map(_._1).filter(_.version == l.latestVersion).getOrElse(load(l))
+  def latestOf(l: LogListing): Snapshot = latestKeepingRows(l)._1
+
+  /** [[latestOf]], with the rows of its non-file state when this call's job collected them (none
+    * for the remembered snapshot, which keeps no rows).
+    */
+  private def latestKeepingRows(l: LogListing): (Snapshot, Option[SnapshotLoader.StateRows]) =
+    current
+      .map(_._1)
+      .filter(_.version == l.latestVersion)
+      .map(_ -> Option.empty[SnapshotLoader.StateRows])
+      .getOrElse(loadKeepingRows(l))
 
   /** The latest snapshot, listing from the hint (the remembered one when nothing changed). */
   def latest(): Snapshot = relisting(latestOf(LogListing.fromHint(table)))
