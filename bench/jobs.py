@@ -1,4 +1,4 @@
-"""The workloads (W1-W16, W18, W19) at full or smoke scale, as jobs over generated tables.
+"""The workloads (W1-W19) at full or smoke scale, as jobs over generated tables.
 
 Load workloads have a second measured path, the file list (task `load_files`, job ids
 suffixed `-files`); W1, W2, W3 and W7 have a stat-less variant (`-nostats`) beside the default
@@ -37,6 +37,7 @@ class Scale:
     w10_rows: int  # W10: rows written
     w19_files: int  # W19: small files OPTIMIZE compacts
     w18_objects: int  # W18: objects in the log (beside a copy of 1,000)
+    w17_files: int  # W17: the W1 shape at its largest, with a 2 GiB driver heap
 
 
 FULL = Scale(
@@ -49,10 +50,12 @@ FULL = Scale(
     w10_rows=10_000_000,
     w19_files=20_000,
     w18_objects=1_000_000,
+    w17_files=100_000_000,
 )
 SMOKE = Scale(
     w1_files=20_000, w2_commits=300, w4_files=(50_000, 100_000), w9_seconds=10, w14_files=2_000,
     w13_rows=200_000, w10_rows=200_000, w19_files=2_000, w18_objects=5_000,
+    w17_files=200_000,
 )
 
 
@@ -82,9 +85,9 @@ class Job:
 
 def few_runs(job: Job, engine: str) -> bool:
     """Jobs run once cold and once warm, without warm-up runs (their runs take minutes for
-    the peers): W4, W11, W14, and delta-spark's loads through S3 (W16, W18: more than a
-    minute each on the largest)."""
-    return job.id.startswith(("W4", "W11", "W14")) or (
+    the peers, W17's for txlog too): W4, W11, W14, W17, and delta-spark's loads through S3
+    (W16, W18: more than a minute each on the largest)."""
+    return job.id.startswith(("W4", "W11", "W14", "W17")) or (
         engine == "delta-spark" and job.task in s3_jobs.TASKS
     )
 
@@ -187,6 +190,14 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
             for job_id, task, dry in (("W14-dry", "vacuum_dry", " DRY RUN"), ("W14", "vacuum", ""))
         ),
     ]
+    n17 = human(scale.w17_files)
+    specs += [
+        (f"W17{suffix}", task, "w1", scale.w17_files, f"{what}: W1 shape, {n17} files, "
+         "2 GiB driver heap")
+        for suffix, task, what in (("", "load", "load"), ("-files", "load_files",
+                                                          "load (file list)"),
+                                   ("-checkpoint", "checkpoint", "write a checkpoint"))
+    ]  # fmt: skip
     n11 = human(max(scale.w4_files))
     specs.append((
         "W11", "overwrite_large", "w1", max(scale.w4_files),

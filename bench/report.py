@@ -168,7 +168,7 @@ def _method(s: dict) -> str:
         "Warm: median of the warm runs in the same process, after the cold run and discarded "
         "warm-up runs (JIT compilation of the JVM engines); the Figures table's `runs` column "
         f"says what each job ran (settings: --warm {s['warm']}, --warmup {s.get('warmup', 0)}; "
-        "W4 and W14 run once warm without warm-up, W8 and W9 as described). "
+        "W4, W11, W14 and W17 run once warm without warm-up, W8 and W9 as described). "
         f"Cold: {cold}. Session start-up is excluded from both and shown apart. "
         "Peak RSS: the Python process plus, for Spark engines, the driver JVM (VmHWM). "
         "JVM heap: the sum of the heap pools' peak usage during one operation (includes "

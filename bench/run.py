@@ -89,7 +89,7 @@ class Runner:
         return argv + ["--max-memory-gb", str(self.args.max_memory_gb)]
 
     def memory_for(self, engine: str, job: jobs.Job) -> str:
-        if engine.startswith("txlog") and job.id.startswith(("W4", "W11")):
+        if engine.startswith("txlog") and job.id.startswith(("W4", "W11", "W17")):
             return self.args.txlog_w4_driver_memory
         return self.args.driver_memory
 
@@ -277,7 +277,9 @@ def main() -> None:
         "it completed and time the others",
     )  # fmt: skip
     parser.add_argument("--driver-memory", default="4g", help="Spark driver heap (peers)")
-    parser.add_argument("--txlog-w4-driver-memory", default="2g")
+    parser.add_argument(
+        "--txlog-w4-driver-memory", default="2g", help="txlog's driver heap on W4, W11 and W17"
+    )
     parser.add_argument(
         "--timeout", type=int, help="seconds per process (default 3 h; smoke 15 min)"
     )

@@ -129,7 +129,8 @@ def rows(figures: dict, runner: str) -> list[list[str]]:
     for r in RATIOS:
         measured, verdict = _cell(r.measure(figures, runner), r.limit)
         out.append([r.describe(), measured, verdict])
-    for job in ("W4-20M", "W4-20M-files", "W4-20M-checkpoint", "W11", "W17"):
+    for job in ("W4-20M", "W4-20M-files", "W4-20M-checkpoint", "W11", "W17", "W17-files",
+                "W17-checkpoint"):
         f = figures.get(runner, {}).get(job)
         label = f"{job} completes with a driver heap ≤ 2 GiB"
         if f is None:
