@@ -190,14 +190,12 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
             for job_id, task, dry in (("W14-dry", "vacuum_dry", " DRY RUN"), ("W14", "vacuum", ""))
         ),
     ]
-    n17 = human(scale.w17_files)
+    w17 = f"W1 shape, {human(scale.w17_files)} files, 2 GiB driver heap"
     specs += [
-        (f"W17{suffix}", task, "w1", scale.w17_files, f"{what}: W1 shape, {n17} files, "
-         "2 GiB driver heap")
-        for suffix, task, what in (("", "load", "load"), ("-files", "load_files",
-                                                          "load (file list)"),
-                                   ("-checkpoint", "checkpoint", "write a checkpoint"))
-    ]  # fmt: skip
+        ("W17", "load", "w1", scale.w17_files, f"load: {w17}"),
+        ("W17-files", "load_files", "w1", scale.w17_files, f"load (file list): {w17}"),
+        ("W17-checkpoint", "checkpoint", "w1", scale.w17_files, f"write a checkpoint: {w17}"),
+    ]
     n11 = human(max(scale.w4_files))
     specs.append((
         "W11", "overwrite_large", "w1", max(scale.w4_files),
