@@ -26,11 +26,7 @@ trait SparkSuite extends AnyFunSuite with BeforeAndAfterAll {
   }
 
   /** A new empty temporary directory, removed when the JVM exits. */
-  def tempDir(prefix: String = "txlog"): Path = {
-    val d = Files.createTempDirectory(prefix)
-    d.toFile.deleteOnExit()
-    d
-  }
+  def tempDir(prefix: String = "txlog"): Path = txlog.testing.TempDirs.create(prefix)
 }
 
 /** The shared Delta fixtures (../shared/fixtures), read in place; absent in users' clones. */

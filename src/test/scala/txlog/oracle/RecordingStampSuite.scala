@@ -15,9 +15,8 @@ import txlog.Fixtures
 class RecordingStampSuite extends AnyFunSuite {
 
   private def copyOfFixtures(): Path = {
-    val dir = Files.createTempDirectory("fixtures-copy").resolve("fixtures")
+    val dir = txlog.testing.TempDirs.create("fixtures-copy").resolve("fixtures")
     FileUtils.copyDirectory(Fixtures.root.toFile, dir.toFile)
-    dir.toFile.deleteOnExit()
     dir
   }
 

@@ -19,8 +19,7 @@ object RestoreOracle {
 
   /** A copy of `t` (file times kept) in a new temporary directory named with `prefix`. */
   def copy(t: Path, prefix: String): Path = {
-    val d = Files.createTempDirectory(prefix)
-    d.toFile.deleteOnExit()
+    val d = txlog.testing.TempDirs.create(prefix)
     val dest = d.resolve(t.getFileName.toString)
     FileUtils.copyDirectory(t.toFile, dest.toFile, true)
     dest

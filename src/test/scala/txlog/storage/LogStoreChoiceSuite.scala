@@ -59,7 +59,7 @@ class LogStoreChoiceSuite extends AnyFunSuite {
   }
 
   test("viewfs:// publishes as its mount target does: a local mount with the local store") {
-    val local = java.nio.file.Files.createTempDirectory("viewfs-mount")
+    val local = txlog.testing.TempDirs.create("viewfs-mount")
     val c = new Configuration()
     c.set("fs.viewfs.mounttable.txl.link./data", local.toUri.toString)
     c.set("fs.viewfs.impl.disable.cache", "true")
@@ -75,7 +75,7 @@ class LogStoreChoiceSuite extends AnyFunSuite {
     assert(new String(java.nio.file.Files.readAllBytes(onDisk), "UTF-8") === "first")
     // A mount of storage without atomic publishing is refused, as that storage is.
     // (objn: an object store without a conditional create, see ObjectStoreLikeFileSystem.)
-    val objects = java.nio.file.Files.createTempDirectory("viewfs-objects")
+    val objects = txlog.testing.TempDirs.create("viewfs-objects")
     ObjectStoreLikeFileSystem.register(c)
     c.set("fs.viewfs.mounttable.txl2.link./data", s"objn://${objects.toUri.getPath}")
     val other = new Path("viewfs://txl2/data/t/_delta_log")

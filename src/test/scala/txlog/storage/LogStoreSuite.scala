@@ -149,7 +149,7 @@ class LogStoreSuite extends AnyFunSuite {
     // What delta-spark writes a local table with: Hadoop's LocalFileSystem, which keeps a
     // `.<name>.crc` beside each file and verifies it on read.
     val checked = FileSystem.getLocal(new Configuration)
-    val dir = Files.createTempDirectory("txlog-crc")
+    val dir = txlog.testing.TempDirs.create("txlog-crc")
     val raw = new RawLocalFileSystem()
     raw.initialize(dir.toUri, new Configuration)
     def file(name: String) = new Path(dir.toUri.toString, name)

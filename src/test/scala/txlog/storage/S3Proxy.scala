@@ -164,7 +164,7 @@ object S3Proxy {
 
   private def tryStart(jar: File): Option[S3Proxy] = {
     val port = freePort()
-    val dir = Files.createTempDirectory("s3proxy")
+    val dir = txlog.testing.TempDirs.create("s3proxy")
     val props = dir.resolve("s3proxy.conf")
     Files.write(
       props,

@@ -274,7 +274,7 @@ class S3TablesSuite extends S3SparkSuite {
   }
 
   test("a listing from a version on S3 starts after it, page by page; S3A's statuses agree") {
-    val dir = Files.createTempDirectory("txlog-list-after")
+    val dir = txlog.testing.TempDirs.create("txlog-list-after")
     val names = (0 to 29).map(FileNames.commitName(_)) ++ Seq(
       "00000000000000000020.checkpoint.parquet",
       "00000000000000000005.00000000000000000021.compacted.json",

@@ -9,7 +9,7 @@ import org.apache.hadoop.fs.{FileSystem, Path}
 
 /** One store under test: a scheme on a fresh local directory and the settings it needs. */
 final case class StoreCase(scheme: String, settings: Map[String, String] = Map.empty) {
-  val local: java.nio.file.Path = Files.createTempDirectory(s"logstore-$scheme")
+  val local: java.nio.file.Path = txlog.testing.TempDirs.create(s"logstore-$scheme")
   val conf: Configuration = {
     val c = ObjectStoreLikeFileSystem.register(RenameOnlyFileSystem.register(new Configuration()))
     c.set("fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem")
