@@ -19,7 +19,6 @@ import org.apache.spark.sql.delta.deletionvectors.{
 }
 import org.apache.spark.sql.delta.storage.dv.HadoopFileSystemDVStore
 import org.apache.spark.sql.delta.util.Codec.Base85Codec
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import txlog.{ErrorClasses, Fixtures, TxlogException}
@@ -31,21 +30,10 @@ import txlog.testing.{Fault, FaultInjectingFileSystem}
   * indexes; and each way a DV can be missing or corrupt gives its typed error, naming the data file
   * and the version.
   */
-class DeletionVectorStoreSuite extends AnyFunSuite with BeforeAndAfterAll {
+class DeletionVectorStoreSuite extends AnyFunSuite {
   private val conf = new Configuration()
   private val mapper = new ObjectMapper()
-  private val temps = Seq.newBuilder[JPath]
-
-  override def afterAll(): Unit = {
-    try temps.result().foreach(d => FileUtils.deleteQuietly(d.toFile))
-    finally super.afterAll()
-  }
-
-  private def tempDir(): JPath = {
-    val d = Files.createTempDirectory("txlog-dv")
-    temps += d
-    d
-  }
+  private def tempDir(): JPath = txlog.testing.TempDirs.create("txlog-dv")
 
   /** A DV as a commit of a table records it, on an add or remove. */
   private case class Logged(root: String, version: Long, dataFile: String, dv: DvDescriptor)
