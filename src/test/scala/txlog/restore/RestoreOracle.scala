@@ -1,6 +1,6 @@
 package txlog.restore
 
-import java.nio.file.{Files, Path}
+import java.nio.file.Path
 
 import scala.util.Try
 
