@@ -181,9 +181,16 @@ def _parts(results: dict) -> str:
     parts = results.get("parts")
     if not parts:
         return ""
+    def timed(part: dict, engine: str) -> str:  # a part that timed some of an engine's jobs
+        done = part.get("jobs", {}).get(engine, [])
+        if not done or len(done) == len(results["jobs"]):
+            return engine
+        which = done[0] if len(done) == 1 else f"{done[0]} to {done[-1]}"
+        return f"{engine} ({len(done)} of {len(results['jobs'])} jobs: {which})"
+
     each = "; ".join(
         f"part {i} started {p['started']}, took {p.get('seconds', 0):,.0f} s and timed "
-        f"{', '.join(p['engines']) or 'no engine'}"
+        f"{', '.join(timed(p, e) for e in p['engines']) or 'no engine'}"
         for i, p in enumerate(parts, 1)
     )
     return (

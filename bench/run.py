@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import json
 import os
 import signal
 import statistics
@@ -26,7 +25,6 @@ import gen_logs
 import golden_tables
 import jobs
 import machine
-import report
 import resume
 import s3_jobs
 from figures import brief, summarise
@@ -54,6 +52,7 @@ class Runner:
         self.logs = OUT / "logs"
         self.logs.mkdir(parents=True, exist_ok=True)
         self.count = 0
+        self.kept = lambda engine, job_id, figure: None  # main: saves each figure as it comes
 
     def process(self, engine: str, work: list[tuple[str, Path]], runs: int, memory: str) -> dict:
         """One fresh process (worker.py, or sbt for the Scala runner) running each (task,
@@ -146,6 +145,7 @@ class Runner:
             log(f"{engine} {j.id} ({j.task}, {jobs.human(j.files)} files)")
             figures[j.id] = own[j.task](engine, j)
             log(f"  {figures[j.id]}")
+            self.kept(engine, j.id, figures[j.id])
         return figures
 
     def measure_series(self, engine: str, selected: list[jobs.Job]) -> dict[str, dict]:
@@ -156,6 +156,7 @@ class Runner:
             log(f"{engine} {j.id} ({j.task}, {jobs.human(j.files)} files)")
             figure = figures[j.id] = self.series(engine, j)
             log(f"  {brief(figure)}")
+            self.kept(engine, j.id, figure)
             if figure["status"] == "unavailable" and "startup_s" not in figure:  # no engine
                 for rest in selected:
                     figures.setdefault(rest.id, figure)
@@ -273,8 +274,8 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", metavar="JOB", help="job ids, e.g. W1 W4-5M")
     parser.add_argument(
         "--resume", action="store_true",
-        help="continue the run saved in bench/out/results.json (same options): keep the engines "
-        "it completed and time the others",
+        help="continue the run saved in bench/out/results.json (same options): keep every "
+        "figure it saved and time the jobs each engine is missing",
     )  # fmt: skip
     parser.add_argument("--driver-memory", default="4g", help="Spark driver heap (peers)")
     parser.add_argument(
@@ -330,9 +331,15 @@ def main() -> None:
             parser.error(str(e))
         finished = resume.complete_engines(prior, list(results["jobs"]))
         done = [e for e in finished if e in args.engines]
-        resume.carry_over(prior, results, done)
-        log(f"resuming the run of {results['date']}: keeping {', '.join(done) or 'no engine'}")
+        kept = resume.carry_over(prior, results, args.engines)
+        log(f"resuming the run of {results['date']}: keeping {', '.join(kept) or 'nothing'}")
     runner = Runner(args)
+
+    def keep(engine: str, job_id: str, figure: dict) -> None:  # an interrupted part loses one job
+        results["figures"][engine][job_id] = figure
+        resume.save(results, time.perf_counter() - started, engine, job_id)
+
+    runner.kept = keep
 
     unprepared = {}  # W7 tables txlog could not checkpoint: their jobs are not timed
     for t in tables:
@@ -356,9 +363,9 @@ def main() -> None:
     with serving:
         for engine in [e for e in args.engines if e not in done]:
             verdicts = results["verification"].get(engine, {})
-            figures = results["figures"][engine] = {}
+            figures = results["figures"].setdefault(engine, {})  # --resume: what a part kept
             runnable = []
-            for j in selected:
+            for j in (j for j in selected if j.id not in figures):
                 table = results["jobs"][j.id]["table"]
                 verdict = verdicts.get(table, "ok")
                 if table in unprepared:
@@ -374,20 +381,9 @@ def main() -> None:
                 for j in selected
                 if j.task.startswith("golden")
             }
-            save(results, started, engine)  # after each engine: a long run keeps what it measured
+            resume.save(results, time.perf_counter() - started, engine)  # with W15 compared
     where = "bench/out/RESULTS-smoke.md" if args.smoke else "bench/RESULTS.md"
     log(f"done in {results['total_s']} s: bench/out/results.json, {where}")
-
-
-def save(results: dict, started: float, engine: str) -> None:
-    results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    seconds = resume.finish_part(results, time.perf_counter() - started, engine)
-    results["total_s"] = round(seconds, 1)
-    (OUT / "results.json").write_text(json.dumps(results, indent=1))
-    if results["mode"] == "smoke":  # smoke figures never replace the full run's report
-        report.write(results, OUT / "RESULTS-smoke.md", OUT / "time_vs_files-smoke.png")
-    else:
-        report.write(results, BENCH / "RESULTS.md", BENCH / "time_vs_files.png")
 
 
 if __name__ == "__main__":
