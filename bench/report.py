@@ -181,6 +181,7 @@ def _parts(results: dict) -> str:
     parts = results.get("parts")
     if not parts:
         return ""
+
     def timed(part: dict, engine: str) -> str:  # a part that timed some of an engine's jobs
         done = part.get("jobs", {}).get(engine, [])
         if not done or len(done) == len(results["jobs"]):
