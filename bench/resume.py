@@ -56,13 +56,13 @@ def complete_engines(prior: dict, job_ids: list[str]) -> list[str]:
     return [e for e, figures in prior["figures"].items() if all(j in figures for j in job_ids)]
 
 
-def carry_over(prior: dict, results: dict, engines: list[str]) -> list[str]:
-    """Copies the figures `prior` holds for `engines` (every job an engine finished, also of an
-    engine the interruption stopped part-way: its other jobs are timed next) and every
-    verification into `results`, records the parts of the run for the report, and returns the
-    engines it kept figures of."""
+def carry_over(prior: dict, results: dict) -> list[str]:
+    """Copies every figure `prior` holds (every job an engine finished, also of an engine the
+    interruption stopped part-way: its other jobs are timed next; `--engines` only says which
+    engines this part times) and every verification into `results`, records the parts of the
+    run for the report, and returns the engines it kept figures of."""
     results["verification"] = dict(prior.get("verification", {}))
-    kept = [e for e in engines if prior["figures"].get(e)]
+    kept = [e for e, figures in prior["figures"].items() if figures]
     for engine in kept:
         results["figures"][engine] = dict(prior["figures"][engine])
     parts = prior.get("parts") or [

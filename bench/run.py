@@ -331,7 +331,7 @@ def main() -> None:
             parser.error(str(e))
         finished = resume.complete_engines(prior, list(results["jobs"]))
         done = [e for e in finished if e in args.engines]
-        kept = resume.carry_over(prior, results, list(prior["figures"]))  # --engines: which to time
+        kept = resume.carry_over(prior, results)
         log(f"resuming the run of {results['date']}: keeping {', '.join(kept) or 'nothing'}")
     runner = Runner(args)
 
