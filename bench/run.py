@@ -382,6 +382,8 @@ def main() -> None:
                 if j.task.startswith("golden")
             }
             resume.save(results, time.perf_counter() - started, engine)  # with W15 compared
+    if "total_s" not in results:  # --resume of a complete run: nothing was timed or saved
+        return log("nothing to time: every engine has a figure for every job")
     where = "bench/out/RESULTS-smoke.md" if args.smoke else "bench/RESULTS.md"
     log(f"done in {results['total_s']} s: bench/out/results.json, {where}")
 
