@@ -15,6 +15,7 @@ import pyarrow as pa
 import pytest
 from chispa import assert_df_equality
 from pyspark.sql import SparkSession
+from pyspark.sql.types import IntegerType, StringType, StructField, StructType
 
 import txlog
 from txlog import errors
@@ -176,3 +177,50 @@ def test_purge_deletion_vectors(spark: SparkSession, fixtures: Path, tmp_path: P
     assert log.purge_deletion_vectors().committed is False
     with pytest.raises(TypeError, match="where"):
         log.purge_deletion_vectors(where=3)  # type: ignore[arg-type]
+
+
+def test_writes_fail_closed(spark: SparkSession, tmp_path: Path) -> None:
+    """Issue 60's refusals from Python, typed, with nothing committed or left behind; what is
+    written stays readable by delta-rs (a null nested NOT NULL field made it unreadable)."""
+    path = str(tmp_path / "t")
+
+    def state() -> tuple[set[str], int]:
+        files = {str(p) for p in Path(path).rglob("*.parquet") if "_delta_log" not in str(p)}
+        return files, deltalake.DeltaTable(path).version()
+
+    schema = StructType([
+        StructField("s", StructType([StructField("a", IntegerType(), False),
+                                     StructField("b", IntegerType())])),
+        StructField("v", StringType(), metadata={"__CHAR_VARCHAR_TYPE_STRING": "varchar(3)"}),
+    ])
+    log = txlog.create_table(spark, path, schema)
+    before = state()
+    bad = [
+        "SELECT named_struct('a', CAST(NULL AS INT), 'b', 1) AS s, 'x' AS v",
+        "SELECT CAST(NULL AS STRUCT<a: INT, b: INT>) AS s, 'x' AS v",
+        "SELECT named_struct('a', 1, 'b', 1) AS s, 'abcd' AS v",
+    ]
+    for sql in bad:
+        with pytest.raises(errors.ConstraintViolationError):
+            txlog.write(spark.sql(sql), path)
+        assert state() == before
+    txlog.write(spark.sql("SELECT named_struct('a', CAST(id AS INT), 'b', CAST(NULL AS INT)) AS s,"
+                          " 'abc' AS v FROM range(2)"), path)
+    got = deltalake.DeltaTable(path).to_pyarrow_table().to_pylist()
+    assert sorted(got, key=lambda r: r["s"]["a"]) == [
+        {"s": {"a": 0, "b": None}, "v": "abc"}, {"s": {"a": 1, "b": None}, "v": "abc"}]
+    # a constraint the rows break, and one that does not parse
+    before = state()
+    with pytest.raises(errors.ConstraintViolationError, match="CHECK big"):
+        log.start_transaction().update_metadata(
+            properties={"delta.constraints.big": "s.a > 0"}).commit("ADD CONSTRAINT")
+    with pytest.raises(errors.InvalidMetadataError, match="does not parse"):
+        log.start_transaction().update_metadata(properties={"delta.constraints.x": "s.a >"})
+    assert state() == before
+    # a malformed invariant: typed, and no table made
+    other = str(tmp_path / "o")
+    broken = StructType([StructField("id", IntegerType(),
+                                     metadata={"delta.invariants": "{not json"})])
+    with pytest.raises(errors.InvalidMetadataError, match="invariant"):
+        txlog.create_table(spark, other, broken)
+    assert not (Path(other) / "_delta_log").exists()

@@ -135,13 +135,21 @@ final class Transaction private[txlog] (
     */
   def addCdcFiles(df: DataFrame): Transaction = stage(s => s.copy(cdc = s.cdc :+ df))
 
-  /** Stages a metaData action replacing the table's.
+  /** Stages a metaData action replacing the table's. A CHECK constraint or column invariant that
+    * does not parse is INVALID_METADATA here; one the table did not have is checked against every
+    * row of the version read when committing (CONSTRAINT_VIOLATION if a row breaks it), and the
+    * transaction then reads the whole table.
     *
     * {{{
     * txn.updateMetadata(snap.metadata.copy(configuration = Map("delta.appendOnly" -> "true")))
     * }}}
     */
-  def updateMetadata(md: Metadata): Transaction = stage(_.copy(metadata = Some(md)))
+  def updateMetadata(md: Metadata): Transaction = {
+    if (md == null) throw TxlogErrors.invalidArgument("metadata", "is null")
+    // a schema that does not parse is INVALID_METADATA at commit, with the rest of its checks
+    if (scala.util.Try(md.schema).isSuccess) txlog.protocol.Constraints.validate(ctx.root, md)
+    stage(_.copy(metadata = Some(md)))
+  }
 
   /** Stages a protocol action replacing the table's.
     *
@@ -247,6 +255,7 @@ final class Transaction private[txlog] (
     val (read, actions) = synchronized {
       if (commitCalled) throw TxlogErrors.transactionAlreadyCommitted(ctx.root)
       commitCalled = true
+      checkNewConstraints()
       (readSet, staged)
     }
     val r = Committer.commit(
@@ -261,6 +270,32 @@ final class Transaction private[txlog] (
     synchronized { result = Some(r) }
     r
   }
+
+  /** A staged metadata adding CHECK constraints or invariants: the rows of the version read checked
+    * against them ([[txlog.write.NewConstraints]]), and the whole table marked as read. A restore
+    * (an older version's metadata) and a commit replacing every file are not checked: no row of the
+    * version read stays.
+    */
+  private def checkNewConstraints(): Unit =
+    for {
+      snap <- readSnapshot
+      md <- staged.metadata
+      if !staged.restoring && !staged.replacesTable
+    } {
+      val added = txlog.write.NewConstraints.added(ctx.root, snap.metadata, md)
+      if (added.nonEmpty) {
+        if (staged.adds.nonEmpty) {
+          throw TxlogErrors.invalidCommitActions(
+            ctx.root,
+            s"the commit adds ${added.map(_.name).mkString(", ")} and data files: the files " +
+              "staged are not checked against a new constraint; commit the constraint first, " +
+              "then the files (their rows are checked as they are written)"
+          )
+        }
+        wholeTable = true
+        txlog.write.NewConstraints.verify(ctx.root, snap, md.schema, added)
+      }
+    }
 
   /** The result of [[commit]], once committed. Example: `txn.commitResult.map(_.version)`. */
   def commitResult: Option[CommitResult] = synchronized(result)

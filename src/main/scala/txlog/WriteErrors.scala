@@ -19,6 +19,20 @@ private[txlog] trait WriteErrors {
       "Filter or fix the rows that break it before writing (or change the table's constraint)."
     )
 
+  def newConstraintViolated(
+      table: String,
+      version: Long,
+      constraint: String,
+      rows: Long,
+      example: String
+  ): TxlogException = new TxlogException(
+    ErrorClasses.ConstraintViolation,
+    s"Cannot add $constraint to $table: $rows ${if (rows == 1) "row" else "rows"} of version " +
+      s"$version break it; nothing was committed.",
+    s"The condition is false or null for $rows ${if (rows == 1) "row" else "rows"}, e.g. $example.",
+    "Delete or fix the rows that break it, then add the constraint again."
+  )
+
   def uncheckableConstraint(table: String, detail: String): TxlogException = new TxlogException(
     ErrorClasses.InvalidMetadata,
     s"Cannot write to $table: a constraint of its metadata cannot be evaluated; nothing was " +

@@ -25,7 +25,9 @@ private[txlog] object TableProperties {
     "delta.enableExpiredLogCleanup" -> "true",
     "delta.checkpointPolicy" -> "classic",
     "delta.dataSkippingNumIndexedCols" -> "32",
-    "delta.isolationLevel" -> "Serializable"
+    // what txlog's commits run as when the property is unset (ConflictChecker): blind appends by
+    // others do not conflict. delta-spark's own default is Serializable, the only value it accepts.
+    "delta.isolationLevel" -> "WriteSerializable"
   )
 
   /** `delta.deletedFileRetentionDuration` in milliseconds: how long tombstones are kept. */

@@ -9,7 +9,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import txlog.config.TxlogConf
 import txlog.{BuildInfo, CommitResult, Metadata, Protocol, Snapshot, TxlogErrors}
-import txlog.protocol.ActionSchemas
+import txlog.protocol.{ActionSchemas, TableProperties}
 import txlog.log.{LogListing, TablePath}
 import txlog.protocol.CommitFile
 import txlog.table.TableContext
@@ -130,7 +130,7 @@ private[txlog] object Committer {
           )
         val protocol = p.orElse(current.map(_._1)).get
         val metadata = m.orElse(current.map(_._2)).get
-        WriterRules.checkDomains(table.root, protocol, staged.domains.keySet)
+        ActionRules.checkDomains(table.root, protocol, staged.domains.keySet)
         val tracked = protocol.hasWriterFeature("rowTracking")
         if (
           current.exists { case (cp, cm) => !RowTracking.enabled(cp, cm) } &&
@@ -169,7 +169,7 @@ private[txlog] object Committer {
         // counted are those checked and written (the body), not the staged DataFrames again.
         val removed = body.get.files.removes
         if (staged.replacesTable) checkReplacesAll(table, readSnapshot, removed.files)
-        WriterRules.checkAppendOnly(
+        ActionRules.checkAppendOnly(
           table.root,
           current.fold(metadata)(_._2),
           removed.files > removed.withoutDataChange
@@ -292,9 +292,9 @@ private[txlog] object Committer {
       .flatMap(ActionLines.highWaterMark)
 
   def isolation(m: Metadata): IsolationLevel =
-    m.configuration.get("delta.isolationLevel").map(_.trim) match {
-      case Some(s) if s.equalsIgnoreCase("Serializable") => IsolationLevel.Serializable
-      case _                                             => IsolationLevel.WriteSerializable
+    TableProperties.withDefaults(m.configuration)("delta.isolationLevel").trim match {
+      case s if s.equalsIgnoreCase("Serializable") => IsolationLevel.Serializable
+      case _                                       => IsolationLevel.WriteSerializable
     }
 
   /** The in-commit timestamp of a commit on `base` at `now`: after the previous commit's. */

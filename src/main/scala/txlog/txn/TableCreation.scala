@@ -71,15 +71,15 @@ private[txlog] object TableCreation {
     }
     // Refused (STORAGE_NOT_ATOMIC) before anything is created, not when committing version 0.
     txlog.storage.LogStores.forPath(table.fs, table.logDir).checkPutIfAbsent(table.logDir)
-    table.fs.mkdirs(table.logDir)
     val (p, m) = WriterRules.newTable(
       schema,
       Option(partitionBy).getOrElse(Nil),
       Option(properties).getOrElse(Map.empty),
       ctx.now()
     )
-    val txn = Transaction.creating(ctx)
-    txn.upgradeProtocol(p).updateMetadata(m)
+    // constraints that do not parse are refused before the log directory is made
+    val txn = Transaction.creating(ctx).upgradeProtocol(p).updateMetadata(m)
+    table.fs.mkdirs(table.logDir)
     (txn, p, m)
   }
 }

@@ -10,6 +10,7 @@ import txlog.protocol.TableProperties
 import txlog.protocol.InCommitTimestamps
 import txlog.protocol.TableFeatures
 import txlog.protocol.ColumnMapping
+import txlog.protocol.Constraints
 
 /** The spec's writer rules for a commit's protocol and metadata, applied before anything is
   * written: which protocol a new table needs for the features it uses, column mapping's physical
@@ -31,6 +32,7 @@ private[txlog] object WriterRules {
       now: Long
   ): (Protocol, Metadata) = {
     checkPartitionColumns(schema, partitionColumns, "partitionBy")
+    Constraints.checkEnforceableNotNull("the new table", None, schema)
     val explicitFeatures = TableFeatures.explicit(properties)
     val unknown = explicitFeatures -- TableFeatures.CommitWriterFeatures
     if (unknown.nonEmpty) {
@@ -165,6 +167,24 @@ private[txlog] object WriterRules {
     (newProtocol, named.map(ictEnablement(raised, current, version)))
   }
 
+  /** What a commit of `operation` on version `version` (protocol `p`, metadata `md`) that leaves
+    * protocol and metadata as they are would be refused for (UNSUPPORTED_WRITER_FEATURES for a
+    * feature in use that txlog's commits cannot follow, clustering say), checked before a data file
+    * is written rather than when committing after the data job. Example:
+    * `WriterRules.checkDataCommit(root, snap.version, snap.protocol, snap.metadata, "write data")`.
+    */
+  def checkDataCommit(
+      table: String,
+      version: Long,
+      p: Protocol,
+      md: Metadata,
+      operation: String
+  ): Unit = {
+    txlog.protocol.WriterGate.check(table, version, p, operation)
+    prepare(table, version + 1, Some((p, md)), None, None)
+    ()
+  }
+
   /** Enabling in-commit timestamps records the enablement version (the timestamp is the commit's
     * own inCommitTimestamp, filled by the committer: see [[withIctEnablementTimestamp]]).
     */
@@ -191,29 +211,6 @@ private[txlog] object WriterRules {
       md.copy(configuration = md.configuration + (InCommitTimestamps.TimestampKey -> ict.toString))
     } else md
 
-  /** INVALID_COMMIT_ACTIONS when a commit stages domainMetadata actions (`domains`) and the table's
-    * protocol (after this commit) lacks the domainMetadata writer feature: the spec's "Domain
-    * Metadata" needs writer version 7 with that feature.
-    */
-  def checkDomains(table: String, protocol: Protocol, domains: Set[String]): Unit =
-    if (domains.nonEmpty && !protocol.hasWriterFeature("domainMetadata")) {
-      throw TxlogErrors.invalidCommitActions(
-        table,
-        s"domainMetadata actions (${domains.toSeq.sorted.mkString(", ")}) need the " +
-          "domainMetadata writer feature; upgrade the protocol first (or in the same commit), " +
-          "e.g. with the table property delta.feature.domainMetadata = supported"
-      )
-    }
-
-  /** Raises APPEND_ONLY_VIOLATION when a table with `delta.appendOnly` would lose data. */
-  def checkAppendOnly(table: String, md: Metadata, hasDataChangingRemoves: => Boolean): Unit =
-    if (
-      md.configuration.get("delta.appendOnly").exists(_.trim.equalsIgnoreCase("true")) &&
-      hasDataChangingRemoves
-    ) {
-      throw TxlogErrors.appendOnlyViolation(table)
-    }
-
   private def checkedMetadata(
       table: String,
       current: Option[Metadata],
@@ -236,6 +233,8 @@ private[txlog] object WriterRules {
     }
     checkPartitionColumns(schema, md.partitionColumns, "partitionColumns", Some(table))
     checkColumnMappingMode(md.configuration)
+    Constraints.validate(table, md)
+    Constraints.checkEnforceableNotNull(table, current.map(_.schema), schema)
     TableProperties.Retentions.filter(md.configuration.contains).foreach { key =>
       try TableProperties.retention(md.configuration, key)
       catch { case e: txlog.TxlogException => throw TxlogErrors.invalidMetadata(table, e.problem) }

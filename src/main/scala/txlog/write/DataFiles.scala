@@ -76,7 +76,9 @@ private[txlog] object DataFiles {
     */
   def write(df: DataFrame, table: TablePath, plan: FilePlan, checks: Seq[String]): WrittenFiles = {
     val sortBy = plan.layout.partitionColumns
-    val sorted = if (sortBy.isEmpty) df else df.sortWithinPartitions(sortBy.map(col): _*)
+    val sorted =
+      if (sortBy.isEmpty) df
+      else df.sortWithinPartitions(sortBy.map(c => col(RowChecks.quote(c))): _*)
     writeRows(df.sparkSession, sorted.queryExecution.toRdd, df.schema, table, plan, checks)
   }
 
@@ -91,14 +93,16 @@ private[txlog] object DataFiles {
       plan: FilePlan,
       checks: Seq[String]
   ): WrittenFiles = {
-    val FilePlan(layout, dataColumns, stats, tightBounds) = plan
+    val FilePlan(layout, dataColumns, stats, tightBounds, tableSchema) = plan
+    // the check columns are the last ones, by position: a table column may have any name
+    val numColumns = schema.size - checks.size
+    val columns = StructType(schema.fields.take(numColumns))
     val partitionColumns = layout.partitionColumns
-    val partOrdinals = partitionColumns.map(schema.fieldIndex)
+    val partOrdinals = partitionColumns.map(columns.fieldIndex)
     val partTypes = partOrdinals.map(schema(_).dataType)
-    val dataOrdinals = schema.fields.indices
-      .filterNot(partOrdinals.contains)
-      .filterNot(i => schema(i).name.startsWith(RowChecks.Prefix))
-    val checkOrdinals = checks.indices.map(i => schema.fieldIndex(s"${RowChecks.Prefix}$i")).toArray
+    val dataOrdinals = columns.fields.indices.filterNot(partOrdinals.contains)
+    val checkOrdinals = checks.indices.map(numColumns + _).toArray
+    val nulls = NullChecks.of(tableSchema, columns)
     val job = Job.getInstance(table.fs.getConf)
     val factory: OutputWriterFactory =
       new ParquetFileFormat().prepareWrite(spark, job, table.readOptions, dataColumns)
@@ -121,6 +125,7 @@ private[txlog] object DataFiles {
         partOrdinals,
         dataOrdinals,
         schema,
+        nulls,
         checkOrdinals.zip(checks)
       )
       task.run(it)
@@ -190,6 +195,7 @@ private[txlog] object DataFiles {
       partOrdinals: Seq[Int],
       dataOrdinals: Seq[Int],
       schema: StructType,
+      nulls: NullChecks,
       checks: Array[(Int, String)]
   ) {
     private val partitionColumns = layout.partitionColumns
@@ -216,6 +222,9 @@ private[txlog] object DataFiles {
     def run(rows: Iterator[InternalRow]): Iterator[Row] = {
       try {
         rows.foreach { row =>
+          if (!nulls.isEmpty) nulls.violation(row).foreach { path =>
+            throw TxlogErrors.constraintViolation(root, s"NOT NULL $path", describe(row))
+          }
           var i = 0
           while (i < checks.length) {
             if (!row.getBoolean(checks(i)._1)) {

@@ -12,14 +12,16 @@ import txlog.scan.PhysicalSchema
 /** How the data files of a table are written, from its protocol and metadata: where they go
   * ([[FileLayout]]), the parquet schema (every field nullable, as delta-spark writes them, NOT NULL
   * being checked by the job itself; under column mapping physical names and field ids), which
-  * statistics they get and whether those carry `tightBounds`. The same for a write and for
-  * OPTIMIZE.
+  * statistics they get and whether those carry `tightBounds`, and the table's logical schema
+  * (`tableSchema`), whose NOT NULL fields the job checks ([[NullChecks]]). The same for a write and
+  * for OPTIMIZE.
   */
 private[txlog] final case class FilePlan(
     layout: FileLayout,
     fileSchema: StructType,
     stats: StatsSpec,
-    tightBounds: Boolean
+    tightBounds: Boolean,
+    tableSchema: StructType
 )
 
 private[txlog] object FilePlan {
@@ -40,7 +42,8 @@ private[txlog] object FilePlan {
       layout,
       TableSchemaCheck.nullable(PhysicalSchema.forWrite(dataColumns, mapping)),
       StatsSpec.of(table, dataColumns, md.configuration, ColumnMapping.physicalName),
-      p.hasWriterFeature("deletionVectors")
+      p.hasWriterFeature("deletionVectors"),
+      md.schema
     )
   }
 

@@ -5,7 +5,6 @@ import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.types._
 
 import txlog.{OptimizeResult, Snapshot, TxlogErrors}
-import txlog.protocol.WriterGate
 import txlog.replay.FileKeys
 import txlog.scan.FileGroups
 import txlog.table.TableContext
@@ -72,7 +71,14 @@ private[txlog] object Optimize {
       purge: Boolean
   ): Plan = {
     val snap = ctx.snapshots.update()
-    WriterGate.check(ctx.root, snap.version, snap.protocol, if (purge) "purge" else "optimize")
+    // what the commit would refuse, refused before a bin is rewritten
+    txlog.txn.WriterRules.checkDataCommit(
+      ctx.root,
+      snap.version,
+      snap.protocol,
+      snap.metadata,
+      if (purge) "purge" else "optimize"
+    )
     if (txlog.txn.RowTracking.enabled(snap.protocol, snap.metadata)) {
       throw TxlogErrors.unsupportedWriteFeature(ctx.root, "row tracking (for OPTIMIZE)")
     }

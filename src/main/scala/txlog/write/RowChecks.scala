@@ -1,22 +1,20 @@
 package txlog.write
 
-import java.util.Locale
-
 import scala.util.Try
 import scala.util.control.NonFatal
 
-import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.functions.{coalesce, col, expr, lit}
-import org.apache.spark.sql.types.{DataType, StructField, StructType}
 
 import txlog.{Metadata, TxlogErrors}
+import txlog.protocol.Constraints
 
 /** What every written row must satisfy, evaluated by the write job itself as it writes (a false or
   * null result fails the job with CONSTRAINT_VIOLATION naming the constraint and the row's values,
-  * before anything is committed): NOT NULL columns, the table's CHECK constraints
-  * (`delta.constraints.<name>`), column invariants (`delta.invariants`), generated columns (the
-  * value written equals the generation expression's) and a write's `replaceWhere`.
+  * before anything is committed): the table's CHECK constraints (`delta.constraints.<name>`),
+  * column invariants (`delta.invariants`), generated columns (the value written equals the
+  * generation expression's), CHAR / VARCHAR lengths ([[CharLimits]]) and a write's `replaceWhere`.
+  * NOT NULL fields are checked by the task itself ([[NullChecks]]).
   *
   * @param name
   *   how the error names it (`CHECK positive (id > 0)`)
@@ -27,32 +25,23 @@ private[txlog] final case class RowCheck(name: String, condition: String)
 
 private[txlog] object RowChecks {
 
-  /** The column name prefix of the check columns a write job receives after the table's columns. */
+  /** The column name prefix of the check columns a write job receives after the table's columns
+    * (found by position, so a table column may have this name too).
+    */
   val Prefix = "__txlog_check_"
 
-  /** The checks of table metadata `md`. */
-  def of(md: Metadata): Seq[RowCheck] = {
-    val notNull = md.schema.fields.toSeq.filter(!_.nullable).map { f =>
-      RowCheck(s"NOT NULL ${f.name}", s"${quote(f.name)} IS NOT NULL")
-    }
-    val checks = md.configuration.toSeq.sortBy(_._1).collect {
-      case (k, v) if k.toLowerCase(Locale.ROOT).startsWith("delta.constraints.") =>
-        RowCheck(s"CHECK ${k.drop("delta.constraints.".length)} ($v)", v)
-    }
-    val invariants = fields(md.schema, Nil).flatMap { case (path, f) =>
-      if (!f.metadata.contains("delta.invariants")) None
-      else {
-        val sql = invariantSql(f.metadata.getString("delta.invariants"))
-        Some(RowCheck(s"INVARIANT ${path.mkString(".")} ($sql)", sql))
-      }
-    }
+  /** The checks of table metadata `md` that are conditions (NOT NULL fields are checked by the
+    * write task itself: [[NullChecks]]).
+    */
+  def of(table: String, md: Metadata): Seq[RowCheck] = {
+    val constraints = Constraints.of(table, md).map(c => RowCheck(s"${c.name} (${c.sql})", c.sql))
     val generated = md.schema.fields.toSeq
       .filter(_.metadata.contains("delta.generationExpression"))
       .map { f =>
         val g = f.metadata.getString("delta.generationExpression")
         RowCheck(s"GENERATED ${f.name} ($g)", s"${quote(f.name)} <=> ($g)")
       }
-    notNull ++ checks ++ invariants ++ generated
+    constraints ++ generated ++ CharLimits.of(md.schema)
   }
 
   /** `df` with one boolean column per check appended (named [[Prefix]]`i`): true where the row
@@ -86,22 +75,6 @@ private[txlog] object RowChecks {
 
   private def bad(c: RowCheck, e: Throwable): String =
     s"The condition of ${c.name} does not parse: ${e.getMessage}"
-
-  /** An invariant's SQL: field metadata `{"expression": {"expression": "x > 3"}}`. */
-  private def invariantSql(json: String): String = {
-    val node = new ObjectMapper().readTree(json)
-    Option(node.get("expression"))
-      .flatMap(e => Option(e.get("expression")))
-      .map(_.asText)
-      .getOrElse(json)
-  }
-
-  private def fields(t: DataType, path: Seq[String]): Seq[(Seq[String], StructField)] =
-    t match {
-      case s: StructType =>
-        s.fields.toSeq.flatMap(f => ((path :+ f.name) -> f) +: fields(f.dataType, path :+ f.name))
-      case _ => Nil
-    }
 
   def quote(name: String): String = "`" + name.replace("`", "``") + "`"
 }

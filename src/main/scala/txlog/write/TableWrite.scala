@@ -9,7 +9,7 @@ import txlog.{Metadata, Protocol, Transaction, TxlogErrors, WriteOptions, WriteR
 import txlog.protocol.WriterGate
 import txlog.scan.PhysicalSchema
 import txlog.table.TableContext
-import txlog.txn.{TableCreation, WriterRules}
+import txlog.txn.{ActionRules, TableCreation, WriterRules}
 
 /** A DataFrame written to a table as one commit (`DeltaLog.write`): the table created when absent,
   * else the rows appended, or the table's files replaced (overwrite), or nothing done (`ignore`) /
@@ -118,7 +118,10 @@ private[txlog] object TableWrite {
           s"partitioned by ${md.partitionColumns.mkString("[", ", ", "]")}."
       )
     }
-    if (mode == "overwrite" && appendOnly(md)) throw TxlogErrors.appendOnlyViolation(ctx.root)
+    // refused before the data job, by the rule the commit applies
+    ActionRules.checkAppendOnly(ctx.root, md, mode == "overwrite")
+    // what the commit would refuse, refused before the data job writes a file
+    WriterRules.checkDataCommit(ctx.root, snap.version, snap.protocol, md, "write data")
     val alreadyDone = for {
       app <- options.txnAppId
       v <- options.txnVersion
@@ -180,7 +183,7 @@ private[txlog] object TableWrite {
       }
     }
     val plan = FilePlan.of(ctx.root, p, md, dataChange = true)
-    val checks = RowChecks.of(md) ++ extraChecks
+    val checks = RowChecks.of(ctx.root, md) ++ extraChecks
     val checked = RowChecks.withChecks(ctx.root, df, checks)
     val written = DataFiles.write(checked, ctx.table, plan, checks.map(_.name))
     txn.addFiles(written.adds)
@@ -250,9 +253,6 @@ private[txlog] object TableWrite {
         fieldsWith(m.valueType, key, path :+ "value")
     case _ => Nil
   }
-
-  private def appendOnly(md: Metadata): Boolean =
-    md.configuration.get("delta.appendOnly").exists(_.trim.equalsIgnoreCase("true"))
 
   private def sameNames(a: Seq[String], b: Seq[String]): Boolean =
     a.size == b.size && a.zip(b).forall { case (x, y) => x.equalsIgnoreCase(y) }
