@@ -42,6 +42,7 @@ object TestGroups {
     "DataWriteSuite" -> 60, // added since: 55 s alone, 34 s on Spark 3.5
     "OptimizeSuite" -> 70, // added since: about 2 minutes alone at load 5
     "WriteRulesSuite" -> 30, // added since: 35 s alone
+    "FailClosedWriteSuite" -> 45, // added since: 40 s alone (session start included)
     "SchemaEvolutionSuite" -> 40, // added since: about 40 s alone (session start included)
     "CheckpointStatsSuite" -> 40, // added since: 40 s in CI
     "LogCompactionSuite" -> 56,

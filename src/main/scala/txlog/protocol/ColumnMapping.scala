@@ -1,6 +1,8 @@
 package txlog.protocol
 
-import org.apache.spark.sql.types.StructField
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
+
+import txlog.TxlogErrors
 
 /** The keys of "Column Mapping": the table property choosing the mode, the largest id given out,
   * and the field metadata holding a column's id and physical name.
@@ -24,4 +26,50 @@ private[txlog] object ColumnMapping {
 
   /** The column's name in data files and file actions: its physical name, else its name. */
   def physicalName(f: StructField): String = physicalNameOf(f).getOrElse(f.name)
+
+  /** Characters a column name may hold only under column mapping: parquet's field names may not,
+    * and delta-spark refuses them without it (DELTA_INVALID_CHARACTERS_IN_COLUMN_NAMES).
+    */
+  val UnmappedNameChars = " ,;{}()\n\t="
+
+  /** INVALID_METADATA for a column name (at any depth) holding one of [[UnmappedNameChars]] that
+    * `before` (the current schema) does not have, unless `configuration` turns column mapping on.
+    * Names a table already has are left as they are (a table another writer made). Example:
+    * `ColumnMapping.checkNames(root, Some(cur.schema), md.schema, md.configuration)`.
+    */
+  def checkNames(
+      table: String,
+      before: Option[StructType],
+      after: StructType,
+      configuration: Map[String, String]
+  ): Unit = {
+    val mode = configuration.getOrElse(ModeProperty, "none").trim.toLowerCase(java.util.Locale.ROOT)
+    if (mode == "none") {
+      val had = before.fold(Set.empty[String])(b => paths(b, "").toSet)
+      val bad = paths(after, "").filterNot(had).filter { p =>
+        p.split('\u0000').last.exists(c => UnmappedNameChars.indexOf(c) >= 0)
+      }
+      if (bad.nonEmpty) {
+        val names = bad.map(_.replace('\u0000', '.')).map(n => s"'$n'").mkString(", ")
+        throw TxlogErrors.invalidMetadata(
+          table,
+          s"column names $names hold characters among ' ,;{}()\\n\\t=', which a column name " +
+            "may hold only with column mapping on (delta.columnMapping.mode = name); rename " +
+            "them or create the table with column mapping"
+        )
+      }
+    }
+  }
+
+  /** Every field's path, its names joined by NUL (a name may hold a dot). */
+  private def paths(t: DataType, prefix: String): Seq[String] = t match {
+    case s: StructType =>
+      s.fields.toSeq.flatMap { f =>
+        val p = if (prefix.isEmpty) f.name else s"$prefix\u0000${f.name}"
+        p +: paths(f.dataType, p)
+      }
+    case a: ArrayType => paths(a.elementType, prefix)
+    case m: MapType   => paths(m.keyType, prefix) ++ paths(m.valueType, prefix)
+    case _            => Nil
+  }
 }

@@ -48,6 +48,7 @@ private[txlog] object WriterRules {
       !ProtocolProperties.contains(k) && !k.startsWith("delta.feature.")
     }
     checkColumnMappingMode(stored)
+    ColumnMapping.checkNames("the new table", None, schema, stored)
     val features = TableFeatures.required(schema, stored) ++ explicitFeatures
     val protocol = TableFeatures.protocolFor(features, minReader, minWriter)
     val (finalSchema, configuration) = completeNew(schema, stored, features)
@@ -235,6 +236,7 @@ private[txlog] object WriterRules {
     checkColumnMappingMode(md.configuration)
     Constraints.validate(table, md)
     Constraints.checkEnforceableNotNull(table, current.map(_.schema), schema)
+    ColumnMapping.checkNames(table, current.map(_.schema), schema, md.configuration)
     TableProperties.Retentions.filter(md.configuration.contains).foreach { key =>
       try TableProperties.retention(md.configuration, key)
       catch { case e: txlog.TxlogException => throw TxlogErrors.invalidMetadata(table, e.problem) }

@@ -318,4 +318,30 @@ class FailClosedWriteSuite extends SparkSuite {
     assert(rows(t) === rows(theirs))
     assert(rows(t).contains("{3, 1, 30}"), rows(t))
   }
+
+  test("column names parquet cannot hold are refused without column mapping, as delta-spark") {
+    Seq("a b", "a,b", "a=b", "a(b").foreach { n =>
+      val df = spark.sql(s"SELECT 1 AS id, named_struct('$n', 2) AS s")
+      val cls = deltaRefuses(df.write.format("delta").save(table("names-delta")))
+      assert(cls === "DELTA_INVALID_CHARACTERS_IN_COLUMN_NAMES", n)
+      val t = table("names")
+      val e = refused(t, "INVALID_METADATA")(DeltaLog.write(df, t))
+      assert(e.getMessage.contains(s"s.$n"), e.getMessage)
+      assert(!Files.exists(Paths.get(t, "_delta_log")), "no log directory is made")
+    }
+    // an existing table gains no such column either (mergeSchema)
+    val t = table("names-merge")
+    DeltaLog.write(spark.sql("SELECT 1 AS id"), t)
+    refused(t, "INVALID_METADATA") {
+      DeltaLog.write(spark.sql("SELECT 2 AS id, 3 AS `a b`"), t, WriteOptions(mergeSchema = true))
+    }
+    // with column mapping both write it, and read the same rows
+    val df = spark.sql("SELECT 1 AS id, 'x' AS `a b`")
+    val cm = Map("delta.columnMapping.mode" -> "name")
+    val (ours, theirs) = (table("names-cm-txlog"), table("names-cm-delta"))
+    DeltaLog.write(df, ours, WriteOptions(properties = cm))
+    df.write.format("delta").option("delta.columnMapping.mode", "name").save(theirs)
+    assert(rows(ours) === rows(theirs))
+    assert(spark.read.format("delta").load(ours).columns.toSeq === Seq("id", "a b"))
+  }
 }
