@@ -51,10 +51,18 @@ def test_write_then_validate(spark: SparkSession, fixtures: Path, tmp_path: Path
 def test_never_overwrites(spark: SparkSession, fixtures: Path, tmp_path: Path) -> None:
     table = copy_table(fixtures / WITH_CRC, tmp_path / "t")
     before = crc_file(table, 0).read_bytes()
-    with pytest.raises(TxlogError) as info:
-        DeltaLog.for_table(spark, table).write_checksum(0)
-    assert info.value.error_class == "LOG_FILE_EXISTS"
+    log = DeltaLog.for_table(spark, table)
+    # the writer's own checksum agrees with the log: kept, and its path returned
+    assert log.write_checksum(0).endswith("00000000000000000000.crc")
     assert crc_file(table, 0).read_bytes() == before
+    content = json.loads(before)
+    content["numFiles"] = content["numFiles"] + 7
+    tampered = json.dumps(content).encode()
+    crc_file(table, 0).write_bytes(tampered)
+    with pytest.raises(TxlogError) as info:
+        log.write_checksum(0)
+    assert info.value.error_class == "LOG_FILE_EXISTS"
+    assert crc_file(table, 0).read_bytes() == tampered
 
 
 def test_tampered_checksum_reports_mismatches(

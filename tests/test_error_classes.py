@@ -69,3 +69,15 @@ def test_every_mapped_class_is_built_from_a_jvm_error() -> None:
         assert type(err) is cls and err.error_class == error_class, error_class
     mismatch = error_for("JAR_SPARK_MISMATCH", "built for Spark 4.2, runs on 3.5")
     assert isinstance(mismatch, JarSparkMismatchError) and mismatch.jar_line is None
+
+
+def test_every_class_has_a_sqlstate() -> None:
+    """``ErrorClasses.sqlState`` gives each class a SQLSTATE (five digits or capitals), which
+    ``TxlogException.getSqlState`` reports to Spark, SQL and Connect clients."""
+    text = (SCALA / "ErrorClasses.scala").read_text()
+    names = dict(re.findall(r'^  val (\w+) = "([A-Z_]+)"$', text, re.M))
+    block = re.search(r"val sqlState: Map\[String, String\] = Map\(([^)]*)\)", text)
+    assert block, "ErrorClasses.sqlState not found"
+    states = dict(re.findall(r'(\w+) -> "([0-9A-Z]{5})"', block.group(1)))
+    assert set(states) == set(names), (set(names) - set(states), set(states) - set(names))
+    assert set(names.values()) == jvm_classes()

@@ -224,3 +224,13 @@ def test_writes_fail_closed(spark: SparkSession, tmp_path: Path) -> None:
     with pytest.raises(errors.InvalidMetadataError, match="invariant"):
         txlog.create_table(spark, other, broken)
     assert not (Path(other) / "_delta_log").exists()
+
+
+def test_create_table_keeps_a_partition_column_name_with_a_comma(spark: SparkSession,
+                                                                  tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    log = txlog.create_table(spark, path, "`a,b` STRING, id BIGINT", partition_by=["a,b"],
+                             properties={"delta.columnMapping.mode": "name"})
+    assert log.snapshot().metadata.partition_columns == ["a,b"]
+    txlog.write(spark.sql("SELECT 'x' AS `a,b`, 1L AS id"), path)
+    assert deltalake.DeltaTable(path).to_pyarrow_table().to_pylist() == [{"a,b": "x", "id": 1}]

@@ -1,4 +1,4 @@
-"""txlog: a Spark-native reader of the Delta Lake transaction log, for PySpark.
+"""txlog: a Spark-native implementation of the Delta Lake transaction log protocol, for PySpark.
 
 >>> from pyspark.sql import SparkSession
 >>> import txlog
@@ -20,6 +20,9 @@ from .snapshot import Metadata, Protocol, Snapshot
 from .transaction import CommitResult, Transaction
 from .vacuum import VacuumResult
 from .write import DeleteResult, OptimizeResult, WriteResult, write
+from ._gateway import install_task_errors as _install_task_errors
+
+_install_task_errors()  # errors of txlog's Spark tasks reach Python as txlog.errors classes
 
 __all__ = [
     "configure_spark",

@@ -23,7 +23,8 @@ from .errors import (
     error_for,
 )
 
-__all__ = ["call", "call_text", "jvm_facade", "java_session", "TXLOG_EXCEPTION"]
+__all__ = ["call", "call_text", "jvm_facade", "java_session", "TXLOG_EXCEPTION",
+           "install_task_errors"]
 
 T = TypeVar("T")
 
@@ -78,6 +79,36 @@ def _error_of(jexc: Any) -> Any:
     version = jexc.getVersion()
     return error_for(jexc.getErrorClass(), jexc.getMessage(), jexc.getFile(),
                      None if version < 0 else version)
+
+
+_installed_lock = threading.Lock()
+
+
+def install_task_errors() -> None:
+    """Makes PySpark raise a ``txlog.TxlogException`` found in a Java cause chain as the mapped
+    :class:`txlog.errors.TxlogError` subclass, also when txlog is not the caller: an error a
+    Spark task raised while reading a table's rows (``DATA_FILE_NOT_FOUND``) reaches
+    ``df.collect()`` as the job's failure, which PySpark converts with
+    ``pyspark.errors.exceptions.captured.convert_exception``; that converter is wrapped here
+    (once per process). Any other error converts as before."""
+    from pyspark.errors.exceptions import captured
+
+    with _installed_lock:
+        original = captured.convert_exception
+        if getattr(original, "_txlog", False):
+            return
+
+        def convert_exception(e: Any) -> Any:
+            try:
+                jexc = _find_txlog_exception(e) if e is not None else None
+            except Exception:  # a JVM that is gone: convert as PySpark would
+                jexc = None
+            if jexc is not None:
+                return _error_of(jexc)
+            return original(e)
+
+        convert_exception._txlog = True  # type: ignore[attr-defined]
+        captured.convert_exception = convert_exception
 
 
 def call(method: Callable[..., T], *args: Any) -> T:

@@ -334,8 +334,9 @@ class DeltaLog(TableMaintenance):
         """Writes the version checksum file ``_delta_log/<version>.crc`` of ``version`` (the
         latest when None), computed by replaying the log, and returns its path.
 
-        Checksum files are never overwritten: an existing one raises a :class:`TxlogError`
-        with error class ``LOG_FILE_EXISTS``.
+        Checksum files are never overwritten: an existing one that agrees with the replay is
+        kept and its path returned (so this is idempotent); one that disagrees raises
+        :class:`LogFileExistsError` (``LOG_FILE_EXISTS``).
 
         >>> log.write_checksum(3)
         'file:/data/events/_delta_log/00000000000000000003.crc'
@@ -382,7 +383,7 @@ def create_table(
         raise TypeError("partition_by must be a list of column names")
     facade = jvm_facade(spark)
     jlog = call(
-        facade.createTable, java_session(spark), text, schema_text, ",".join(parts),
+        facade.createTable, java_session(spark), text, schema_text, json.dumps(list(parts)),
         _str_map("properties", properties),
     )  # fmt: skip
     return DeltaLog(jlog, spark, facade)

@@ -204,9 +204,10 @@ final class DeltaLog private (private[txlog] val context: TableContext)
   // Version checksums: txlog.checksum does the work.
 
   /** Writes the version checksum file `_delta_log/n.crc` of `version` (computed by one Spark
-    * aggregation over the replayed files) and returns its path. Checksums are never overwritten:
-    * LOG_FILE_EXISTS when the file exists. UNSUPPORTED_WRITER_FEATURES when the table uses writer
-    * features txlog does not implement.
+    * aggregation over the replayed files) and returns its path. Checksums are never overwritten: an
+    * existing file that agrees with the replay is kept and its path returned (idempotent), one that
+    * disagrees is LOG_FILE_EXISTS. UNSUPPORTED_WRITER_FEATURES when the table uses writer features
+    * txlog does not implement.
     *
     * {{{
     * val path = log.writeChecksum(3L) // .../_delta_log/00000000000000000003.crc

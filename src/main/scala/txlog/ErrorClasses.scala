@@ -129,4 +129,62 @@ object ErrorClasses {
     RepairTooManyLostFiles,
     RestoreMissingFiles
   )
+
+  /** The SQLSTATE of each class ([[TxlogException.getSqlState]]), so Spark, SQL and Connect clients
+    * report txlog's errors as Spark's own: the standard's classes where one fits (`42P01` no such
+    * table, `23001` a constraint, `40001` a serialization failure, `0A000` not supported, `22023`
+    * an invalid parameter value), `XX001` for a log that is corrupt, `58030` for a storage failure.
+    * Example: `ErrorClasses.sqlState(ErrorClasses.ConcurrentAppend)` is `40001`.
+    */
+  val sqlState: Map[String, String] = Map(
+    DeltaTableNotFound -> "42P01",
+    VersionNotFound -> "22003",
+    TimestampOutOfRange -> "22003",
+    LogVersionGap -> "XX001",
+    MissingLogFiles -> "XX001",
+    MalformedLogFile -> "XX001",
+    MissingProtocol -> "XX001",
+    MissingMetadata -> "XX001",
+    InvalidProtocol -> "XX001",
+    LogReadFailed -> "58030",
+    ChecksumNotFound -> "42K03",
+    DataFileNotFound -> "42K03",
+    DeletionVectorNotFound -> "42K03",
+    DeletionVectorCorrupt -> "XX001",
+    ChangeDataNotRecorded -> "55000",
+    ChangeDataSchemaIncompatible -> "55000",
+    UnsupportedReaderVersion -> "0A000",
+    UnsupportedReaderFeatures -> "0A000",
+    UnsupportedWriterVersion -> "0A000",
+    UnsupportedWriterFeatures -> "0A000",
+    JarSparkMismatch -> "0A000",
+    InvalidArgument -> "22023",
+    InvalidSetting -> "22023",
+    CheckpointKindNotAllowed -> "22023",
+    LogFileExists -> "42710",
+    LogWriteFailed -> "58030",
+    CheckpointVerificationFailed -> "XX001",
+    StorageNotAtomic -> "0A000",
+    CommitOutcomeUnknown -> "58030",
+    TableAlreadyExists -> "42P07",
+    InvalidCommitActions -> "42000",
+    InvalidMetadata -> "42000",
+    ProtocolDowngrade -> "0A000",
+    AppendOnlyViolation -> "42000",
+    CommitRetriesExhausted -> "40001",
+    SchemaMismatch -> "42804",
+    ConstraintViolation -> "23001",
+    ConcurrentAppend -> "40001",
+    ConcurrentDeleteRead -> "40001",
+    ConcurrentDeleteDelete -> "40001",
+    ConcurrentTransaction -> "40001",
+    MetadataChanged -> "40001",
+    ProtocolChanged -> "40001",
+    VacuumRetentionTooShort -> "22023",
+    CleanupRetentionTooShort -> "22023",
+    VacuumLiteNotPossible -> "55000",
+    VacuumUnrelatedPaths -> "55000",
+    RepairTooManyLostFiles -> "55000",
+    RestoreMissingFiles -> "42K03"
+  )
 }

@@ -166,6 +166,13 @@ private[txlog] object TxlogErrors
     "Nothing to do if it is the file you meant to write; otherwise delete it first."
   )
 
+  def checksumFileDiffers(file: String, detail: String): TxlogException = new TxlogException(
+    ErrorClasses.LogFileExists,
+    s"$file already exists and does not match the log.",
+    s"Log files are never overwritten, and $detail.",
+    "See validate_checksum for every difference; delete the file to write the log's own."
+  )
+
   def writeFailed(file: String, detail: String, e: Throwable = null): TxlogException =
     new TxlogException(
       ErrorClasses.LogWriteFailed,

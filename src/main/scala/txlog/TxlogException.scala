@@ -1,5 +1,7 @@
 package txlog
 
+import org.apache.spark.SparkThrowable
+
 /** The one exception type txlog raises for user-facing problems.
   *
   * Every error has a stable `errorClass` (for example `VERSION_NOT_FOUND`) that callers and the
@@ -7,7 +9,10 @@ package txlog
   * (`cause`) and what to do about it (`fix`). Errors about one log file carry it, and its version
   * when it has one, as fields (`file`, `version`), set where the error is raised. `isRetryable`
   * tells storage failures (the same call may succeed later) from a log that is broken. Errors are
-  * built only in [[TxlogErrors]].
+  * built only in [[TxlogErrors]]. It is a `SparkThrowable`: its error class is its condition, with
+  * a SQLSTATE ([[ErrorClasses.sqlState]]) and its parts as message parameters (`problem`, `cause`,
+  * `fix`, `file`, `version`), so Spark, SQL clients and Python report it as Spark's own errors,
+  * also when a task raised it.
   *
   * {{{
   * try DeltaLog.forTable(spark, "/data/t").snapshot(42L)
@@ -33,7 +38,8 @@ final class TxlogException private[txlog] (
         (if (cause.nonEmpty) s" Cause: $cause" else "") +
         (if (fix.nonEmpty) s" Fix: $fix" else ""),
       underlying
-    ) {
+    )
+    with SparkThrowable {
 
   private[txlog] def this(
       errorClass: String,
@@ -47,7 +53,26 @@ final class TxlogException private[txlog] (
     this(errorClass, problem, cause, fix, null, None, None)
 
   /** The error class, for Java and Python callers. Example: `e.getErrorClass()`. */
-  def getErrorClass: String = errorClass
+  override def getErrorClass: String = errorClass
+
+  /** The error class, as Spark 4 names it (its condition). Example: `e.getCondition()`. */
+  def getCondition: String = errorClass
+
+  /** The SQLSTATE of the error class. Example: `e.getSqlState()` is `40001` for a conflict. */
+  override def getSqlState: String = ErrorClasses.sqlState.getOrElse(errorClass, "XX000")
+
+  /** The message's parts by name: `problem`, `cause`, `fix`, and `file` and `version` when the
+    * error has them. Example: `e.getMessageParameters.get("fix")`.
+    */
+  override def getMessageParameters: java.util.Map[String, String] = {
+    val m = new java.util.LinkedHashMap[String, String]()
+    m.put("problem", problem)
+    m.put("cause", cause)
+    m.put("fix", fix)
+    file.foreach(m.put("file", _))
+    version.foreach(v => m.put("version", v.toString))
+    m
+  }
 
   /** Whether retrying the same call may succeed: a storage failure, not a broken log. Example: `if
     * (e.isRetryable) retry()`.

@@ -12,6 +12,7 @@ import txlog.replay.{FileKeys, LogActions, LogLineReader}
 import txlog.scan.ScanFiles
 import txlog.timetravel.CommitTimeline
 import txlog.util.Jobs
+import txlog.protocol.TableProperties
 
 /** One file of the change data feed and what is read of it: a `cdc` file (its rows carry their
   * `_change_type`), or an added or removed data file whose rows are all `changeType`. Rows in
@@ -77,7 +78,7 @@ private[txlog] object ChangeFiles {
     .add("commitInfo", new StructType().add("inCommitTimestamp", LongType))
 
   def enabled(md: Metadata): Boolean =
-    md.configuration.get(CdfProperty).exists(_.trim.equalsIgnoreCase("true"))
+    TableProperties.flag(md.configuration, CdfProperty)
 
   def of(
       spark: SparkSession,

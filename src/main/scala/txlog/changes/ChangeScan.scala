@@ -12,10 +12,11 @@ import org.apache.spark.sql.execution.datasources.{
 }
 import org.apache.spark.sql.types.{LongType, StringType, StructType, TimestampType}
 
-import txlog.scan.{FixedFileIndex, ScanFiles, ScanTable, TableParquetFormat}
+import txlog.scan.{ScanFiles, ScanTable, TableParquetFormat}
+import txlog.util.FixedFileIndex
 
 /** The change data feed of a range as a Spark relation: Spark's file source over the range's change
-  * files ([[txlog.scan.FixedFileIndex]]) read by txlog's table reader ([[TableParquetFormat]] in
+  * files ([[txlog.util.FixedFileIndex]]) read by txlog's table reader ([[TableParquetFormat]] in
   * its change mode: column mapping, deletion vectors, `_change_type` from `cdc` files or the file's
   * constant). The schema: the table's columns (of the end version) then `_change_type` string,
   * `_commit_version` long and `_commit_timestamp` timestamp, as delta-spark's.

@@ -30,7 +30,7 @@ private[txlog] final class CheckpointContent(
 ) {
   private val md: Metadata = snapshot.metadata
   private val props = TableProperties.withDefaults(md.configuration)
-  private def flag(key: String) = props(key).trim.equalsIgnoreCase("true")
+  private def flag(key: String) = TableProperties.flag(md.configuration, key)
 
   val statsAsJson: Boolean = flag("delta.checkpoint.writeStatsAsJson")
   val statsAsStruct: Boolean = flag("delta.checkpoint.writeStatsAsStruct")

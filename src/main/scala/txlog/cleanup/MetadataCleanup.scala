@@ -62,10 +62,7 @@ private[txlog] object MetadataCleanup {
         configuration.getOrElse("delta.logRetentionDuration", "interval 30 days")
       )
     }
-    val enabled = TableProperties
-      .withDefaults(configuration)("delta.enableExpiredLogCleanup")
-      .trim
-      .equalsIgnoreCase("true")
+    val enabled = TableProperties.flag(configuration, "delta.enableExpiredLogCleanup")
     val plan =
       if (enabled) {
         CleanupPlanner.plan(

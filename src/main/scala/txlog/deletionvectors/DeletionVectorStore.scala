@@ -8,7 +8,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{ChecksumException, Path}
 
 import txlog.{TxlogErrors, TxlogException}
-import txlog.protocol.DvPaths
+import txlog.protocol.{DvPaths, Z85}
 
 /** Loads the row indexes a deletion vector descriptor marks as deleted in one data file.
   *

@@ -6,8 +6,6 @@ import java.util.UUID
 
 import org.apache.hadoop.fs.Path
 
-import txlog.deletionvectors.Z85
-
 /** Where a deletion vector is stored ("Deletion Vector Descriptor Schema", derived field
   * `absolutePath`): `u` = `<table>/<prefix>/deletion_vector_<uuid>.bin` with the UUID Z85-encoded
   * in the last 20 characters, `p` = an absolute path, `i` = inline (no file).

@@ -1,7 +1,6 @@
 package txlog.protocol
 
 import txlog.{Protocol, TxlogErrors}
-import txlog.table.SparkTypes
 
 /** The "Reader Requirements" check: a snapshot may be read only when its protocol is valid, its
   * reader version is 1 to 3 and txlog implements every listed reader feature.

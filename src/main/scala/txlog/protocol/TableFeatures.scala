@@ -53,7 +53,7 @@ private[txlog] object TableFeatures {
   }
 
   private def on(properties: Map[String, String], key: String): Boolean =
-    properties.get(key).exists(_.trim.equalsIgnoreCase("true"))
+    TableProperties.flag(properties, key)
 
   /** The features metadata with `properties` and `schema` calls for. */
   def required(schema: StructType, properties: Map[String, String]): Set[String] = {

@@ -87,6 +87,13 @@ private[txlog] object TableProperties {
     i.days * 86400000L + i.microseconds / 1000
   }
 
+  /** Whether boolean property `key` of `configuration` is true (any case, spaces trimmed); the
+    * defaults apply. The one reading of a flag: `TableProperties.flag(md.configuration,
+    * "delta.appendOnly")`.
+    */
+  def flag(configuration: Map[String, String], key: String): Boolean =
+    withDefaults(configuration).get(key).exists(_.trim.equalsIgnoreCase("true"))
+
   /** The configuration over the defaults. */
   def withDefaults(configuration: Map[String, String]): Map[String, String] =
     Defaults ++ configuration

@@ -1,7 +1,6 @@
 package txlog.protocol
 
 import txlog.{Protocol, TxlogErrors}
-import txlog.table.SparkTypes
 
 /** The "Writer Requirements" check for txlog's log maintenance (checkpoints, checksums, log
   * compaction, metadata cleanup): a writer must implement every writer feature the protocol lists,

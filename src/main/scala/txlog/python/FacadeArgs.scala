@@ -20,6 +20,17 @@ private[python] trait FacadeArgs {
   protected def asScala(m: JMap[String, String]): Map[String, String] =
     Option(m).map(_.asScala.toMap).getOrElse(Map.empty)
 
+  /** `json`, a JSON array of strings (column names), or INVALID_ARGUMENT naming `name`. */
+  protected def names(name: String, json: String): Seq[String] = {
+    val node =
+      try mapper.readTree(Option(json).getOrElse("[]"))
+      catch { case _: java.io.IOException => null }
+    if (node == null || !node.isArray || !node.elements().asScala.forall(_.isTextual)) {
+      throw txlog.TxlogErrors.invalidArgument(name, "must be a JSON array of column names")
+    }
+    node.elements().asScala.map(_.asText).toSeq
+  }
+
   /** `text` as a non-negative whole number, or INVALID_ARGUMENT naming `name`. */
   protected def wholeNumber(name: String, text: String): Long = OptionValues.wholeNumber(name, text)
 }

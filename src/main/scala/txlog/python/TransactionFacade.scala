@@ -13,9 +13,9 @@ import txlog.{DeltaLog, Protocol, Transaction, TxlogErrors}
   */
 private[python] trait TransactionFacade extends FacadeArgs {
 
-  /** Creates a table: `schema` as a DDL string or Spark's JSON schema, `partitionBy` as
-    * comma-separated column names (may be empty), `properties` table properties. Example:
-    * `PythonFacade.createTable(jspark, "/data/t", "id BIGINT, d DATE", "d", {})`.
+  /** Creates a table: `schema` as a DDL string or Spark's JSON schema, `partitionBy` as a JSON
+    * array of column names (a name may hold a comma), `properties` table properties. Example:
+    * `PythonFacade.createTable(jspark, "/data/t", "id BIGINT, d DATE", "[\"d\"]", {})`.
     */
   def createTable(
       spark: SparkSession,
@@ -35,7 +35,7 @@ private[python] trait TransactionFacade extends FacadeArgs {
             throw TxlogErrors.invalidArgument("schema", s"${other.simpleString} is not a struct")
         }
       } else org.apache.spark.sql.types.StructType.fromDDL(s)
-    val parts = Option(partitionBy).toSeq.flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
+    val parts = names("partitionBy", partitionBy)
     DeltaLog.createTable(spark, path, struct, parts, asScala(properties))
   }
 

@@ -43,13 +43,7 @@ private[python] trait WriteFacade extends FacadeArgs {
         s"unknown write option; known: ${WriteKeys.toSeq.sorted.mkString(", ")}"
       )
     }
-    val parts = o.get("partitionBy").map { json =>
-      val node = mapper.readTree(json)
-      if (!node.isArray || !node.elements().asScala.forall(_.isTextual)) {
-        throw TxlogErrors.invalidArgument("partitionBy", "must be a JSON array of column names")
-      }
-      node.elements().asScala.map(_.asText).toSeq
-    }
+    val parts = o.get("partitionBy").map(names("partitionBy", _))
     val r = DeltaLog.write(
       df,
       path,

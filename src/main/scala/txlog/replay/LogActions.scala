@@ -17,7 +17,7 @@ import txlog.log.{CheckpointInstance, TablePath}
 import txlog.protocol.CheckpointNaming
 import txlog.protocol.FileInfo
 import txlog.protocol.LogFile
-import txlog.scan.FixedFileIndex
+import txlog.util.FixedFileIndex
 
 /** The actions of a log segment as DataFrames: the checkpoint's rows and the tail's parsed lines.
   * Every row carries `version` and `idx` (its order within the version), so that "the latest action

@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.types.{LongType, StructField, StructType}
 
 import txlog.TxlogErrors
-import txlog.txn.RowTracking
+import txlog.protocol.RowTrackingSpec
 
 /** The materialized row tracking columns of a table with row tracking enabled, as its metadata
   * names them (`delta.rowTracking.materializedRowIdColumnName`, `...RowCommitVersionColumnName`).
@@ -78,9 +78,9 @@ private[txlog] object RowTrackingRead {
     * None.
     */
   def columns(p: txlog.Protocol, md: txlog.Metadata): Option[RowTrackingColumns] =
-    if (!RowTracking.enabled(p, md)) None
+    if (!RowTrackingSpec.enabled(p, md)) None
     else {
-      val Seq(rowId, version) = RowTracking.ColumnNameKeys.map(k => md.configuration.get(k._1))
+      val Seq(rowId, version) = RowTrackingSpec.ColumnNameKeys.map(k => md.configuration.get(k._1))
       Some(RowTrackingColumns(rowId, version))
     }
 
@@ -98,7 +98,7 @@ private[txlog] object RowTrackingRead {
           throw TxlogErrors.rowTrackingColumnNameMissing(
             table.root,
             table.version,
-            RowTracking.ColumnNameKeys(i)._1
+            RowTrackingSpec.ColumnNameKeys(i)._1
           )
         }
         StructField(column, LongType, nullable = true)

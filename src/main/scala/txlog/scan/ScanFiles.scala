@@ -8,6 +8,7 @@ import org.apache.spark.sql.execution.datasources.{FileStatusWithMetadata, Parti
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.StructType
 
+import txlog.util.PartitionPruning
 import txlog.{Snapshot, TxlogErrors}
 import txlog.deletionvectors.DvDescriptor
 import txlog.protocol.FileColumns

@@ -4,7 +4,7 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, St
 
 import txlog.{Snapshot, TxlogErrors}
 import txlog.protocol.{ColumnMapping, FileColumns}
-import txlog.table.SparkTypes
+import txlog.protocol.SparkTypes
 
 /** What reading one snapshot's rows needs to know of the table, worked out once on the driver: the
   * schemas users see (logical names, no column mapping metadata), the column mapping mode in force

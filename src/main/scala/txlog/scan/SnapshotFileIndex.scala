@@ -7,6 +7,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.execution.datasources.{FileIndex, PartitionDirectory}
 import org.apache.spark.sql.types.StructType
 
+import txlog.util.PartitionPruning
 import txlog.Snapshot
 
 /** Spark's view of one snapshot's files: every scan asks [[ScanFiles]] for the files its partition

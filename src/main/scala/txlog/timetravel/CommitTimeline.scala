@@ -66,7 +66,7 @@ private[txlog] final class CommitTimeline private (
         )
 
   private def readIct(version: Long): Long = listing.commit(version) match {
-    case Some(c) => InCommitTimestamps.read(listing.table, c)
+    case Some(c) => txlog.log.InCommitTimestampReader.read(listing.table, c)
     case None =>
       throw TxlogErrors.malformedLogFile(
         listing.table.root + "/_delta_log/" + txlog.protocol.FileNames.commitName(version),

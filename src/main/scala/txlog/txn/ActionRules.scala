@@ -1,6 +1,7 @@
 package txlog.txn
 
 import txlog.{Metadata, Protocol, TxlogErrors}
+import txlog.protocol.TableProperties
 
 /** The spec's rules on a commit's actions that its protocol and metadata decide: domain metadata
   * needs its writer feature, an append-only table loses no data. The committer applies them to each
@@ -25,7 +26,7 @@ private[txlog] object ActionRules {
   /** Raises APPEND_ONLY_VIOLATION when a table with `delta.appendOnly` would lose data. */
   def checkAppendOnly(table: String, md: Metadata, hasDataChangingRemoves: => Boolean): Unit =
     if (
-      md.configuration.get("delta.appendOnly").exists(_.trim.equalsIgnoreCase("true")) &&
+      TableProperties.flag(md.configuration, "delta.appendOnly") &&
       hasDataChangingRemoves
     ) {
       throw TxlogErrors.appendOnlyViolation(table)

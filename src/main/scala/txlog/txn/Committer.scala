@@ -7,6 +7,7 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
+import txlog.protocol.RowTrackingSpec
 import txlog.config.TxlogConf
 import txlog.{BuildInfo, CommitResult, Metadata, Protocol, Snapshot, TxlogErrors}
 import txlog.protocol.{ActionSchemas, TableProperties}
@@ -133,8 +134,8 @@ private[txlog] object Committer {
         ActionRules.checkDomains(table.root, protocol, staged.domains.keySet)
         val tracked = protocol.hasWriterFeature("rowTracking")
         if (
-          current.exists { case (cp, cm) => !RowTracking.enabled(cp, cm) } &&
-          RowTracking.enabled(protocol, metadata)
+          current.exists { case (cp, cm) => !RowTrackingSpec.enabled(cp, cm) } &&
+          RowTrackingSpec.enabled(protocol, metadata)
         ) {
           // On the latest snapshot: winners of a race may have added files without row ids.
           LiveRowIds.checkEnablement(table.root, base.get, adds.toSeq ++ removes)
@@ -288,7 +289,7 @@ private[txlog] object Committer {
 
   private def highWaterMark(base: Option[Snapshot]): Option[Long] =
     base
-      .flatMap(_.domainMetadata.get(RowTracking.Domain))
+      .flatMap(_.domainMetadata.get(RowTrackingSpec.Domain))
       .flatMap(ActionLines.highWaterMark)
 
   def isolation(m: Metadata): IsolationLevel =

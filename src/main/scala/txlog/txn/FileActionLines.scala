@@ -7,6 +7,7 @@ import org.apache.spark.sql.types.{DataType, MapType, StringType, StructType}
 import txlog.{Metadata, Protocol, TxlogErrors}
 import txlog.protocol.ActionSchemas
 import txlog.protocol.TableFeatures
+import txlog.protocol.TableProperties
 
 /** A commit's file actions as JSON lines written by Spark (`to_json` of the action structs: the
   * spec's field names, null fields left out), one row per action: (kind, path, dvId, problem, line,
@@ -170,9 +171,7 @@ private[txlog] object FileActionLines {
       restoring: Boolean
   ): Column = {
     val supported = TableFeatures.supported(p).contains("deletionVectors")
-    val enabled = md.configuration
-      .get("delta.enableDeletionVectors")
-      .exists(_.trim.equalsIgnoreCase("true"))
+    val enabled = TableProperties.flag(md.configuration, "delta.enableDeletionVectors")
     val refused =
       if (!supported) Some("add with a deletion vector, but the protocol lacks deletionVectors")
       else if (!enabled && !restoring) {

@@ -54,8 +54,8 @@ private[txlog] object PostCommit {
         val produced =
           if (updated.version == version) updated else ctx.snapshots.latestOr(Some(version))
         val written = CheckpointWriter.write(ctx.spark, produced, None, Map.empty)
-        val props = TableProperties.withDefaults(produced.metadata.configuration)
-        if (props("delta.enableExpiredLogCleanup").trim.equalsIgnoreCase("true")) {
+        val conf = produced.metadata.configuration
+        if (TableProperties.flag(conf, "delta.enableExpiredLogCleanup")) {
           attempt("expired log cleanup") {
             MetadataCleanup.run(ctx, None, dryRun = false, force = false).count()
           }

@@ -8,25 +8,11 @@ import txlog.{Metadata, Protocol, TxlogErrors}
 import txlog.util.Jobs
 import txlog.protocol.DomainAction
 import txlog.protocol.ColumnMapping
+import txlog.protocol.RowTrackingSpec
+import txlog.protocol.RowTrackingSpec.ColumnNameKeys
 
 /** Row tracking on commit ("Row Tracking"): fresh row ids for the commit's new files. */
 private[txlog] object RowTracking {
-
-  /** The domain holding the table's row id high water mark. */
-  val Domain = "delta.rowTracking"
-
-  /** The properties naming the materialized row id and row commit version columns, each with the
-    * prefix of the names txlog gives them.
-    */
-  val ColumnNameKeys: Seq[(String, String)] = Seq(
-    "delta.rowTracking.materializedRowIdColumnName" -> "_row-id-col-",
-    "delta.rowTracking.materializedRowCommitVersionColumnName" -> "_row-commit-version-col-"
-  )
-
-  /** Whether row tracking is enabled (supported, and `delta.enableRowTracking` true). */
-  def enabled(p: Protocol, md: Metadata): Boolean =
-    p.hasWriterFeature("rowTracking") &&
-      md.configuration.get("delta.enableRowTracking").exists(_.trim.equalsIgnoreCase("true"))
 
   /** The metadata a commit writes, with the materialized column names row tracking needs once the
     * protocol `p` supports it ("Row Tracking": assigned before it is enabled, unique, never equal
@@ -120,7 +106,9 @@ private[txlog] object RowTracking {
       (if (total > 0) Seq(start + total - 1) else Nil)).reduceOption(_ max _)
     val domain = newMark
       .filter(m => !highWaterMark.contains(m))
-      .map(m => DomainAction(Domain, s"""{"rowIdHighWaterMark":$m}""", removed = false))
+      .map(m =>
+        DomainAction(RowTrackingSpec.Domain, s"""{"rowIdHighWaterMark":$m}""", removed = false)
+      )
     (withIds, domain)
   }
 }

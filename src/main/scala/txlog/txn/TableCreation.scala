@@ -26,7 +26,7 @@ private[txlog] object TableCreation {
     txn.commit(
       "CREATE TABLE",
       Map(
-        "partitionBy" -> txlog.write.FilePlan.jsonArray(partitionBy),
+        "partitionBy" -> txlog.util.JsonText.array(partitionBy),
         "isManaged" -> "false",
         "properties" -> new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(
           {

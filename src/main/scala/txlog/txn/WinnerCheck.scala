@@ -3,6 +3,7 @@ package txlog.txn
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
 
+import txlog.protocol.RowTrackingSpec
 import txlog.{Metadata, TxlogErrors}
 import txlog.log.TablePath
 import txlog.replay.FileKeys
@@ -31,7 +32,7 @@ private[txn] final class WinnerCheck(
   def run(): Unit = {
     if (winner.protocol.nonEmpty) throw TxlogErrors.protocolChanged(table.root, v, level)
     if (winner.metadata.nonEmpty) throw TxlogErrors.metadataChanged(table.root, v, level)
-    val domains = (staged.domains ++ read.domains - RowTracking.Domain)
+    val domains = (staged.domains ++ read.domains - RowTrackingSpec.Domain)
       .intersect(winner.domains)
     domains.toSeq.sorted.headOption.foreach { d =>
       throw TxlogErrors.concurrentTransaction(table.root, v, level, "domain", d)

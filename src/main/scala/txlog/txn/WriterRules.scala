@@ -4,6 +4,7 @@ import scala.util.Try
 
 import org.apache.spark.sql.types.{DataType, StructType}
 
+import txlog.protocol.RowTrackingSpec
 import txlog.{Metadata, Protocol, TxlogErrors}
 import txlog.protocol.ReaderGate
 import txlog.protocol.TableProperties
@@ -81,7 +82,7 @@ private[txlog] object WriterRules {
     val rowTracking =
       if (!features.contains("rowTracking")) mapped._2
       else
-        mapped._2 ++ RowTracking.ColumnNameKeys.collect {
+        mapped._2 ++ RowTrackingSpec.ColumnNameKeys.collect {
           case (k, prefix) if !mapped._2.contains(k) =>
             k -> s"$prefix${java.util.UUID.randomUUID()}"
         }

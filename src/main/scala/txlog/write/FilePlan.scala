@@ -1,6 +1,5 @@
 package txlog.write
 
-import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.types.StructType
@@ -8,6 +7,7 @@ import org.apache.spark.sql.types.StructType
 import txlog.{Metadata, Protocol, TxlogErrors}
 import txlog.protocol.ColumnMapping
 import txlog.scan.PhysicalSchema
+import txlog.protocol.TableProperties
 
 /** How the data files of a table are written, from its protocol and metadata: where they go
   * ([[FileLayout]]), the parquet schema (every field nullable, as delta-spark writes them, NOT NULL
@@ -58,9 +58,7 @@ private[txlog] object FilePlan {
     * `delta.randomPrefixLength` characters (2).
     */
   private def randomPrefix(md: Metadata, forced: Boolean): Option[Int] = {
-    val on = forced || md.configuration
-      .get("delta.randomizeFilePrefixes")
-      .exists(_.trim.equalsIgnoreCase("true"))
+    val on = forced || TableProperties.flag(md.configuration, "delta.randomizeFilePrefixes")
     if (!on) None
     else {
       val text = md.configuration.getOrElse("delta.randomPrefixLength", "2").trim
@@ -80,8 +78,4 @@ private[txlog] object FilePlan {
     lit(dataChange).as("dataChange")
   )
 
-  private val mapper = new ObjectMapper()
-
-  /** `xs` as a JSON array of strings (commitInfo's `partitionBy` and `predicate`). */
-  def jsonArray(xs: Seq[String]): String = mapper.writeValueAsString(xs.toArray)
 }

@@ -79,7 +79,7 @@ private[txlog] object Optimize {
       snap.metadata,
       if (purge) "purge" else "optimize"
     )
-    if (txlog.txn.RowTracking.enabled(snap.protocol, snap.metadata)) {
+    if (txlog.protocol.RowTrackingSpec.enabled(snap.protocol, snap.metadata)) {
       throw TxlogErrors.unsupportedWriteFeature(ctx.root, "row tracking (for OPTIMIZE)")
     }
     val all = snap.allFiles

@@ -68,7 +68,7 @@ private[write] object OptimizeCommit {
       "numBins" -> bins.size.toString,
       "totalConsideredFiles" -> plan.total.toString
     )
-    val predicate = "predicate" -> FilePlan.jsonArray(plan.where.toSeq)
+    val predicate = "predicate" -> txlog.util.JsonText.array(plan.where.toSeq)
     val r =
       if (plan.purge) txn.commit("REORG", Map(predicate, "applyPurge" -> "true"), metrics)
       else txn.commit("OPTIMIZE", Map(predicate, "zOrderBy" -> "[]", "auto" -> "false"), metrics)

@@ -69,7 +69,8 @@ private[txlog] object PartitionDelete {
         "rewriteTimeMs" -> "0",
         "executionTimeMs" -> ((System.nanoTime() - start) / 1000000L).toString
       ) ++ rowMetrics
-      val r = txn.commit("DELETE", Map("predicate" -> FilePlan.jsonArray(Seq(predicate))), metrics)
+      val r =
+        txn.commit("DELETE", Map("predicate" -> txlog.util.JsonText.array(Seq(predicate))), metrics)
       DeleteResult(r.version, r.committed, n, bytes, rows)
     }
   }

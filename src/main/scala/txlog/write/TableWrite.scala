@@ -204,8 +204,8 @@ private[txlog] object TableWrite {
     }
     val r = txn.commit(
       "WRITE",
-      Map("mode" -> modeName, "partitionBy" -> FilePlan.jsonArray(parts)) ++
-        where.map(w => "predicate" -> FilePlan.jsonArray(Seq(w))),
+      Map("mode" -> modeName, "partitionBy" -> txlog.util.JsonText.array(parts)) ++
+        where.map(w => "predicate" -> txlog.util.JsonText.array(Seq(w))),
       Map(
         "numFiles" -> written.numFiles.toString,
         "numOutputRows" -> written.rows.toString,

@@ -325,21 +325,34 @@ class VersionChecksumSuite extends ChecksumTables {
 
   // (c) never overwrite.
 
-  test("writing refuses to overwrite a checksum file, whoever wrote it") {
+  test(
+    "writing never overwrites a checksum file: one that agrees is kept, one that differs refused"
+  ) {
+    // delta-spark writes a checksum with every commit: writing the latest one again keeps it
+    val spark4 = tempDir("crc-delta").resolve("t")
+    spark.sql(s"CREATE TABLE delta.`$spark4` (id INT) USING delta")
+    spark.sql(s"INSERT INTO delta.`$spark4` VALUES (1), (2)")
+    val theirs = Files.readAllBytes(crcPath(spark4, 1))
+    val kept = DeltaLog.forTable(spark, spark4.toString).writeChecksum()
+    assert(kept.endsWith("00000000000000000001.crc"))
+    assert(Files.readAllBytes(crcPath(spark4, 1)) === theirs)
+
     val table = copy("golden/commit-info-containing-arbitrary-operationParams-types")
     val log = DeltaLog.forTable(spark, table.toString)
-    val theirs = Files.readAllBytes(crcPath(table, 1))
-    val e1 = intercept[TxlogException](log.writeChecksum(1L))
-    assert(e1.errorClass === "LOG_FILE_EXISTS")
-    assert(e1.getMessage.contains("00000000000000000001.crc"))
-    assert(Files.readAllBytes(crcPath(table, 1)) === theirs)
-
     deleteChecksums(table)
     log.writeChecksum()
     val ours = Files.readAllBytes(crcPath(table, 2))
-    val e2 = intercept[TxlogException](log.writeChecksum())
-    assert(e2.errorClass === "LOG_FILE_EXISTS")
+    assert(log.writeChecksum().endsWith("00000000000000000002.crc"), "idempotent")
     assert(Files.readAllBytes(crcPath(table, 2)) === ours)
+    // a file that disagrees with the log is left as it is, and refused
+    val text = new String(ours, "UTF-8")
+    val tampered = text.replaceFirst("\"numFiles\":(\\d+)", "\"numFiles\":999")
+    assert(tampered != text)
+    Files.write(crcPath(table, 2), tampered.getBytes("UTF-8"))
+    val e = intercept[TxlogException](log.writeChecksum())
+    assert(e.errorClass === "LOG_FILE_EXISTS")
+    assert(e.getMessage.contains("00000000000000000002.crc") && e.getMessage.contains("numFiles"))
+    assert(new String(Files.readAllBytes(crcPath(table, 2)), "UTF-8") === tampered)
   }
 
   override def afterAll(): Unit = {

@@ -21,6 +21,7 @@ import org.apache.spark.sql.delta.storage.dv.HadoopFileSystemDVStore
 import org.apache.spark.sql.delta.util.Codec.Base85Codec
 import org.scalatest.funsuite.AnyFunSuite
 
+import txlog.protocol.Z85
 import txlog.{ErrorClasses, Fixtures, TxlogException}
 import txlog.protocol.DvPaths
 import txlog.testing.{Fault, FaultInjectingFileSystem}

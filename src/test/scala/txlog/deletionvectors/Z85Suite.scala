@@ -4,7 +4,7 @@ import java.util.UUID
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import txlog.protocol.DvPaths
+import txlog.protocol.{DvPaths, Z85}
 
 /** [[Z85]]: the Z85 test vector, the spec's UUID example (through [[DvPaths]]), a round trip of
   * random bytes, the trimming of padded inline DVs, and text that is not Z85.

@@ -236,6 +236,15 @@ class ScanSuite extends SparkSuite {
     val typed = typedCause(e)
     assert(typed.errorClass === "DATA_FILE_NOT_FOUND")
     assert(typed.file.exists(_.contains(name)))
+    // in SQL too, as a SparkThrowable with the class and its SQLSTATE
+    DeltaLog.forTable(spark, t).read().createOrReplaceTempView("scan_missing_file")
+    val sql =
+      intercept[SparkException](spark.sql("SELECT count(*) FROM scan_missing_file").collect())
+    val thrown = Iterator.iterate[Throwable](sql)(_.getCause).takeWhile(_ != null).collectFirst {
+      case st: org.apache.spark.SparkThrowable if st.getSqlState == "42K03" => st
+    }
+    assert(thrown.map(_.getErrorClass) === Some("DATA_FILE_NOT_FOUND"), sql)
+    assert(thrown.get.getMessageParameters.get("file").contains(name))
     // a query whose partition filter skips the file does not need it
     assert(DeltaLog.forTable(spark, t).read().where("p = 'a'").count() === 10)
   }

@@ -1,4 +1,4 @@
-package txlog.scan
+package txlog.util
 
 import org.apache.spark.sql.Column
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute

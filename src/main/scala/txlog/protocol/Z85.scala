@@ -1,4 +1,4 @@
-package txlog.deletionvectors
+package txlog.protocol
 
 /** Z85 decoding (ZeroMQ's Base85 variant, the one the Delta protocol uses because its alphabet is
   * JSON-friendly): every 5 characters are one big-endian 32-bit group, so 4 bytes. Delta encodes

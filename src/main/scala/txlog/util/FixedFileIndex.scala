@@ -1,4 +1,4 @@
-package txlog.scan
+package txlog.util
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.catalyst.expressions.{

@@ -1,4 +1,4 @@
-package txlog.table
+package txlog.protocol
 
 import scala.util.Try
 
