@@ -292,18 +292,14 @@ class DeltaLog(TableMaintenance):
         if kind is not None:
             if not isinstance(kind, str):
                 raise TypeError(f"kind must be a str, got {type(kind).__name__}")
-            if kind not in ("classic", "multipart", "v2"):
-                raise ValueError(f"kind must be 'classic', 'multipart' or 'v2', got {kind!r}")
-            options["kind"] = kind
+            options["kind"] = kind  # its values are the JVM's to check (INVALID_ARGUMENT)
         if parts is not None:
             if isinstance(parts, bool) or not isinstance(parts, int):
                 raise TypeError(f"parts must be an int, got {type(parts).__name__}")
-            if parts < 2:
-                raise ValueError(f"parts must be at least 2, got {parts}")
             options["parts"] = str(parts)
         if format is not None:
-            if format not in ("parquet", "json"):
-                raise ValueError(f"format must be 'parquet' or 'json', got {format!r}")
+            if not isinstance(format, str):
+                raise TypeError(f"format must be a str, got {type(format).__name__}")
             options["format"] = format
         if sidecars is not None:
             if not isinstance(sidecars, bool):

@@ -258,7 +258,7 @@ final class DeltaLog private (private[txlog] val context: TableContext)
     */
   def describe(): TableDescription = {
     val l = listing()
-    txlog.maintenance.Describe.of(spark, l, relisting(latestOf(l)), System.currentTimeMillis())
+    txlog.maintenance.Describe.of(spark, l, relisting(latestOf(l)), context.now())
   }
 
   /** Audits the whole history as Spark jobs and returns the findings (version, file, rule,

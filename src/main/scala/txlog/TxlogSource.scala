@@ -8,6 +8,7 @@ import org.apache.spark.sql.sources.{
   RelationProvider
 }
 
+import txlog.timetravel.VersionOrTimestamp
 import txlog.scan.TableScan
 
 /** The `txlog` data source: a Delta table's rows at its latest version, or at the version or time
@@ -192,12 +193,7 @@ private[txlog] object TxlogSource {
       }
       val version = versionOf(VersionAsOf)
       val timestamp = byName.get(TimestampAsOf.toLowerCase)
-      if (version.isDefined && timestamp.isDefined) {
-        throw TxlogErrors.invalidArgument(
-          s"$VersionAsOf, $TimestampAsOf",
-          "give one of them, not both."
-        )
-      }
+      VersionOrTimestamp.of(VersionAsOf, version, TimestampAsOf, timestamp)
       val readChanges = byName.get(ReadChangeFeed.toLowerCase).map(_.trim.toLowerCase) match {
         case None | Some("false") => false
         case Some("true")         => true
@@ -219,13 +215,7 @@ private[txlog] object TxlogSource {
         )
       }
       def oneOf(v: String, t: String): Option[Either[Long, String]] =
-        (versionOf(v), byName.get(t.toLowerCase)) match {
-          case (Some(_), Some(_)) =>
-            throw TxlogErrors.invalidArgument(s"$v, $t", "give one of them, not both.")
-          case (Some(n), None) => Some(Left(n))
-          case (None, Some(s)) => Some(Right(s))
-          case (None, None)    => None
-        }
+        VersionOrTimestamp.of(v, versionOf(v), t, byName.get(t.toLowerCase))
       val changes =
         if (!readChanges) None
         else {

@@ -50,7 +50,7 @@ private[txlog] object MetadataCleanup {
       retention: Option[String],
       dryRun: Boolean,
       force: Boolean = false,
-      now: Long = System.currentTimeMillis()
+      now: Long = txlog.util.Clock.now()
   ): DataFrame = {
     WriterGate.check(listing.table.root, listing.latestVersion, protocol, "clean up the log")
     val configured = TableProperties.logRetentionMillis(configuration)

@@ -19,9 +19,6 @@ private[txlog] final case class Args(
 
 private[txlog] object Args {
 
-  /** Flags every command takes. */
-  private val CommonFlags = Set("--json", "--help", "-h")
-
   /** Parses `argv` against the command's options ([[Help.Command]]): an option the command does not
     * take, or one without its value, is a usage error, so a mistyped flag (`--dryrun`) never runs a
     * command for real. With `--help` anywhere, only the help is asked for.
@@ -33,8 +30,11 @@ private[txlog] object Args {
     }
     val spec = Help.Commands.find(_.name == command)
     val help = rest.exists(a => a == "--help" || a == "-h")
-    val flagNames = CommonFlags ++ spec.toSeq.flatMap(_.flags).map("--" + _)
-    val valued = Set("--table", "--tables-file") ++ spec.toSeq.flatMap(_.valued).map("--" + _)
+    val common = Help.CommonOpts
+    val flagNames = Set("-h") ++ (common.filter(_.metavar.isEmpty).map(_.name) ++
+      spec.toSeq.flatMap(_.flags)).map("--" + _)
+    val valued = (common.filter(_.metavar.isDefined).map(_.name) ++
+      spec.toSeq.flatMap(_.valued)).map("--" + _).toSet
     var tables = Vector.empty[String]
     var options = Map.empty[String, String]
     var flags = Set.empty[String]
@@ -81,7 +81,9 @@ private[txlog] object Args {
             if (flags("--execute")) Some(false) else if (flags("--dry-run")) Some(true) else None,
           help = help,
           options = options ++ flags
-            .filterNot(f => CommonFlags(f) || f == "--dry-run" || f == "--execute")
+            .filterNot(f =>
+              common.exists("--" + _.name == f) || f == "-h" || f == "--dry-run" || f == "--execute"
+            )
             .map(_.stripPrefix("--") -> "true")
         )
       )

@@ -101,12 +101,12 @@ private[txlog] object Commands {
     case other => throw TxlogErrors.invalidArgument("command", s"unknown command '$other'")
   }
 
-  /** Whether the command only says what it would do: the default for cleanup, vacuum, repair,
-    * optimize and purge, which delete, remove or rewrite (restore deletes no data, so it runs
-    * unless --dry-run).
+  /** Whether the command only says what it would do: the default of the commands that delete
+    * ([[Help.Command.dryRunByDefault]]: cleanup, vacuum, repair); the others act unless
+    * `--dry-run`.
     */
   def dryRun(args: Args): Boolean =
-    args.dryRun.getOrElse(Set("cleanup", "vacuum", "repair", "optimize", "purge")(args.command))
+    args.dryRun.getOrElse(Help.Commands.exists(c => c.name == args.command && c.dryRunByDefault))
 
   /** vacuum: the result's numbers, then `files` (relative paths), streamed. */
   private def vacuum(log: DeltaLog, args: Args, step: String => Unit): Outcome = {

@@ -87,6 +87,17 @@ private[txlog] object TableProperties {
     i.days * 86400000L + i.microseconds / 1000
   }
 
+  /** `delta.checkpointInterval`: a checkpoint every this many commits. A value that is not a
+    * positive whole number (which delta-spark refuses to set) counts as the default, so a commit
+    * that landed is never failed by its post-commit checkpoint. Example:
+    * `TableProperties.checkpointInterval(md.configuration)`.
+    */
+  def checkpointInterval(configuration: Map[String, String]): Long = {
+    val key = "delta.checkpointInterval"
+    val v = withDefaults(configuration)(key).trim
+    scala.util.Try(v.toLong).toOption.filter(_ > 0).getOrElse(Defaults(key).toLong)
+  }
+
   /** Whether boolean property `key` of `configuration` is true (any case, spaces trimmed); the
     * defaults apply. The one reading of a flag: `TableProperties.flag(md.configuration,
     * "delta.appendOnly")`.

@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import txlog.util.OptionValues
+import txlog.timetravel.VersionOrTimestamp
 import txlog.{BuildInfo, DeltaLog, RepairResult, Snapshot, Summarized, TxlogErrors, VacuumResult}
 
 /** The one entry point the Python package calls through py4j. It takes only strings, maps and
@@ -35,12 +36,15 @@ object PythonFacade extends TransactionFacade with WriteFacade {
     */
   def snapshot(log: DeltaLog, options: JMap[String, String]): Snapshot = {
     val o = Option(options).map(_.asScala.toMap).getOrElse(Map.empty)
-    (o.get("version"), o.get("timestamp")) match {
-      case (Some(_), Some(_)) =>
-        throw TxlogErrors.invalidArgument("version", "give either version or timestamp, not both")
-      case (Some(v), None) => log.snapshot(wholeNumber("version", v))
-      case (None, Some(t)) => log.snapshotAsOf(t)
-      case (None, None)    => log.snapshot()
+    VersionOrTimestamp.of(
+      "version",
+      o.get("version").map(wholeNumber("version", _)),
+      "timestamp",
+      o.get("timestamp")
+    ) match {
+      case Some(Left(v))  => log.snapshot(v)
+      case Some(Right(t)) => log.snapshotAsOf(t)
+      case None           => log.snapshot()
     }
   }
 
@@ -50,21 +54,16 @@ object PythonFacade extends TransactionFacade with WriteFacade {
     */
   def changes(log: DeltaLog, options: JMap[String, String]): DataFrame = {
     val o = Option(options).map(_.asScala.toMap).getOrElse(Map.empty)
-    val start = (o.get("start"), o.get("startTimestamp")) match {
-      case (Some(_), Some(_)) =>
-        throw TxlogErrors.invalidArgument("start", "give either start or start_timestamp, not both")
-      case (Some(v), None) => Left(wholeNumber("start", v))
-      case (None, Some(t)) => Right(t)
-      case (None, None) =>
-        throw TxlogErrors.invalidArgument("start", "give start or start_timestamp")
-    }
-    val end = (o.get("end"), o.get("endTimestamp")) match {
-      case (Some(_), Some(_)) =>
-        throw TxlogErrors.invalidArgument("end", "give either end or end_timestamp, not both")
-      case (Some(v), None) => Some(Left(wholeNumber("end", v)))
-      case (None, Some(t)) => Some(Right(t))
-      case (None, None)    => None
-    }
+    val start = VersionOrTimestamp
+      .of(
+        "start",
+        o.get("start").map(wholeNumber("start", _)),
+        "start_timestamp",
+        o.get("startTimestamp")
+      )
+      .getOrElse(throw TxlogErrors.invalidArgument("start", "give start or start_timestamp"))
+    val end = VersionOrTimestamp
+      .of("end", o.get("end").map(wholeNumber("end", _)), "end_timestamp", o.get("endTimestamp"))
     txlog.changes.ChangeFeed.dataFrame(log, txlog.changes.ChangeRange(start, end))
   }
 

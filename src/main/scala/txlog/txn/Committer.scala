@@ -50,7 +50,7 @@ private[txlog] object Committer {
       operationParameters,
       operationMetrics,
       UUID.randomUUID().toString,
-      System.currentTimeMillis()
+      ctx.now()
     )
     // Each staged DataFrame evaluated once, here: everything below reads these.
     val inputs = new StagedInputs(spark, table)
@@ -175,7 +175,7 @@ private[txlog] object Committer {
           current.fold(metadata)(_._2),
           removed.files > removed.withoutDataChange
         )
-        val now = System.currentTimeMillis()
+        val now = ctx.now()
         val ict =
           if (InCommitTimestamps.enabled(protocol, metadata)) Some(inCommitTimestamp(base, now))
           else None

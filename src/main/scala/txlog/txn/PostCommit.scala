@@ -48,7 +48,7 @@ private[txlog] object PostCommit {
     val checkpoint = attempt("checkpoint") {
       val conf = readSnapshot.map(_.metadata.configuration)
       // The interval as of the read snapshot; a commit that creates the table uses the default.
-      val interval = intervalOf(conf.getOrElse(Map.empty))
+      val interval = TableProperties.checkpointInterval(conf.getOrElse(Map.empty))
       if (version > 0 && version % interval == 0) {
         val updated = ctx.snapshots.update()
         val produced =
@@ -66,10 +66,6 @@ private[txlog] object PostCommit {
     PostCommitReport(crc, checkpoint, problems.result())
   }
 
-  private def intervalOf(conf: Map[String, String]): Long = {
-    val v = TableProperties.withDefaults(conf)("delta.checkpointInterval").trim
-    scala.util.Try(v.toLong).toOption.filter(_ > 0).getOrElse(10L)
-  }
 }
 
 /** What [[PostCommit.run]] did: the checksum file written, the checkpoint written, and problems

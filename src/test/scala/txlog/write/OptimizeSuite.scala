@@ -259,25 +259,25 @@ class OptimizeSuite extends SparkSuite {
     assert(DeltaLog.forTable(spark, t).snapshot().version === version)
   }
 
-  test("the purge command: a dry run unless --execute") {
+  test("the purge command: commits unless --dry-run, as the API (it deletes no file)") {
     val t = table("purge-cli")
     val version = DeltaLog.forTable(spark, t).snapshot().version
-    val (code, dry) = cli("purge", "--table", t, "--json")
+    val (code, dry) = cli("purge", "--table", t, "--json", "--dry-run")
     assert(code === 0 && dry.get("dry_run").asBoolean)
     assert(dry.get("num_removed_files").asLong === withDv(t))
     assert(DeltaLog.forTable(spark, t).snapshot().version === version)
-    val (done, doc) = cli("purge", "--table", t, "--json", "--execute")
-    assert(done === 0 && doc.get("committed").asBoolean)
+    val (done, doc) = cli("purge", "--table", t, "--json")
+    assert(done === 0 && doc.get("committed").asBoolean && !doc.get("dry_run").asBoolean)
     assert(withDv(t) === 0)
   }
 
-  test("the optimize command: a dry run unless --execute, one JSON document each") {
+  test("the optimize command: commits unless --dry-run, one JSON document each") {
     val t = table("optimize-cli")
     val version = DeltaLog.forTable(spark, t).snapshot().version
-    val (code, dry) = cli("optimize", "--table", t, "--json", "--where", "p = 'a'")
+    val (code, dry) = cli("optimize", "--table", t, "--json", "--where", "p = 'a'", "--dry-run")
     assert(code === 0 && dry.get("dry_run").asBoolean && dry.get("num_removed_files").asLong === 6)
     assert(DeltaLog.forTable(spark, t).snapshot().version === version)
-    val (done, doc) = cli("optimize", "--table", t, "--json", "--execute")
+    val (done, doc) = cli("optimize", "--table", t, "--json")
     assert(done === 0 && doc.get("committed").asBoolean && doc.get("num_added_files").asLong === 2)
     assert(DeltaLog.forTable(spark, t).snapshot().version === version + 1)
   }
