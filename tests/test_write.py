@@ -231,6 +231,10 @@ def test_create_table_keeps_a_partition_column_name_with_a_comma(spark: SparkSes
     path = str(tmp_path / "t")
     log = txlog.create_table(spark, path, "`a,b` STRING, id BIGINT", partition_by=["a,b"],
                              properties={"delta.columnMapping.mode": "name"})
-    assert log.snapshot().metadata.partition_columns == ["a,b"]
+    assert list(log.snapshot().metadata.partition_columns) == ["a,b"]
     txlog.write(spark.sql("SELECT 'x' AS `a,b`, 1L AS id"), path)
-    assert deltalake.DeltaTable(path).to_pyarrow_table().to_pylist() == [{"a,b": "x", "id": 1}]
+    # delta-rs's to_pyarrow_table reads column-mapped data columns as nulls (delta-spark's
+    # tables too); its DataFusion reader maps them
+    query = deltalake.QueryBuilder().register("t", deltalake.DeltaTable(path))
+    got = pa.table(query.execute("SELECT * FROM t").read_all()).to_pylist()
+    assert got == [{"a,b": "x", "id": 1}]

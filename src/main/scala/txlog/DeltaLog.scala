@@ -79,7 +79,7 @@ final class DeltaLog private (private[txlog] val context: TableContext)
     */
   def changes(startVersion: Long, endVersion: Long): DataFrame =
     txlog.changes.ChangeFeed.dataFrame(
-      this,
+      context,
       txlog.changes.ChangeRange(Left(startVersion), Some(Left(endVersion)))
     )
 
@@ -90,7 +90,7 @@ final class DeltaLog private (private[txlog] val context: TableContext)
     * }}}
     */
   def changes(startVersion: Long): DataFrame =
-    txlog.changes.ChangeFeed.dataFrame(this, txlog.changes.ChangeRange(Left(startVersion), None))
+    txlog.changes.ChangeFeed.dataFrame(context, txlog.changes.ChangeRange(Left(startVersion), None))
 
   /** The change data feed between two timestamps (text, read as [[snapshotAsOf]] reads it): from
     * the first commit at or after `startTimestamp` to the last commit at or before `endTimestamp`,
@@ -104,7 +104,7 @@ final class DeltaLog private (private[txlog] val context: TableContext)
     */
   def changesAsOf(startTimestamp: String, endTimestamp: String): DataFrame =
     txlog.changes.ChangeFeed.dataFrame(
-      this,
+      context,
       txlog.changes.ChangeRange(Right(startTimestamp), Some(Right(endTimestamp)))
     )
 
@@ -372,7 +372,7 @@ object DeltaLog {
   def write(df: DataFrame, path: String, options: WriteOptions = WriteOptions()): WriteResult = {
     if (df == null) throw TxlogErrors.invalidArgument("df", "is null")
     val log = forTable(df.sparkSession, path)
-    txlog.write.TableWrite.write(log.context, df, Option(options).getOrElse(WriteOptions()))
+    txlog.write.DataFrameWrite.write(log.context, df, Option(options).getOrElse(WriteOptions()))
   }
 
   /** Creates a Delta table at `path`: commits version 0 with the protocol and metadata the schema,

@@ -5,7 +5,7 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.storage.StorageLevel
 
 import txlog.log.LogSegment
-import txlog.replay.{CachedBase, FileCounts, FileIndex, NonFileState, ReadErrors, SnapshotLoader}
+import txlog.replay.{CachedBase, FileCounts, CachedFiles, NonFileState, ReadErrors, SnapshotLoader}
 import txlog.replay.TypedStatsSource
 import txlog.protocol.FileColumns
 import txlog.protocol.TableProperties
@@ -213,7 +213,7 @@ final class Snapshot private[txlog] (
       countingFiles.persist(StorageLevel.MEMORY_AND_DISK)
       countsCache = None
       counts
-      fileIndex = FileIndex.build(
+      fileIndex = CachedFiles.build(
         spark,
         countingFiles,
         countsCache.get,
@@ -223,8 +223,9 @@ final class Snapshot private[txlog] (
     this
   }
 
-  /** The cached files hashed by key for counting updates (see [[FileIndex]]), set by [[cache]]. */
-  @volatile private[txlog] var fileIndex: Option[FileIndex] = None
+  /** The cached files hashed by key for counting updates (see [[CachedFiles]]), set by [[cache]].
+    */
+  @volatile private[txlog] var fileIndex: Option[CachedFiles] = None
 
   /** Whether [[cache]] was called and not undone. Example: `snap.isCached`. */
   def isCached: Boolean = filesPlanned && reconciledFiles.storageLevel != StorageLevel.NONE

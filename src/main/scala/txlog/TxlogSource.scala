@@ -60,7 +60,7 @@ final class TxlogSource
     val options = TxlogSource.Options(parameters)
     val log = DeltaLog.forTable(spark, options.path)
     options.changes match {
-      case Some(range) => txlog.changes.ChangeFeed.relation(log, range)
+      case Some(range) => txlog.changes.ChangeFeed.relation(log.context, range)
       case None        => TableScan.relation(options.snapshot(log))
     }
   }

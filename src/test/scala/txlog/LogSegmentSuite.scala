@@ -8,7 +8,7 @@ import scala.jdk.CollectionConverters._
 import txlog.log.{LogListing, LogSegment}
 import txlog.protocol.CompactionFile
 import txlog.protocol.FileNames
-import txlog.replay.{FileIndex, SnapshotLoader}
+import txlog.replay.{CachedFiles, SnapshotLoader}
 
 /** Which files a version is replayed from: checkpoints, commits, log compactions. */
 class LogSegmentSuite extends SparkSuite {
@@ -61,9 +61,9 @@ class LogSegmentSuite extends SparkSuite {
   }
 
   test("update() without the file index counts by scanning the cached files") {
-    spark.conf.set(FileIndex.MaxIndexedFilesConf, "0")
+    spark.conf.set(CachedFiles.MaxIndexedFilesConf, "0")
     try updatesOnCache(indexed = false)
-    finally spark.conf.unset(FileIndex.MaxIndexedFilesConf)
+    finally spark.conf.unset(CachedFiles.MaxIndexedFilesConf)
   }
 
   private def updatesOnCache(indexed: Boolean): Unit = {

@@ -3,8 +3,8 @@ package txlog.changes
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation
 
-import txlog.DeltaLog
-import txlog.scan.ScanTable
+import txlog.scan.ReadSpec
+import txlog.table.TableContext
 import txlog.timetravel.CommitTimeline
 
 /** The change data feed of a table over a [[ChangeRange]]: the range resolved against a complete
@@ -12,21 +12,21 @@ import txlog.timetravel.CommitTimeline
   * the end version's schema ([[ChangeScan]]).
   *
   * {{{
-  * val df = ChangeFeed.dataFrame(log, ChangeRange(Left(2L), Some(Left(5L))))
+  * val df = ChangeFeed.dataFrame(ctx, ChangeRange(Left(2L), Some(Left(5L))))
   * }}}
   */
 private[txlog] object ChangeFeed {
 
-  def relation(log: DeltaLog, range: ChangeRange): HadoopFsRelation = {
-    val listing = log.listing()
-    val latest = log.relisting(log.latestOf(listing))
+  def relation(ctx: TableContext, range: ChangeRange): HadoopFsRelation = {
+    val snapshots = ctx.snapshots
+    val listing = snapshots.listing()
+    val latest = snapshots.relisting(snapshots.latestOf(listing))
     val (start, end) = range.resolve(listing, latest)
-    val snapshots = log.context.snapshots
     val endSnapshot = if (end == latest.version) latest else snapshots.at(listing, end)
     val startMetadata =
       if (start == end) endSnapshot.metadata else snapshots.at(listing, start).metadata
     val files = ChangeFiles.of(
-      log.spark,
+      ctx.spark,
       listing,
       start,
       end,
@@ -34,9 +34,9 @@ private[txlog] object ChangeFeed {
       endSnapshot.metadata,
       CommitTimeline(listing, latest.protocol, latest.metadata)
     )
-    ChangeScan.relation(log.spark, ScanTable(endSnapshot), files, s"versions $start to $end")
+    ChangeScan.relation(ctx.spark, ReadSpec(endSnapshot), files, s"versions $start to $end")
   }
 
-  def dataFrame(log: DeltaLog, range: ChangeRange): DataFrame =
-    log.spark.baseRelationToDataFrame(relation(log, range))
+  def dataFrame(ctx: TableContext, range: ChangeRange): DataFrame =
+    ctx.spark.baseRelationToDataFrame(relation(ctx, range))
 }

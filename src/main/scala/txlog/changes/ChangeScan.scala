@@ -12,7 +12,7 @@ import org.apache.spark.sql.execution.datasources.{
 }
 import org.apache.spark.sql.types.{LongType, StringType, StructType, TimestampType}
 
-import txlog.scan.{ScanFiles, ScanTable, TableParquetFormat}
+import txlog.scan.{ScanFiles, ReadSpec, TableParquetFormat}
 import txlog.util.FixedFileIndex
 
 /** The change data feed of a range as a Spark relation: Spark's file source over the range's change
@@ -22,7 +22,7 @@ import txlog.util.FixedFileIndex
   * `_commit_version` long and `_commit_timestamp` timestamp, as delta-spark's.
   *
   * {{{
-  * val df = ChangeScan.dataFrame(spark, ScanTable(endSnapshot), files, "versions 2 to 5")
+  * val df = ChangeScan.dataFrame(spark, ReadSpec(endSnapshot), files, "versions 2 to 5")
   * }}}
   */
 private[txlog] object ChangeScan {
@@ -33,7 +33,7 @@ private[txlog] object ChangeScan {
 
   def relation(
       spark: SparkSession,
-      endTable: ScanTable,
+      endTable: ReadSpec,
       files: Seq[ChangeFile],
       label: String
   ): HadoopFsRelation = {
@@ -70,7 +70,7 @@ private[txlog] object ChangeScan {
 
   def dataFrame(
       spark: SparkSession,
-      endTable: ScanTable,
+      endTable: ReadSpec,
       files: Seq[ChangeFile],
       label: String
   ): DataFrame = spark.baseRelationToDataFrame(relation(spark, endTable, files, label))

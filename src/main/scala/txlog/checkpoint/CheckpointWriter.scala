@@ -154,7 +154,7 @@ private[txlog] object CheckpointWriter {
         fileActions: Option[(Long, Long)]
     ): ActionCounts = {
       val got = (if (format == "parquet") ParquetFooters.counts(table, files) else None)
-        .getOrElse(StagedFiles.counts(spark, table, files, format))
+        .getOrElse(CheckpointStaging.counts(spark, table, files, format))
       val (a, r) = fileActions.getOrElse((got.adds, got.removes))
       val want = nonFile.copy(adds = a, removes = r)
       if (got != want) {
@@ -172,11 +172,11 @@ private[txlog] object CheckpointWriter {
       */
     private def single(df: DataFrame, format: String): Path = {
       if (format != "parquet") {
-        val staged = StagedFiles.write(table, df.repartition(1), staging, format)
+        val staged = CheckpointStaging.write(table, df.repartition(1), staging, format)
         require(staged.size == 1, s"expected one checkpoint file, Spark wrote ${staged.size}")
         return staged.head.status.getPath
       }
-      val parts = StagedFiles
+      val parts = CheckpointStaging
         .write(table, df.coalesce(singleFileTasks), new Path(staging, "parts"), format)
         .map(_.status.getPath)
       if (parts.size == 1) parts.head
@@ -245,7 +245,7 @@ private[txlog] object CheckpointWriter {
         math.max(2L, (total + rowsPerFile - 1) / rowsPerFile).toInt
       }
       val df = CheckpointContent.union(Seq(nonFile(false), content.fileRows(parquet = true)))
-      val written = StagedFiles.write(
+      val written = CheckpointStaging.write(
         table,
         df.repartition(parts, clusterKey: _*),
         new Path(staging, "parts"),
@@ -255,7 +255,7 @@ private[txlog] object CheckpointWriter {
       val missing = (0 until parts).filterNot(written.map(_.partition).toSet)
       val empty = missing.map { i =>
         val dir = new Path(staging, s"empty-$i")
-        StagedFiles
+        CheckpointStaging
           .write(
             table,
             spark.createDataFrame(java.util.Collections.emptyList[Row](), df.schema).repartition(1),
@@ -302,7 +302,7 @@ private[txlog] object CheckpointWriter {
         if (fileCount == 0) Nil
         else {
           val n = math.max(1L, (fileCount + rowsPerFile - 1) / rowsPerFile).toInt
-          val staged = StagedFiles.write(
+          val staged = CheckpointStaging.write(
             table,
             content.fileRows(parquet = true).repartition(n, clusterKey: _*),
             new Path(staging, "sidecars"),
@@ -342,7 +342,7 @@ private[txlog] object CheckpointWriter {
           )
         )
         .repartition(1)
-      val staged = StagedFiles.write(table, top, new Path(staging, "top"), format)
+      val staged = CheckpointStaging.write(table, top, new Path(staging, "top"), format)
       val topWant = nonFileWant(v2Spec = true, sidecars.size)
       verify("checkpoint", staged.map(_.status.getPath), format, topWant, Some((0L, 0L)))
       observer.reached("staged")

@@ -131,8 +131,8 @@ private[txlog] object CleanupPlanner {
     }
   }
 
-  /** txlog's temporary files (`.<name>.<uuid>.tmp`, [[txlog.storage.StagedBytes]]) and checkpoint
-    * staging directories (`.txlog-staging-`, `.txlog-commit-`, `.txlog-input-<uuid>`) in
+  /** txlog's temporary files (`.<name>.<uuid>.tmp`, [[txlog.storage.HiddenTempFiles]]) and
+    * checkpoint staging directories (`.txlog-staging-`, `.txlog-commit-`, `.txlog-input-<uuid>`) in
     * `_delta_log`, last modified before one day before midnight UTC of `now`: a live writer's are
     * younger.
     */

@@ -7,7 +7,7 @@ import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.functions.{col, trim}
 
 import txlog.TxlogErrors
-import txlog.checkpoint.StagedFiles
+import txlog.checkpoint.CheckpointStaging
 import txlog.log.{LogWrites, TablePath}
 import txlog.util.Jobs
 
@@ -27,7 +27,7 @@ private[txlog] object CompactionWriter {
       // One output file, sorted so that the same range always gives the same bytes.
       val order = CompactionActions.schema.fieldNames.toSeq.map(col)
       val sorted = lines.repartition(1).sortWithinPartitions(order: _*)
-      val parts = StagedFiles
+      val parts = CheckpointStaging
         .write(table, sorted.select("line"), staging, "text")
         .map(_.status.getPath)
         .toArray

@@ -3,7 +3,7 @@ package txlog.log
 import org.apache.commons.io.IOUtils
 import org.apache.hadoop.fs.{FileSystem, Path}
 
-import txlog.storage.{LogStores, StagedBytes}
+import txlog.storage.{LogStores, HiddenTempFiles}
 
 /** Publishing files into `_delta_log` so that no reader ever sees a partial file, through the
   * [[txlog.storage.LogStore]] of the path's scheme: an existing log file is never replaced
@@ -12,7 +12,7 @@ import txlog.storage.{LogStores, StagedBytes}
 private[txlog] object LogWrites {
 
   /** A hidden temporary name beside `target` (readers ignore names starting with a dot). */
-  def tempPath(target: Path): Path = StagedBytes.tempPath(target)
+  def tempPath(target: Path): Path = HiddenTempFiles.tempPath(target)
 
   /** Writes `bytes` to `target` unless it exists; false when it existed (nothing is changed).
     * Example: `LogWrites.putIfAbsent(fs, new Path(logDir, "00000000000000000003.crc"), bytes)`.
@@ -42,5 +42,5 @@ private[txlog] object LogWrites {
     }
   }
 
-  def deleteQuietly(fs: FileSystem, path: Path): Unit = StagedBytes.deleteQuietly(fs, path)
+  def deleteQuietly(fs: FileSystem, path: Path): Unit = HiddenTempFiles.deleteQuietly(fs, path)
 }

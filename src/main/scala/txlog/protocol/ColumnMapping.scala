@@ -47,10 +47,10 @@ private[txlog] object ColumnMapping {
     if (mode == "none") {
       val had = before.fold(Set.empty[String])(b => paths(b, "").toSet)
       val bad = paths(after, "").filterNot(had).filter { p =>
-        p.split('\u0000').last.exists(c => UnmappedNameChars.indexOf(c) >= 0)
+        p.split(Sep).last.exists(c => UnmappedNameChars.indexOf(c) >= 0)
       }
       if (bad.nonEmpty) {
-        val names = bad.map(_.replace('\u0000', '.')).map(n => s"'$n'").mkString(", ")
+        val names = bad.map(_.replace(Sep, '.')).map(n => s"'$n'").mkString(", ")
         throw TxlogErrors.invalidMetadata(
           table,
           s"column names $names hold characters among ' ,;{}()\\n\\t=', which a column name " +
@@ -61,11 +61,13 @@ private[txlog] object ColumnMapping {
     }
   }
 
+  private val Sep = '\u0000'
+
   /** Every field's path, its names joined by NUL (a name may hold a dot). */
   private def paths(t: DataType, prefix: String): Seq[String] = t match {
     case s: StructType =>
       s.fields.toSeq.flatMap { f =>
-        val p = if (prefix.isEmpty) f.name else s"$prefix\u0000${f.name}"
+        val p = if (prefix.isEmpty) f.name else prefix + Sep + f.name
         p +: paths(f.dataType, p)
       }
     case a: ArrayType => paths(a.elementType, prefix)

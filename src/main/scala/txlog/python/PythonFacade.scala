@@ -64,7 +64,7 @@ object PythonFacade extends TransactionFacade with WriteFacade {
       .getOrElse(throw TxlogErrors.invalidArgument("start", "give start or start_timestamp"))
     val end = VersionOrTimestamp
       .of("end", o.get("end").map(wholeNumber("end", _)), "end_timestamp", o.get("endTimestamp"))
-    txlog.changes.ChangeFeed.dataFrame(log, txlog.changes.ChangeRange(start, end))
+    txlog.changes.ChangeFeed.dataFrame(log.context, txlog.changes.ChangeRange(start, end))
   }
 
   /** The table's rows at the snapshot the options name (see [[snapshot]]). Example:

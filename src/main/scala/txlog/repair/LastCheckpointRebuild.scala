@@ -7,7 +7,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
-import txlog.checkpoint.StagedFiles
+import txlog.checkpoint.CheckpointStaging
 import txlog.log.{CheckpointInstance, LastCheckpoint, LogWrites}
 import txlog.protocol.CheckpointNaming
 import txlog.protocol.FileNames
@@ -26,9 +26,9 @@ private[txlog] object LastCheckpointRebuild {
       case _                           => "parquet"
     }
     val files = cp.files.map(f => new Path(f.file.path))
-    val top = StagedFiles.counts(spark, table, files, format)
+    val top = CheckpointStaging.counts(spark, table, files, format)
     val sidecars = if (top.sidecars == 0) Nil else sidecarFiles(spark, table, files, format)
-    val side = StagedFiles.counts(spark, table, sidecars.map(_._1), "parquet")
+    val side = CheckpointStaging.counts(spark, table, sidecars.map(_._1), "parquet")
     LastCheckpoint(
       cp.version,
       top.total + side.adds + side.removes,

@@ -40,7 +40,7 @@ private[txlog] object FileGroups {
       groups: Seq[Seq[String]]
   ): (RDD[InternalRow], StructType) = {
     val spark = snapshot.spark
-    val table = ScanTable(snapshot)
+    val table = ReadSpec(snapshot)
     val selected = new SnapshotFileIndex(snapshot, table, Some(only)).listFiles(Nil, Nil)
     // each selected file by its URI, as Spark's scan would plan it: one pass over the selection
     val byUri = selected.flatMap { d =>

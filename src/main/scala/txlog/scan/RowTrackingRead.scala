@@ -88,7 +88,7 @@ private[txlog] object RowTrackingRead {
     * row commit version columns replaced by the table's materialized columns, read as nullable
     * longs. A table without the name of a column asked for is refused.
     */
-  def materialized(required: StructType, table: ScanTable): StructType = {
+  def materialized(required: StructType, table: ReadSpec): StructType = {
     def name(i: Int) = table.rowTracking.flatMap(c => if (i == 0) c.rowId else c.rowCommitVersion)
     StructType(required.fields.map { f =>
       val i = Seq(RowIdColumn, RowCommitVersionColumn).indexOf(f.name)
@@ -107,7 +107,7 @@ private[txlog] object RowTrackingRead {
   }
 
   /** The extractors of the constant fields: the file's value, or MALFORMED_LOG_FILE. */
-  def extractors(table: ScanTable): Map[String, PartitionedFile => Any] = {
+  def extractors(table: ReadSpec): Map[String, PartitionedFile => Any] = {
     val (root, version) = (table.root, table.version)
     Map(
       BaseRowId -> (f => value(root, version, f, BaseRowIdKey, "baseRowId")),
@@ -145,7 +145,7 @@ private[txlog] object RowTrackingRead {
 
   /** The filler of `file`'s rows, or None when neither generated field is asked for. */
   def filler(
-      table: ScanTable,
+      table: ReadSpec,
       file: PartitionedFile,
       rowIdAt: Int,
       versionAt: Int,

@@ -51,7 +51,7 @@ private[txlog] object ScanFiles {
 
   def select(
       snapshot: Snapshot,
-      table: ScanTable,
+      table: ReadSpec,
       partitionFilters: Seq[Expression],
       dataFilters: Seq[Expression],
       only: Option[DataFrame] = None
@@ -109,7 +109,7 @@ private[txlog] object ScanFiles {
   }
 
   /** A row tracking field of the add action, read only when row tracking is enabled. */
-  private def rowTracking(table: ScanTable, field: String) =
+  private def rowTracking(table: ReadSpec, field: String) =
     (if (table.rowTracking.isDefined) col(s"add.$field") else lit(null).cast("long")).as(field)
 
   /** MALFORMED_LOG_FILE for the first of `rows` whose partition value does not parse (its

@@ -15,12 +15,12 @@ import txlog.Snapshot
   * vectorized reads, its "number of files read" metric) reads those and no others.
   *
   * {{{
-  * val index = new SnapshotFileIndex(snapshot, ScanTable(snapshot))
+  * val index = new SnapshotFileIndex(snapshot, ReadSpec(snapshot))
   * }}}
   */
 private[txlog] final class SnapshotFileIndex(
     val snapshot: Snapshot,
-    table: ScanTable,
+    table: ReadSpec,
     private val only: Option[DataFrame] = None
 ) extends FileIndex
     with Logging {

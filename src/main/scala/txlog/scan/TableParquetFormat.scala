@@ -36,10 +36,10 @@ import txlog.util.SerializableConf
   * them are row by row.
   *
   * {{{
-  * new TableParquetFormat(ScanTable(snapshot))
+  * new TableParquetFormat(ReadSpec(snapshot))
   * }}}
   */
-private[txlog] final class TableParquetFormat(val table: ScanTable, val changes: Boolean = false)
+private[txlog] final class TableParquetFormat(val table: ReadSpec, val changes: Boolean = false)
     extends ParquetFileFormat {
 
   override def shortName(): String = "txlog"

@@ -16,7 +16,7 @@ import txlog.Snapshot
 private[txlog] object TableScan {
 
   def relation(snapshot: Snapshot): HadoopFsRelation = {
-    val table = ScanTable(snapshot)
+    val table = ReadSpec(snapshot)
     HadoopFsRelation(
       location = new SnapshotFileIndex(snapshot, table),
       partitionSchema = table.partitionSchema,

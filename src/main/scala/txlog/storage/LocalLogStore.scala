@@ -38,7 +38,7 @@ private[txlog] final class LocalLogStore(fs: FileSystem) extends MovingLogStore(
     if (hadoopLocal) staged(target, bytes) else super.stage(target, bytes)
 
   private def staged(target: Path, bytes: Array[Byte]): Path = {
-    val tmp = StagedBytes.tempPath(target)
+    val tmp = HiddenTempFiles.tempPath(target)
     val file = Paths.get(tmp.toUri)
     def create() = Files.write(file, bytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
     try

@@ -18,7 +18,8 @@ private[txlog] abstract class MovingLogStore(val fs: FileSystem) extends LogStor
   protected def moveReplacing(from: Path, to: Path): Unit
 
   /** Writes `bytes` to a new hidden temporary file beside `target` and returns its path. */
-  protected def stage(target: Path, bytes: Array[Byte]): Path = StagedBytes.write(fs, target, bytes)
+  protected def stage(target: Path, bytes: Array[Byte]): Path =
+    HiddenTempFiles.write(fs, target, bytes)
 
   def putIfAbsent(target: Path, bytes: Array[Byte]): Boolean = publish(stage(target, bytes), target)
 
@@ -29,7 +30,7 @@ private[txlog] abstract class MovingLogStore(val fs: FileSystem) extends LogStor
       moved
     } catch {
       case NonFatal(e) =>
-        StagedBytes.deleteQuietly(fs, staged)
+        HiddenTempFiles.deleteQuietly(fs, staged)
         throw TxlogErrors.writeFailed(target.toString, e.toString, e)
     }
 
@@ -38,7 +39,7 @@ private[txlog] abstract class MovingLogStore(val fs: FileSystem) extends LogStor
     try moveReplacing(tmp, target)
     catch {
       case NonFatal(e) =>
-        StagedBytes.deleteQuietly(fs, tmp)
+        HiddenTempFiles.deleteQuietly(fs, tmp)
         throw TxlogErrors.writeFailed(target.toString, e.toString, e)
     }
   }

@@ -209,7 +209,7 @@ private[txlog] final class ObjectLogStore(
         _.putFile(staged, target),
         renaming.publish(staged, target)
       )
-    } finally StagedBytes.deleteQuietly(fs, staged)
+    } finally HiddenTempFiles.deleteQuietly(fs, staged)
 
   def overwrite(target: Path, bytes: Array[Byte]): Unit =
     if (namespaceRename(target.getParent)) renaming.overwrite(target, bytes)

@@ -9,7 +9,7 @@ import org.apache.spark.sql.functions._
 
 import txlog.config.TxlogConf
 import txlog.TxlogErrors
-import txlog.checkpoint.StagedFiles
+import txlog.checkpoint.CheckpointStaging
 import txlog.checksum.{DeletedRecordCounts, FileAggregates, FileSizeHistogram}
 import txlog.log.TablePath
 import txlog.util.Jobs
@@ -161,7 +161,7 @@ private[txlog] object CommitBody {
 
   /** [[build]] by Spark jobs. The lines are evaluated once, by executors, into a hidden staging
     * directory of `_delta_log` (`checked/`, parquet): every check and what is committed read those
-    * files. The staged inputs are already fixed ([[StagedInputs]]), but the lines join them with
+    * files. The staged inputs are already fixed ([[CommitInputs]]), but the lines join them with
     * the live files (removes matched, recommitted files' row ids) and number new rows: three jobs
     * over the lines would do that three times, where one write and three reads of parquet do it
     * once. One job checks and tallies (its result holds one row per kind, size bin and deleted
@@ -175,12 +175,12 @@ private[txlog] object CommitBody {
     try {
       val checked = new Path(dir, "checked")
       val staged = Jobs.named(spark, s"stage the commit actions for ${table.root}") {
-        StagedFiles.write(table, input, checked, "parquet")
+        CheckpointStaging.write(table, input, checked, "parquet")
       }
       val lines = spark.read.options(table.readOptions).parquet(checked.toString)
       // the checks group by path: partitions sized by the commit, shuffled by path once per check,
       // without the lines themselves (their lengths suffice)
-      val width = CommitWidth.of(spark, staged.map(_.status.getLen).sum)
+      val width = CommitShuffleWidth.of(spark, staged.map(_.status.getLen).sum)
       val byPath = lines
         .select(
           col("kind"),
@@ -259,7 +259,7 @@ private[txlog] object CommitBody {
         CommitBody(n, bytes, Some(collected), None, Seq.empty, delta)
       } else {
         val parts = Jobs.named(spark, s"write the commit actions for ${table.root}") {
-          StagedFiles
+          CheckpointStaging
             .write(table, lines.select("line"), new Path(dir, "text"), "text")
             .map(_.status.getPath)
         }

@@ -10,7 +10,7 @@ import org.apache.hadoop.fs.Path
 import txlog.TxlogErrors
 import txlog.log.TablePath
 import txlog.protocol.FileNames
-import txlog.storage.{LogStores, StagedBytes}
+import txlog.storage.{LogStores, HiddenTempFiles}
 
 /** Publishes one commit file `_delta_log/<version>.json` by put-if-absent: the header lines (the
   * driver's actions, commitInfo first) followed by the body's file-action lines. A body held on the
@@ -54,7 +54,7 @@ private[txlog] object CommitPublisher {
         store.putIfAbsent(target, out.toByteArray)
       case None =>
         store.checkPutIfAbsent(table.logDir)
-        val staged = StagedBytes.tempPath(target)
+        val staged = HiddenTempFiles.tempPath(target)
         try {
           val out = fs.create(staged, false)
           try {
@@ -68,11 +68,11 @@ private[txlog] object CommitPublisher {
           } finally out.close()
         } catch {
           case NonFatal(e) =>
-            StagedBytes.deleteQuietly(fs, staged)
+            HiddenTempFiles.deleteQuietly(fs, staged)
             throw TxlogErrors.writeFailed(target.toString, e.toString, e)
         }
         try store.publish(staged, target)
-        finally StagedBytes.deleteQuietly(fs, staged)
+        finally HiddenTempFiles.deleteQuietly(fs, staged)
     }
   }
 }

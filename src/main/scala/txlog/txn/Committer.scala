@@ -53,7 +53,7 @@ private[txlog] object Committer {
       ctx.now()
     )
     // Each staged DataFrame evaluated once, here: everything below reads these.
-    val inputs = new StagedInputs(spark, table)
+    val inputs = new CommitInputs(spark, table)
     try commitInputs(ctx, readSnapshot, read, staged, req, inputs)
     finally inputs.delete()
   }
@@ -64,7 +64,7 @@ private[txlog] object Committer {
       read: ReadSet,
       original: StagedActions,
       req: Request,
-      inputs: StagedInputs
+      inputs: CommitInputs
   ): CommitResult = {
     val spark = ctx.spark
     val table = ctx.table
@@ -90,7 +90,7 @@ private[txlog] object Committer {
     val removes = readSnapshot match {
       case Some(s) =>
         // staged removes (too many to keep on the driver) matched in partitions sized by them
-        val width = Some(inputs.stagedBytes).filter(_ > 0).map(CommitWidth.of(spark, _))
+        val width = Some(inputs.stagedBytes).filter(_ > 0).map(CommitShuffleWidth.of(spark, _))
         staged.removes.map(LiveRemoves.matched(_, s.allFiles, table.root, s.version, width))
       case None if staged.removes.nonEmpty =>
         throw TxlogErrors.invalidCommitActions(

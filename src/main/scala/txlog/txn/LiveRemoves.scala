@@ -37,7 +37,7 @@ private[txn] object LiveRemoves {
     * [[Problem]]. `version` is the live files' version, for the problems' text. `width`: both sides
     * hash-partitioned by path into that many partitions first (one shuffle each, which the join and
     * aggregation by path then reuse), for removes too many for the session's shuffle partitions
-    * ([[CommitWidth]]).
+    * ([[CommitShuffleWidth]]).
     */
   def matched(
       removes: DataFrame,

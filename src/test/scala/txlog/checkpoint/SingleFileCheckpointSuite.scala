@@ -61,7 +61,7 @@ class SingleFileCheckpointSuite extends SparkSuite {
     val file = new Path(r.files.head)
     assert(rowGroups(file, tp) > 1, "the file should hold the row groups of several tasks")
     val fromFooters = ParquetFooters.counts(tp, Seq(file))
-    val scanned = StagedFiles.counts(spark, tp, Seq(file), "parquet")
+    val scanned = CheckpointStaging.counts(spark, tp, Seq(file), "parquet")
     assert(fromFooters === Some(scanned))
     assert(scanned.adds === r.numAddFiles && scanned.removes === r.numRemoveFiles)
     assert(scanned.total === r.numActions)

@@ -4,9 +4,9 @@ import java.nio.file.{Files, Paths}
 
 import org.scalatest.funsuite.AnyFunSuite
 
-/** The command line's one definition ([[Help.Commands]]: what [[Args]] accepts and `--help`
-  * prints) and docs/operations.md's table of commands agree: the same commands, each with the same
-  * options, and the same default (a dry run or not).
+/** The command line's one definition ([[Help.Commands]]: what [[Args]] accepts and `--help` prints)
+  * and docs/operations.md's table of commands agree: the same commands, each with the same options,
+  * and the same default (a dry run or not).
   */
 class CliDocsSuite extends AnyFunSuite {
 

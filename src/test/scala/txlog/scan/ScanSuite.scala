@@ -97,7 +97,7 @@ class ScanSuite extends SparkSuite {
     val df = DeltaLog.forTable(spark, partitioned).read().where(where)
     val filters = df.queryExecution.optimizedPlan.collect { case f: Filter => f.condition }
     val snapshot = DeltaLog.forTable(spark, partitioned).snapshot()
-    val named = ScanTable(snapshot).skipping.columns(filters)
+    val named = ReadSpec(snapshot).skipping.columns(filters)
     assert(named === Set(Seq("id"), Seq("name")), "partition columns have no statistics")
     val md = snapshot.metadata
     val parsed = snapshot.allFiles.select(

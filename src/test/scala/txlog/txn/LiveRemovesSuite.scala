@@ -99,9 +99,9 @@ class LiveRemovesSuite extends SparkSuite {
     assume(Fixtures.available, Fixtures.skipMessage)
     val session = spark.conf.get("spark.sql.shuffle.partitions").toInt
     // 4 MiB of staged parquet per partition, never fewer than the session's, at most 10,000
-    assert(CommitWidth.of(spark, 0L) === session)
-    assert(CommitWidth.of(spark, 1L << 30) === math.max(session, 256))
-    assert(CommitWidth.of(spark, 1L << 50) === 10000)
+    assert(CommitShuffleWidth.of(spark, 0L) === session)
+    assert(CommitShuffleWidth.of(spark, 1L << 30) === math.max(session, 256))
+    assert(CommitShuffleWidth.of(spark, 1L << 50) === 10000)
     val t = Fixtures.copy(dvTable, tempDir())
     val log = DeltaLog.forTable(spark, t.toString)
     val live = log.snapshot().numFiles

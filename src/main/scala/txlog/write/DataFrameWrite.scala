@@ -17,7 +17,7 @@ import txlog.txn.{ActionRules, TableCreation, WriterRules}
   * written: options, the schema, the table's features. `mergeSchema` and `overwriteSchema` evolve
   * the table's schema in the same commit ([[SchemaEvolution]]).
   */
-private[txlog] object TableWrite {
+private[txlog] object DataFrameWrite {
 
   val Modes: Seq[String] = Seq("append", "overwrite", "error", "ignore")
 

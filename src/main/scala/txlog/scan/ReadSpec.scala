@@ -12,10 +12,10 @@ import txlog.protocol.SparkTypes
   * tracking is enabled, and how data filters map to statistics.
   *
   * {{{
-  * val t = ScanTable(snapshot); t.dataSchema.fieldNames
+  * val t = ReadSpec(snapshot); t.dataSchema.fieldNames
   * }}}
   */
-private[txlog] final case class ScanTable(
+private[txlog] final case class ReadSpec(
     root: String,
     version: Long,
     /** The table schema with its column mapping metadata, to find physical names in. */
@@ -41,12 +41,12 @@ private[txlog] final case class ScanTable(
     tableSchema.fields.map(f => f.name -> ColumnMapping.physicalName(f)).toMap
 }
 
-private[txlog] object ScanTable {
+private[txlog] object ReadSpec {
 
   /** The field metadata key under which type widening records a column's type changes. */
   val TypeChangesKey = "delta.typeChanges"
 
-  def apply(snapshot: Snapshot): ScanTable = {
+  def apply(snapshot: Snapshot): ReadSpec = {
     val md = snapshot.metadata
     if (!SparkTypes.hasVariant && widened(md.schema)) {
       // Spark 3.5's parquet readers do not widen a file's narrower type; its rows would fail to
@@ -68,7 +68,7 @@ private[txlog] object ScanTable {
       else md.configuration.getOrElse(ColumnMapping.ModeProperty, "none").trim.toLowerCase
     val partitionFields: Seq[StructField] = FileColumns.partitionFields(md)
     val logical = PhysicalSchema.logical(md.schema)
-    ScanTable(
+    ReadSpec(
       root = snapshot.tablePath,
       version = snapshot.version,
       tableSchema = md.schema,

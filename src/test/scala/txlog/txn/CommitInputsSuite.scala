@@ -16,7 +16,7 @@ import txlog.{DeltaLog, SparkSuite}
   * commit's lines checked and staged by executors (the distributed path, which reads them several
   * times). delta-spark reads what was committed.
   */
-class StagedInputsSuite extends SparkSuite {
+class CommitInputsSuite extends SparkSuite {
 
   test("a staged DataFrame is evaluated once: its one evaluation is what is committed") {
     val dir = tempDir("staged-once").resolve("t").toString
@@ -24,8 +24,8 @@ class StagedInputsSuite extends SparkSuite {
       s"CREATE TABLE delta.`$dir` (id BIGINT) USING delta " +
         "TBLPROPERTIES ('delta.enableRowTracking' = 'true')"
     )
-    StagedInputsSuite.evaluations.set(0)
-    val next = udf(() => StagedInputsSuite.evaluations.incrementAndGet()).asNondeterministic()
+    CommitInputsSuite.evaluations.set(0)
+    val next = udf(() => CommitInputsSuite.evaluations.incrementAndGet()).asNondeterministic()
     val adds = spark
       .range(1)
       .select(
@@ -40,7 +40,7 @@ class StagedInputsSuite extends SparkSuite {
     val r =
       try DeltaLog.forTable(spark, dir).startTransaction().addFiles(adds).commit("WRITE")
       finally spark.conf.unset(txlog.config.TxlogConf.CommitMaxDriverBytes.key)
-    assert(StagedInputsSuite.evaluations.get === 1L, "evaluations of the staged DataFrame")
+    assert(CommitInputsSuite.evaluations.get === 1L, "evaluations of the staged DataFrame")
     RefLog.clearCache()
     val files = RefLog.forTable(spark, dir).update().allFiles.collect().toSeq
     assert(files.map(f => (f.path, f.baseRowId)) === Seq("f-1.parquet" -> Some(0L)))
@@ -60,20 +60,20 @@ class StagedInputsSuite extends SparkSuite {
     // as a Python list becomes a DataFrame: two partitions, the first empty
     val listed = spark.createDataFrame(sc.parallelize(Seq(Row(7L)), 2), schema)
     val (taken, takeJobs) = jobs("take")(listed.take(10).toSeq)
-    val (headed, headJobs) = jobs("head")(StagedInputs.head(listed, 10).toSeq)
+    val (headed, headJobs) = jobs("head")(CommitInputs.head(listed, 10).toSeq)
     assert(headed === taken && taken === Seq(Row(7L)))
     assert((takeJobs, headJobs) === ((2, 1)))
     // never more than n rows, the first ones, as take; a wide input is read by take itself
     val two = spark.range(0, 6, 1, 2).toDF()
-    assert(StagedInputs.head(two, 4).toSeq === two.take(4).toSeq)
+    assert(CommitInputs.head(two, 4).toSeq === two.take(4).toSeq)
     val wide = spark.range(0, 40, 1, 8).toDF()
-    assert(StagedInputs.head(wide, 5).toSeq === (0L until 5L).map(Row(_)))
+    assert(CommitInputs.head(wide, 5).toSeq === (0L until 5L).map(Row(_)))
     // a local relation: no job at all
     val local = spark.createDataFrame(java.util.Arrays.asList(Row(1L), Row(2L)), schema)
-    assert(jobs("local")(StagedInputs.head(local, 1).toSeq) === ((Seq(Row(1L)), 0)))
+    assert(jobs("local")(CommitInputs.head(local, 1).toSeq) === ((Seq(Row(1L)), 0)))
   }
 }
 
-object StagedInputsSuite {
+object CommitInputsSuite {
   val evaluations = new AtomicLong
 }

@@ -10,10 +10,10 @@ import org.apache.spark.sql.internal.SQLConf
   * rows per task, and exhaust a 2 GiB driver in local mode.
   *
   * {{{
-  * val width = CommitWidth.of(spark, stagedBytes)
+  * val width = CommitShuffleWidth.of(spark, stagedBytes)
   * }}}
   */
-private[txn] object CommitWidth {
+private[txn] object CommitShuffleWidth {
 
   /** Staged parquet per partition: about 100,000 to 200,000 file actions. */
   val BytesPerPartition: Long = 4L * 1024 * 1024

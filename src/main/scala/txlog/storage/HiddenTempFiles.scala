@@ -9,7 +9,7 @@ import org.apache.hadoop.fs.{FileSystem, Path}
 import txlog.TxlogErrors
 
 /** Hidden temporary files beside a target, for stores that publish by moving a finished file. */
-private[txlog] object StagedBytes {
+private[txlog] object HiddenTempFiles {
 
   /** A hidden temporary name beside `target` (readers ignore names starting with a dot). */
   def tempPath(target: Path): Path =

@@ -8,11 +8,11 @@ import org.apache.spark.storage.StorageLevel
 import txlog.config.TxlogConf
 import txlog.util.Jobs
 
-/** The counting columns of one partition of a [[FileIndex]], sorted by key, and the deletion times
-  * of its removes, sorted, so that a key is found and the unexpired tombstones counted by binary
-  * search.
+/** The counting columns of one partition of a [[CachedFiles]], sorted by key, and the deletion
+  * times of its removes, sorted, so that a key is found and the unexpired tombstones counted by
+  * binary search.
   */
-private[txlog] final class FileIndexPartition(
+private[txlog] final class CachedFilesPartition(
     keys: Array[String],
     isAdd: Array[Boolean],
     sizes: Array[Long],
@@ -50,8 +50,8 @@ private[txlog] final class FileIndexPartition(
   * @param bytes
   *   their total size
   */
-private[txlog] final class FileIndex private (
-    rdd: RDD[FileIndexPartition],
+private[txlog] final class CachedFiles private (
+    rdd: RDD[CachedFilesPartition],
     partitioner: HashPartitioner,
     files: Long,
     bytes: Long
@@ -68,7 +68,7 @@ private[txlog] final class FileIndex private (
       job: String
   ): FileCounts = {
     val byPartition = overlay.newest.keys
-      .map { case (p, d) => FileIndex.key(p, d) }
+      .map { case (p, d) => CachedFiles.key(p, d) }
       .groupBy(partitioner.getPartition)
       .map { case (i, ks) => i -> ks.toArray }
     val parts = Jobs.named(spark, job) {
@@ -93,7 +93,7 @@ private[txlog] final class FileIndex private (
   def unpersist(): Unit = rdd.unpersist(blocking = false)
 }
 
-private[txlog] object FileIndex {
+private[txlog] object CachedFiles {
 
   /** Snapshots with more files and tombstones than this are not indexed (the index is held in
     * memory, spilling to disk); their updates count by scanning the cached files.
@@ -110,7 +110,7 @@ private[txlog] object FileIndex {
       counted: DataFrame,
       counts: FileCounts,
       job: String
-  ): Option[FileIndex] = {
+  ): Option[CachedFiles] = {
     val max = TxlogConf.UpdateMaxIndexedFiles.get(spark)
     if (counts.files + counts.tombstones > max) None
     else {
@@ -127,13 +127,13 @@ private[txlog] object FileIndex {
         .mapPartitions(it => Iterator(partition(it)), preservesPartitioning = true)
       rdd.setName(job).persist(StorageLevel.MEMORY_AND_DISK)
       Jobs.named(spark, job)(rdd.count())
-      Some(new FileIndex(rdd, partitioner, counts.files, counts.bytes))
+      Some(new CachedFiles(rdd, partitioner, counts.files, counts.bytes))
     }
   }
 
-  private def partition(it: Iterator[(String, (Boolean, Long, Long))]): FileIndexPartition = {
+  private def partition(it: Iterator[(String, (Boolean, Long, Long))]): CachedFilesPartition = {
     val rows = it.toArray.sortBy(_._1)
-    new FileIndexPartition(
+    new CachedFilesPartition(
       rows.map(_._1),
       rows.map(_._2._1),
       rows.map(_._2._2),

@@ -8,43 +8,11 @@ import org.apache.spark.sql.types.StructType
 import txlog.TxlogErrors
 import txlog.log.TablePath
 
-/** The number of actions of each kind in a checkpoint (or part of one). */
-private[txlog] final case class ActionCounts(
-    adds: Long,
-    removes: Long,
-    metadata: Long,
-    protocol: Long,
-    txns: Long,
-    domains: Long,
-    checkpointMetadata: Long,
-    sidecars: Long
-) {
-  def total: Long = adds + removes + metadata + protocol + txns + domains +
-    checkpointMetadata + sidecars
-  def +(o: ActionCounts): ActionCounts = ActionCounts(
-    adds + o.adds,
-    removes + o.removes,
-    metadata + o.metadata,
-    protocol + o.protocol,
-    txns + o.txns,
-    domains + o.domains,
-    checkpointMetadata + o.checkpointMetadata,
-    sidecars + o.sidecars
-  )
-  override def toString: String = s"$adds add, $removes remove, $metadata metaData, " +
-    s"$protocol protocol, $txns txn, $domains domainMetadata, " +
-    s"$checkpointMetadata checkpointMetadata, $sidecars sidecar"
-}
-
-private[txlog] object ActionCounts {
-  val zero: ActionCounts = ActionCounts(0, 0, 0, 0, 0, 0, 0, 0)
-}
-
 /** Checkpoint files written by executors into a hidden staging directory of `_delta_log`
   * (`.txlog-staging-<uuid>`: readers list `_delta_log` without descending, so nothing there is ever
   * read as part of the log), read back to be verified, then moved into place.
   */
-private[txlog] object StagedFiles {
+private[txlog] object CheckpointStaging {
   private val PartFile = """^part-(\d+)-.*\.(parquet|json|txt)$""".r
 
   /** Parquet writer settings for checkpoint columns: paths and JSON stats are (nearly) unique per

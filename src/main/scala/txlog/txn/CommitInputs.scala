@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.CatalystTypeConverters
 import org.apache.spark.sql.catalyst.plans.logical.LocalRelation
 import org.apache.spark.util.SizeEstimator
 
-import txlog.checkpoint.StagedFiles
+import txlog.checkpoint.CheckpointStaging
 import txlog.log.{LogWrites, TablePath}
 import txlog.util.Jobs
 
@@ -21,19 +21,19 @@ import txlog.util.Jobs
   * staging directory of `_delta_log` (`.txlog-input-<uuid>`) and read from there. [[delete]]
   * removes those directories when the commit ends, whatever its outcome.
   */
-private[txlog] final class StagedInputs(spark: SparkSession, table: TablePath) {
+private[txlog] final class CommitInputs(spark: SparkSession, table: TablePath) {
   private var dirs = Vector.empty[Path]
   private var bytes = 0L
 
   /** Bytes written into the staging directories so far (0 when every input was kept on the driver):
-    * what [[CommitWidth]] sizes the commit's shuffles by.
+    * what [[CommitShuffleWidth]] sizes the commit's shuffles by.
     */
   def stagedBytes: Long = bytes
 
   /** `df` (shaped as an action schema, so that every column can be written) evaluated once. */
   def apply(what: String, df: DataFrame): DataFrame = {
     val head = Jobs.named(spark, s"read the staged $what for ${table.root}") {
-      StagedInputs.head(df, CommitBody.DriverActions + 1)
+      CommitInputs.head(df, CommitBody.DriverActions + 1)
     }
     val whole = head.length <= CommitBody.DriverActions
     lazy val local = spark.createDataFrame(java.util.Arrays.asList(head: _*), df.schema)
@@ -43,7 +43,7 @@ private[txlog] final class StagedInputs(spark: SparkSession, table: TablePath) {
       dirs :+= dir
       Jobs.named(spark, s"stage the $what for ${table.root}") {
         // every row already read: written from the driver rather than evaluated again
-        val files = StagedFiles.write(table, if (whole) local else df, dir, "parquet")
+        val files = CheckpointStaging.write(table, if (whole) local else df, dir, "parquet")
         bytes += files.map(_.status.getLen).sum
       }
       spark.read.options(table.readOptions).schema(df.schema).parquet(dir.toString)
@@ -54,7 +54,7 @@ private[txlog] final class StagedInputs(spark: SparkSession, table: TablePath) {
   def delete(): Unit = dirs.foreach(d => LogWrites.deleteQuietly(table.fs, d))
 }
 
-private[txlog] object StagedInputs {
+private[txlog] object CommitInputs {
 
   /** At most `n` rows of `df`, as `take` gives them, with one job where `take` would run two: over
     * both partitions of a DataFrame of one or two (a Python list made a DataFrame is two, its first
