@@ -27,6 +27,12 @@ private[txlog] object ColumnMapping {
   /** The column's name in data files and file actions: its physical name, else its name. */
   def physicalName(f: StructField): String = physicalNameOf(f).getOrElse(f.name)
 
+  /** The table's `delta.columnMapping.mode`, lower case (`none` when unset): the one reading of it.
+    * Example: `ColumnMapping.mode(md.configuration)`.
+    */
+  def mode(configuration: Map[String, String]): String =
+    configuration.getOrElse(ModeProperty, "none").trim.toLowerCase(java.util.Locale.ROOT)
+
   /** Characters a column name may hold only under column mapping: parquet's field names may not,
     * and delta-spark refuses them without it (DELTA_INVALID_CHARACTERS_IN_COLUMN_NAMES).
     */
@@ -43,8 +49,7 @@ private[txlog] object ColumnMapping {
       after: StructType,
       configuration: Map[String, String]
   ): Unit = {
-    val mode = configuration.getOrElse(ModeProperty, "none").trim.toLowerCase(java.util.Locale.ROOT)
-    if (mode == "none") {
+    if (mode(configuration) == "none") {
       val had = before.fold(Set.empty[String])(b => paths(b, "").toSet)
       val bad = paths(after, "").filterNot(had).filter { p =>
         p.split(Sep).last.exists(c => UnmappedNameChars.indexOf(c) >= 0)

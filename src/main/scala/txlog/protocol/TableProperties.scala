@@ -103,7 +103,7 @@ private[txlog] object TableProperties {
     * "delta.appendOnly")`.
     */
   def flag(configuration: Map[String, String], key: String): Boolean =
-    withDefaults(configuration).get(key).exists(_.trim.equalsIgnoreCase("true"))
+    configuration.get(key).orElse(Defaults.get(key)).exists(_.trim.equalsIgnoreCase("true"))
 
   /** The configuration over the defaults. */
   def withDefaults(configuration: Map[String, String]): Map[String, String] =

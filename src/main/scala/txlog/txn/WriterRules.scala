@@ -318,8 +318,7 @@ private[txlog] object WriterRules {
     }
   }
 
-  private def mode(conf: Map[String, String]): String =
-    conf.getOrElse(ColumnMapping.ModeProperty, "none").trim.toLowerCase(java.util.Locale.ROOT)
+  private def mode(conf: Map[String, String]): String = ColumnMapping.mode(conf)
 
   private def columnMappingOn(conf: Map[String, String]): Boolean = mode(conf) != "none"
 

@@ -48,11 +48,7 @@ private[txlog] object FilePlan {
   }
 
   /** The table's `delta.columnMapping.mode`, lower case (`none` when unset). */
-  def mappingMode(md: Metadata): String =
-    md.configuration
-      .getOrElse(ColumnMapping.ModeProperty, "none")
-      .trim
-      .toLowerCase(java.util.Locale.ROOT)
+  def mappingMode(md: Metadata): String = ColumnMapping.mode(md.configuration)
 
   /** The random directory length files go under (`delta.randomizeFilePrefixes`, or `forced`), of
     * `delta.randomPrefixLength` characters (2).
