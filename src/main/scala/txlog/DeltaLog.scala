@@ -1,5 +1,7 @@
 package txlog
 
+import txlog.errors.TxlogErrors
+
 import java.sql.Timestamp
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
@@ -243,7 +245,7 @@ final class DeltaLog private (private[txlog] val context: TableContext)
     */
   def validateChecksum(): ChecksumValidation = ChecksumValidator.validate(latest())
 
-  // ---- Maintenance: describe and validate (txlog.maintenance does the work) ----
+  // ---- Maintenance: describe and validate (txlog.inspect does the work) ----
 
   /** DESCRIBE DETAIL's fields for the latest version (format, id, name, location, createdAt,
     * lastModified, partitionColumns, numFiles, sizeInBytes, properties, reader and writer versions,
@@ -258,7 +260,7 @@ final class DeltaLog private (private[txlog] val context: TableContext)
     */
   def describe(): TableDescription = {
     val l = listing()
-    txlog.maintenance.Describe.of(spark, l, relisting(latestOf(l)), context.now())
+    txlog.inspect.Describe.of(spark, l, relisting(latestOf(l)), context.now())
   }
 
   /** Audits the whole history as Spark jobs and returns the findings (version, file, rule,
@@ -276,7 +278,7 @@ final class DeltaLog private (private[txlog] val context: TableContext)
     * findings.where("severity = 'error'").show(truncate = false)
     * }}}
     */
-  def validate(): DataFrame = txlog.maintenance.Validator.run(spark, table)
+  def validate(): DataFrame = txlog.inspect.Validator.run(spark, table)
 
   // ---- Transactions ----
 

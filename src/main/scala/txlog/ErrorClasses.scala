@@ -1,5 +1,7 @@
 package txlog
 
+import txlog.errors.TxlogErrors
+
 /** Every error class txlog raises ([[TxlogException.errorClass]]): stable names that callers match
   * on (Python maps each to an exception class, the command line to an exit code), grouped by what
   * failed. Errors are built in `TxlogErrors`, `ScanErrors`, `TransactionErrors` and

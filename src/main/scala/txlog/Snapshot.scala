@@ -8,7 +8,7 @@ import txlog.log.LogSegment
 import txlog.replay.{CachedBase, FileCounts, CachedFiles, NonFileState, ReadErrors, SnapshotLoader}
 import txlog.replay.TypedStatsSource
 import txlog.protocol.FileColumns
-import txlog.protocol.TableProperties
+import txlog.protocol.TableConfiguration
 import txlog.util.Jobs
 
 /** The state of a Delta table at one version: protocol, metadata, live files, tombstones,
@@ -64,8 +64,10 @@ final class Snapshot private[txlog] (
   /** Table properties, with the defaults for those not set. Example:
     * `snap.tableProperties("delta.appendOnly")`.
     */
-  def tableProperties: Map[String, String] =
-    TableProperties.withDefaults(metadata.configuration)
+  def tableProperties: Map[String, String] = config.properties
+
+  /** The protocol, metadata and typed properties of this version: what every rule reads. */
+  private[txlog] lazy val config: TableConfiguration = TableConfiguration(protocol, metadata)
 
   /** When this snapshot was built (ms since the epoch): the "now" that expiry of tombstones and
     * transactions is measured from, fixed for the snapshot's life as delta-spark fixes its
@@ -87,9 +89,7 @@ final class Snapshot private[txlog] (
     * `delta.setTransactionRetentionDuration` set, those updated within it before `now`.
     */
   private[txlog] def liveTransactionsAt(now: Long): Seq[txlog.replay.SetTransaction] = {
-    val cutoff = TableProperties
-      .setTransactionRetentionMillis(metadata.configuration)
-      .map(now - _)
+    val cutoff = config.setTransactionRetentionMillis.map(now - _)
     state.txns.values.toSeq
       .filter(t => cutoff.forall(c => t.lastUpdated.exists(_ > c)))
       .sortBy(_.appId)
@@ -150,7 +150,7 @@ final class Snapshot private[txlog] (
     * built (see [[builtAt]]).
     */
   private[txlog] lazy val tombstoneCutoff: Long =
-    builtAt - TableProperties.deletedFileRetentionMillis(metadata.configuration)
+    builtAt - config.deletedFileRetentionMillis
 
   /** The number of live files. Example: `snap.numFiles`. */
   def numFiles: Long = counts.files

@@ -1,5 +1,7 @@
 package txlog
 
+import txlog.errors.TxlogErrors
+
 /** VACUUM, RESTORE and REPAIR of a [[DeltaLog]]'s table: maintenance that deletes data files or
   * commits on the table's behalf (`txlog.vacuum`, `txlog.restore` and `txlog.repair` do the work).
   *

@@ -1,5 +1,7 @@
 package txlog
 
+import txlog.errors.TxlogErrors
+
 import org.apache.spark.sql.{Column, DataFrame}
 
 import txlog.table.TableContext

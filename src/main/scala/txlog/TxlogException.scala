@@ -1,5 +1,7 @@
 package txlog
 
+import txlog.errors.TxlogErrors
+
 import org.apache.spark.SparkThrowable
 
 /** The one exception type txlog raises for user-facing problems.

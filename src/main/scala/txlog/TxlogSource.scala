@@ -1,5 +1,7 @@
 package txlog
 
+import txlog.errors.TxlogErrors
+
 import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
 import org.apache.spark.sql.sources.{
   BaseRelation,

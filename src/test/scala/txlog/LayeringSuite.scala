@@ -1,5 +1,7 @@
 package txlog
 
+import txlog.errors.TxlogErrors
+
 import java.io.{DataInputStream, File, FileInputStream}
 
 import scala.collection.mutable
@@ -15,18 +17,13 @@ import org.scalatest.funsuite.AnyFunSuite
   */
 class LayeringSuite extends AnyFunSuite {
 
-  /** The API root's classes `protocol` may use: the actions it defines rules for, and errors. */
-  private val rootForProtocol = Set(
-    "Protocol",
-    "Metadata",
-    "TxlogErrors",
-    "TxlogException",
-    "ErrorClasses",
-    "WriteErrors",
-    "ScanErrors",
-    "TransactionErrors",
-    "MaintenanceErrors"
-  )
+  /** The API root's classes `protocol` may use: the actions it defines rules for, and the error
+    * type with its classes (the error builders are package `errors`, below protocol).
+    */
+  private val rootForProtocol = Set("Protocol", "Metadata", "TxlogException", "ErrorClasses")
+
+  /** The packages `protocol` may use: those below it. */
+  private val belowProtocol = Set("protocol", "errors")
 
   /** A package (left) that may not refer to the packages on the right. */
   private val forbidden: Map[String, Set[String]] = Map(
@@ -96,15 +93,33 @@ class LayeringSuite extends AnyFunSuite {
     assert(references("protocol").size > 10)
     // edges that exist are seen: a class named in a descriptor, a root class
     assert(references("write").values.flatten.toSet.contains("txn"))
-    assert(references("protocol").values.flatten.toSet.contains("/TxlogErrors"))
+    assert(references("protocol").values.flatten.toSet.contains("errors"))
   }
 
   test("protocol is the bottom layer: no other txlog package, only the spec's root types") {
     val breaks = references("protocol").toSeq.flatMap { case (cls, rs) =>
-      rs.filter(r => r != "protocol" && !(r.startsWith("/") && rootForProtocol(r.drop(1))))
+      rs.filter(r => !belowProtocol(r) && !(r.startsWith("/") && rootForProtocol(r.drop(1))))
         .map(r => s"$cls -> $r")
     }
     assert(breaks.isEmpty, breaks.sorted.mkString("\n"))
+  }
+
+  test("errors is below protocol: it builds errors from the root's error type alone") {
+    // BuildInfo: the build's version, which a wrong-jar message names
+    val allowed = Set("errors", "/TxlogException", "/ErrorClasses", "/BuildInfo")
+    val breaks = references("errors").toSeq.flatMap { case (cls, rs) =>
+      rs.filterNot(allowed).map(r => s"$cls -> $r")
+    }
+    assert(references("errors").nonEmpty)
+    assert(breaks.isEmpty, breaks.sorted.mkString("\n"))
+  }
+
+  test("the API root holds no error builders (they are package errors)") {
+    val root = Option(new File(classes, "txlog").listFiles()).toSeq.flatten.map(_.getName)
+    assert(root.contains("TxlogException.class"))
+    val builders =
+      root.filter(n => n.endsWith(".class") && n.takeWhile(_ != '.').contains("Errors"))
+    assert(builders.isEmpty, builders.sorted.mkString(", "))
   }
 
   test("no package reaches up to a layer above it") {

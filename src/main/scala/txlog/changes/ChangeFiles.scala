@@ -4,7 +4,9 @@ import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{ArrayType, DataType, LongType, MapType, StringType, StructType}
 
-import txlog.{Metadata, TxlogErrors}
+import txlog.protocol.TableConfiguration
+import txlog.Metadata
+import txlog.errors.TxlogErrors
 import txlog.deletionvectors.DvDescriptor
 import txlog.log.LogListing
 import txlog.protocol.{ActionSchemas, ColumnMapping, FileColumns}
@@ -12,7 +14,6 @@ import txlog.replay.{FileKeys, LogActions, LogLineReader}
 import txlog.scan.ScanFiles
 import txlog.timetravel.CommitTimeline
 import txlog.util.Jobs
-import txlog.protocol.TableProperties
 
 /** One file of the change data feed and what is read of it: a `cdc` file (its rows carry their
   * `_change_type`), or an added or removed data file whose rows are all `changeType`. Rows in
@@ -77,8 +78,7 @@ private[txlog] object ChangeFiles {
     )
     .add("commitInfo", new StructType().add("inCommitTimestamp", LongType))
 
-  def enabled(md: Metadata): Boolean =
-    TableProperties.flag(md.configuration, CdfProperty)
+  def enabled(md: Metadata): Boolean = TableConfiguration.changeDataFeed(md.configuration)
 
   def of(
       spark: SparkSession,
@@ -128,13 +128,12 @@ private[txlog] object ChangeFiles {
           coalesce(col("add.modificationTime"), col("remove.deletionTimestamp")).as("mtime"),
           coalesce(col("add.deletionVector"), col("remove.deletionVector")).as("dv"),
           FileColumns.partitionValuesParsed(pv, endMetadata).as("pv"),
-          col("metaData.configuration").getItem(CdfProperty).as("cdf"),
+          col("metaData.configuration").as("configuration"),
           col("commitInfo.inCommitTimestamp").as("ict"),
           col(LogActions.CorruptColumn).as("corrupt"),
           FileColumns.unparsedPartitionValue(pv, endMetadata).as("unparsed"),
           col("metaData.schemaString").as("schema"),
-          col("metaData.partitionColumns").as("partitionColumns"),
-          col("metaData.configuration").getItem(ColumnMapping.ModeProperty).as("mappingMode")
+          col("metaData.partitionColumns").as("partitionColumns")
         )
         .collect()
         .toSeq
@@ -151,7 +150,7 @@ private[txlog] object ChangeFiles {
     // delta-spark checks them commit by commit (the feed first), then the schema at the start
     val changed = rows.filter(r => r.getString(2) == "metaData" && r.getLong(0) > start)
     val off = changed
-      .filter(r => !Option(r.getString(8)).exists(_.trim.equalsIgnoreCase("true")))
+      .filter(r => !TableConfiguration.changeDataFeed(configuration(r)))
       .map(_.getLong(0))
       .sorted
       .headOption
@@ -234,8 +233,13 @@ private[txlog] object ChangeFiles {
       }
     val partitionColumns =
       if (r.isNullAt(13)) Nil else r.getSeq[String](13).toList
-    RangeSchema(version, schema, partitionColumns, ChangeSchemas.modeOf(Option(r.getString(14))))
+    val mode = TableConfiguration.columnMappingMode(configuration(r))
+    RangeSchema(version, schema, partitionColumns, mode)
   }
+
+  /** The configuration of a metaData row of the job (empty when it has none). */
+  private def configuration(r: Row): Map[String, String] =
+    if (r.isNullAt(8)) Map.empty else r.getMap[String, String](8).toMap
 
   /** One add, remove or cdc action of the range. */
   private final case class Action(

@@ -2,7 +2,8 @@ package txlog.changes
 
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 
-import txlog.{Snapshot, TxlogErrors}
+import txlog.Snapshot
+import txlog.errors.TxlogErrors
 import txlog.log.LogListing
 import txlog.timetravel.{CommitTimeline, TimestampResolver, TimestampText}
 

@@ -4,7 +4,9 @@ import java.util.Locale
 
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, NullType, StructType}
 
-import txlog.{Metadata, TxlogErrors}
+import txlog.protocol.TableConfiguration
+import txlog.Metadata
+import txlog.errors.TxlogErrors
 import txlog.protocol.ColumnMapping
 
 /** The schema of one metadata in force in a change data feed's range: the version it takes effect
@@ -48,19 +50,13 @@ private[txlog] object ChangeSchemas {
   val Reserved: Seq[String] =
     Seq(ChangeScan.ChangeType, ChangeScan.CommitVersion, ChangeScan.CommitTimestamp)
 
-  /** The column mapping mode of the property's value (delta-spark reads the property alone, not the
-    * protocol).
-    */
-  def modeOf(property: Option[String]): String =
-    property.fold("none")(_.trim.toLowerCase(Locale.ROOT))
-
   /** The schema of `md`, in force from `version`. Example: `ChangeSchemas.of(end, endMetadata)`. */
   def of(version: Long, md: Metadata): RangeSchema =
     RangeSchema(
       version,
       md.schema,
       md.partitionColumns,
-      modeOf(md.configuration.get(ColumnMapping.ModeProperty))
+      TableConfiguration.columnMappingMode(md.configuration)
     )
 
   /** CHANGE_DATA_SCHEMA_INCOMPATIBLE when the read schema (of version `end`) has a column the feed

@@ -9,7 +9,6 @@ import org.apache.spark.sql.types.StructType
 import txlog.{Metadata, Protocol, Snapshot}
 import txlog.protocol.ActionSchemas
 import txlog.protocol.FileColumns
-import txlog.protocol.TableProperties
 
 /** The rows of a checkpoint of a snapshot ("Checkpoints", "Checkpoint Schema"): one action per row,
   * each in its own struct column. No commitInfo or cdc; removes only until they expire (and without
@@ -29,11 +28,8 @@ private[txlog] final class CheckpointContent(
     val tombstoneCutoff: Long
 ) {
   private val md: Metadata = snapshot.metadata
-  private val props = TableProperties.withDefaults(md.configuration)
-  private def flag(key: String) = TableProperties.flag(md.configuration, key)
-
-  val statsAsJson: Boolean = flag("delta.checkpoint.writeStatsAsJson")
-  val statsAsStruct: Boolean = flag("delta.checkpoint.writeStatsAsStruct")
+  val statsAsJson: Boolean = snapshot.config.writeStatsAsJson
+  val statsAsStruct: Boolean = snapshot.config.writeStatsAsStruct
 
   /** Transactions that are not expired per `delta.setTransactionRetentionDuration`. */
   val txns: Seq[txlog.replay.SetTransaction] = snapshot.liveTransactions

@@ -1,7 +1,8 @@
 package txlog.checkpoint
 
-import txlog.{Metadata, Protocol, TxlogErrors}
-import txlog.protocol.TableProperties
+import txlog.protocol.TableConfiguration
+import txlog.{Metadata, Protocol}
+import txlog.errors.TxlogErrors
 
 /** The checkpoint a writer produces ("Checkpoint Specs", "Checkpoint Naming Scheme"): which file
   * names, and whether the content follows the V2 spec (a checkpointMetadata action, and file
@@ -49,10 +50,9 @@ private[txlog] object CheckpointKind {
       metadata: Metadata
   ): CheckpointKind = {
     val v2Table = protocol.hasWriterFeature("v2Checkpoint")
-    val policy = TableProperties.withDefaults(metadata.configuration)("delta.checkpointPolicy")
     val chosen = kind
       .map(_.trim.toLowerCase)
-      .getOrElse(if (v2Table && policy.equalsIgnoreCase("v2")) "v2" else "classic")
+      .getOrElse(if (TableConfiguration(protocol, metadata).v2Checkpoints) "v2" else "classic")
     val known = Set("parts", "format", "sidecars")
     options.keys.find(k => !known.contains(k)).foreach { k =>
       throw TxlogErrors.invalidArgument(

@@ -5,7 +5,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.StructType
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.log.TablePath
 
 /** Checkpoint files written by executors into a hidden staging directory of `_delta_log`

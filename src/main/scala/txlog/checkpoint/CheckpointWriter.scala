@@ -9,7 +9,8 @@ import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions._
 
 import txlog.config.TxlogConf
-import txlog.{CheckpointResult, Snapshot, TxlogErrors, TxlogException}
+import txlog.{CheckpointResult, Snapshot, TxlogException}
+import txlog.errors.TxlogErrors
 import txlog.protocol.{ActionSchemas, CheckpointNaming}
 import txlog.log.{LastCheckpoint, LogWrites, TablePath}
 import txlog.protocol.FileNames

@@ -1,7 +1,6 @@
 package txlog.checksum
 
 import txlog.Snapshot
-import txlog.protocol.InCommitTimestamps
 
 /** The version checksum of a snapshot: protocol, metadata, txns and domain metadata from the
   * driver-side state, everything about files from one aggregation ([[FileAggregates]]).
@@ -30,7 +29,7 @@ private[txlog] object ChecksumComputer {
       numMetadata = 1L,
       numProtocol = 1L,
       inCommitTimestampOpt =
-        if (InCommitTimestamps.enabled(p, m)) Some(snapshot.timestamp) else None,
+        if (snapshot.config.inCommitTimestamps) Some(snapshot.timestamp) else None,
       setTransactions = snapshot.liveTransactionsAt(snapshot.timestamp),
       domainMetadata = snapshot.state.domains.values.toSeq.sortBy(_.domain),
       metadata = m,

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.JsonNodeFactory
 
 import txlog.{ChecksumMismatch, ChecksumValidation, Snapshot}
-import txlog.protocol.InCommitTimestamps
 
 /** The spec's "State Validation": the checksum file of a version is compared field by field with
   * the same values recomputed from a replay of the log. The file size histogram is recomputed over
@@ -36,7 +35,7 @@ private[txlog] object ChecksumValidator {
     checkLong("numMetadata", 1L)
     checkLong("numProtocol", 1L)
     file.long("inCommitTimestampOpt").foreach { e =>
-      val ict = InCommitTimestamps.enabled(snapshot.protocol, snapshot.metadata)
+      val ict = snapshot.config.inCommitTimestamps
       check("inCommitTimestampOpt", e.toString, if (ict) snapshot.timestamp.toString else "null")
     }
     checkMetadata(file, snapshot, check)

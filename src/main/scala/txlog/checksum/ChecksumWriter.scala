@@ -2,7 +2,8 @@ package txlog.checksum
 
 import org.apache.hadoop.fs.Path
 
-import txlog.{Snapshot, TxlogErrors}
+import txlog.Snapshot
+import txlog.errors.TxlogErrors
 import txlog.log.LogWrites
 import txlog.protocol.FileNames
 import txlog.protocol.WriterGate

@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.commons.io.IOUtils
 import org.apache.hadoop.fs.Path
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.log.TablePath
 import txlog.protocol.FileNames
 

@@ -6,9 +6,10 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.fs.{FileSystem, Path}
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 
-import txlog.{Protocol, TxlogErrors}
+import txlog.protocol.TableConfiguration
+import txlog.Protocol
+import txlog.errors.TxlogErrors
 import txlog.log.LogListing
-import txlog.protocol.TableProperties
 import txlog.protocol.WriterGate
 
 /** Runs a [[CleanupPlan]]: deletes its candidates oldest first, unless it is a dry run.
@@ -33,36 +34,34 @@ private[txlog] object MetadataCleanup {
   ): DataFrame = {
     val l = ctx.snapshots.listing()
     val latest = ctx.snapshots.relisting(ctx.snapshots.latestOf(l))
-    val conf = latest.metadata.configuration
-    run(ctx.spark, l, latest.protocol, conf, retention, dryRun, force, ctx.now())
+    run(ctx.spark, l, latest.config, retention, dryRun, force, ctx.now())
   }
 
   /** Plans and (unless `dryRun`) performs metadata cleanup. `retention` is a duration such as "30
-    * days" (default: the table's delta.logRetentionDuration); `configuration` and `protocol` are
-    * the latest snapshot's. Returns the candidates as [[CleanupCandidate.schema]] rows, or one row
-    * of kind "none" saying why nothing can be deleted.
+    * days" (default: the table's delta.logRetentionDuration); `config` is the latest snapshot's.
+    * Returns the candidates as [[CleanupCandidate.schema]] rows, or one row of kind "none" saying
+    * why nothing can be deleted.
     */
   def run(
       spark: SparkSession,
       listing: LogListing,
-      protocol: Protocol,
-      configuration: Map[String, String],
+      config: TableConfiguration,
       retention: Option[String],
       dryRun: Boolean,
       force: Boolean = false,
       now: Long = txlog.util.Clock.now()
   ): DataFrame = {
-    WriterGate.check(listing.table.root, listing.latestVersion, protocol, "clean up the log")
-    val configured = TableProperties.logRetentionMillis(configuration)
+    WriterGate.check(listing.table.root, listing.latestVersion, config.protocol, "clean up the log")
+    val configured = config.logRetentionMillis
     val retentionMillis = retention.fold(configured)(retentionMillisOf)
     if (retentionMillis < configured && !force) {
       throw TxlogErrors.cleanupRetentionTooShort(
         listing.table.root,
         retention.getOrElse(""),
-        configuration.getOrElse("delta.logRetentionDuration", "interval 30 days")
+        config.logRetentionText
       )
     }
-    val enabled = TableProperties.flag(configuration, "delta.enableExpiredLogCleanup")
+    val enabled = config.expiredLogCleanup
     val plan =
       if (enabled) {
         CleanupPlanner.plan(
@@ -136,7 +135,7 @@ private[txlog] object MetadataCleanup {
   /** Milliseconds of a retention such as "30 days" or "interval 2 days". */
   def retentionMillisOf(text: String): Long = {
     val millis =
-      try TableProperties.durationMillis(Option(text).getOrElse(""))
+      try TableConfiguration.durationMillis(Option(text).getOrElse(""))
       catch {
         case _: txlog.TxlogException => -1L
       }

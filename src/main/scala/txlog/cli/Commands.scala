@@ -5,8 +5,9 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.functions.col
 
-import txlog.{DeltaLog, RepairResult, RestoreResult, TableDescription, TxlogErrors, VacuumResult}
-import txlog.maintenance.Validator
+import txlog.{DeltaLog, RepairResult, RestoreResult, TableDescription, VacuumResult}
+import txlog.errors.TxlogErrors
+import txlog.inspect.Validator
 import txlog.util.OptionValues
 
 /** The commands, each a thin layer over the public API of one table's [[DeltaLog]]. */

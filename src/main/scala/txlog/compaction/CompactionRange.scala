@@ -1,6 +1,6 @@
 package txlog.compaction
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.log.LogListing
 import txlog.protocol.CommitFile
 

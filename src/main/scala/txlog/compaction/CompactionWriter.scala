@@ -6,7 +6,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.functions.{col, trim}
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.checkpoint.CheckpointStaging
 import txlog.log.{LogWrites, TablePath}
 import txlog.util.Jobs

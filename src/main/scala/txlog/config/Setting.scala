@@ -6,7 +6,7 @@ import scala.util.Try
 
 import org.apache.spark.sql.SparkSession
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 
 /** One `spark.txlog.*` session setting: its key, default, what it does, and how a value is read.
   * Values are read when an operation starts, so a setting changed between operations takes effect

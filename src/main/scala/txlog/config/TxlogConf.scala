@@ -2,7 +2,7 @@ package txlog.config
 
 import org.apache.spark.sql.SparkSession
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.config.Setting.{Flag, Names, OptionalWhole, Whole}
 import txlog.storage.StoreKind
 

@@ -7,7 +7,8 @@ import java.util.zip.CRC32
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{ChecksumException, Path}
 
-import txlog.{TxlogErrors, TxlogException}
+import txlog.TxlogException
+import txlog.errors.TxlogErrors
 import txlog.protocol.{DvPaths, Z85}
 
 /** Loads the row indexes a deletion vector descriptor marks as deleted in one data file.

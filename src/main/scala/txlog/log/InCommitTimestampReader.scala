@@ -7,7 +7,7 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.protocol.CommitFile
 
 /** Reads a commit's in-commit timestamp (the spec's "In-Commit Timestamps"): the first line of the

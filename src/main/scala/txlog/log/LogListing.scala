@@ -6,7 +6,7 @@ import scala.collection.mutable.ArrayBuffer
 
 import org.apache.hadoop.fs.FileStatus
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.protocol.FileNames
 import txlog.protocol.CommitFile
 import txlog.protocol.CheckpointFile

@@ -1,6 +1,7 @@
 package txlog.log
 
-import txlog.{TxlogErrors, TxlogException}
+import txlog.TxlogException
+import txlog.errors.TxlogErrors
 import txlog.protocol.CommitFile
 import txlog.protocol.CompactionFile
 import txlog.protocol.LogFile

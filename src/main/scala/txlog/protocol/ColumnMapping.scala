@@ -2,7 +2,7 @@ package txlog.protocol
 
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 
 /** The keys of "Column Mapping": the table property choosing the mode, the largest id given out,
   * and the field metadata holding a column's id and physical name.
@@ -27,10 +27,10 @@ private[txlog] object ColumnMapping {
   /** The column's name in data files and file actions: its physical name, else its name. */
   def physicalName(f: StructField): String = physicalNameOf(f).getOrElse(f.name)
 
-  /** The table's `delta.columnMapping.mode`, lower case (`none` when unset): the one reading of it.
-    * Example: `ColumnMapping.mode(md.configuration)`.
+  /** The table's `delta.columnMapping.mode`, lower case (`none` when unset): the one reading of it,
+    * asked through [[TableConfiguration.columnMappingMode]].
     */
-  def mode(configuration: Map[String, String]): String =
+  private[protocol] def mode(configuration: Map[String, String]): String =
     configuration.getOrElse(ModeProperty, "none").trim.toLowerCase(java.util.Locale.ROOT)
 
   /** Characters a column name may hold only under column mapping: parquet's field names may not,

@@ -8,7 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
 
-import txlog.{Metadata, TxlogErrors}
+import txlog.Metadata
+import txlog.errors.TxlogErrors
 
 /** The spec's "CHECK Constraints" (`delta.constraints.<name>` table properties) and "Column
   * Invariants" (`delta.invariants` field metadata, `{"expression": {"expression": "<SQL>"}}`), as

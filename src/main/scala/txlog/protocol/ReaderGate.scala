@@ -1,6 +1,7 @@
 package txlog.protocol
 
-import txlog.{Protocol, TxlogErrors}
+import txlog.Protocol
+import txlog.errors.TxlogErrors
 
 /** The "Reader Requirements" check: a snapshot may be read only when its protocol is valid, its
   * reader version is 1 to 3 and txlog implements every listed reader feature.

@@ -1,13 +1,11 @@
 package txlog.protocol
 
-import txlog.{Metadata, Protocol}
-
-/** The spec's "Row Tracking": its domain, the properties naming the materialized columns, and
-  * whether it is enabled. Row ids are assigned on commit by [[txlog.txn.RowTracking]] and read by
-  * [[txlog.scan.RowTrackingRead]].
+/** The spec's "Row Tracking": its domain and the properties naming the materialized columns
+  * (whether it is enabled: [[TableConfiguration.rowTracking]]). Row ids are assigned on commit by
+  * [[txlog.txn.RowTracking]] and read by [[txlog.scan.RowTrackingRead]].
   *
   * {{{
-  * if (RowTrackingSpec.enabled(snap.protocol, snap.metadata)) ...
+  * snap.domainMetadata.get(RowTrackingSpec.Domain)
   * }}}
   */
 private[txlog] object RowTrackingSpec {
@@ -23,8 +21,4 @@ private[txlog] object RowTrackingSpec {
     "delta.rowTracking.materializedRowCommitVersionColumnName" -> "_row-commit-version-col-"
   )
 
-  /** Whether row tracking is enabled (supported, and `delta.enableRowTracking` true). */
-  def enabled(p: Protocol, md: Metadata): Boolean =
-    p.hasWriterFeature("rowTracking") &&
-      TableProperties.flag(md.configuration, "delta.enableRowTracking")
 }

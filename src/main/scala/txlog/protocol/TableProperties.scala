@@ -3,12 +3,13 @@ package txlog.protocol
 import org.apache.spark.sql.catalyst.util.IntervalUtils
 import org.apache.spark.unsafe.types.UTF8String
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 
 /** Table properties (metaData.configuration) with the defaults the spec and the reference
-  * implementation give them, so callers need not know which keys were written.
+  * implementation give them, and how their values parse. Only [[TableConfiguration]] (and the
+  * feature rules beside it) read them: the rest of txlog asks a table's configuration.
   */
-private[txlog] object TableProperties {
+private[protocol] object TableProperties {
   val Defaults: Map[String, String] = Map(
     "delta.appendOnly" -> "false",
     "delta.checkpointInterval" -> "10",
@@ -29,22 +30,6 @@ private[txlog] object TableProperties {
     // others do not conflict. delta-spark's own default is Serializable, the only value it accepts.
     "delta.isolationLevel" -> "WriteSerializable"
   )
-
-  /** `delta.deletedFileRetentionDuration` in milliseconds: how long tombstones are kept. */
-  def deletedFileRetentionMillis(configuration: Map[String, String]): Long =
-    retention(withDefaults(configuration), "delta.deletedFileRetentionDuration")
-
-  /** `delta.setTransactionRetentionDuration` in milliseconds, when set: transactions last updated
-    * longer ago than this (or never stamped) are expired, as delta-spark expires them.
-    */
-  def setTransactionRetentionMillis(configuration: Map[String, String]): Option[Long] =
-    configuration
-      .get("delta.setTransactionRetentionDuration")
-      .map(_ => retention(configuration, "delta.setTransactionRetentionDuration"))
-
-  /** `delta.logRetentionDuration` in milliseconds: how long log entries are kept. */
-  def logRetentionMillis(configuration: Map[String, String]): Long =
-    retention(withDefaults(configuration), "delta.logRetentionDuration")
 
   /** The table properties that are retentions: durations that must not be negative. */
   val Retentions: Seq[String] = Seq(
@@ -85,17 +70,6 @@ private[txlog] object TableProperties {
       )
     }
     i.days * 86400000L + i.microseconds / 1000
-  }
-
-  /** `delta.checkpointInterval`: a checkpoint every this many commits. A value that is not a
-    * positive whole number (which delta-spark refuses to set) counts as the default, so a commit
-    * that landed is never failed by its post-commit checkpoint. Example:
-    * `TableProperties.checkpointInterval(md.configuration)`.
-    */
-  def checkpointInterval(configuration: Map[String, String]): Long = {
-    val key = "delta.checkpointInterval"
-    val v = withDefaults(configuration)(key).trim
-    scala.util.Try(v.toLong).toOption.filter(_ > 0).getOrElse(Defaults(key).toLong)
   }
 
   /** Whether boolean property `key` of `configuration` is true (any case, spaces trimmed); the

@@ -1,6 +1,7 @@
 package txlog.protocol
 
-import txlog.{Protocol, TxlogErrors}
+import txlog.Protocol
+import txlog.errors.TxlogErrors
 
 /** The "Writer Requirements" check for txlog's log maintenance (checkpoints, checksums, log
   * compaction, metadata cleanup): a writer must implement every writer feature the protocol lists,

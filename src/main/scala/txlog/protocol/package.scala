@@ -13,10 +13,12 @@ package txlog
   *     must know, the legacy versions implying them, the properties and column types that call for
   *     them; the two gates: [[ReaderGate]] ("Requirements for Readers") and [[WriterGate]]
   *     ("Requirements for Writers", for maintenance).
-  *   - '''table properties''' ([[TableProperties]]): `delta.*` keys with their defaults.
+  *   - '''table configuration''' ([[TableConfiguration]]): a table's protocol, metadata and typed
+  *     `delta.*` properties, the one place a rule asks whether a feature is supported or enabled
+  *     and what a setting is; [[TableProperties]] holds the keys' defaults.
   *   - '''deletion vectors''' ([[DvPaths]]): where a descriptor's file is ("Deletion Vector
   *     Descriptor Schema").
-  *   - '''in-commit timestamps''' ([[InCommitTimestamps]]): enablement and a commit's timestamp.
+  *   - '''in-commit timestamps''' ([[InCommitTimestamps]]): the feature and its keys.
   *   - '''column mapping''' ([[ColumnMapping]]): its property and field metadata keys.
   *   - '''file columns''' ([[FileColumns]]): partition values and statistics as typed columns
   *     ("Partition Value Serialization", "Per-file Statistics"), physical names under column

@@ -26,7 +26,7 @@ private[python] trait FacadeArgs {
       try mapper.readTree(Option(json).getOrElse("[]"))
       catch { case _: java.io.IOException => null }
     if (node == null || !node.isArray || !node.elements().asScala.forall(_.isTextual)) {
-      throw txlog.TxlogErrors.invalidArgument(name, "must be a JSON array of column names")
+      throw txlog.errors.TxlogErrors.invalidArgument(name, "must be a JSON array of column names")
     }
     node.elements().asScala.map(_.asText).toSeq
   }

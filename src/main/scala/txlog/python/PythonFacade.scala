@@ -8,7 +8,8 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import txlog.util.OptionValues
 import txlog.timetravel.VersionOrTimestamp
-import txlog.{BuildInfo, DeltaLog, RepairResult, Snapshot, Summarized, TxlogErrors, VacuumResult}
+import txlog.{BuildInfo, DeltaLog, RepairResult, Snapshot, Summarized, VacuumResult}
+import txlog.errors.TxlogErrors
 
 /** The one entry point the Python package calls through py4j. It takes only strings, maps and
   * DataFrames (plus the handles it returned), so argument conversion stays trivial on the Python

@@ -6,7 +6,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 
-import txlog.{DeltaLog, Protocol, Transaction, TxlogErrors}
+import txlog.{DeltaLog, Protocol, Transaction}
+import txlog.errors.TxlogErrors
 
 /** The transaction half of [[PythonFacade]] (Python's `txlog.Transaction` and `create_table`); its
   * methods are called as `PythonFacade.<name>`.

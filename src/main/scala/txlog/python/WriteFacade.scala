@@ -6,7 +6,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.DataFrame
 
-import txlog.{DeltaLog, TxlogErrors, WriteOptions}
+import txlog.{DeltaLog, WriteOptions}
+import txlog.errors.TxlogErrors
 import txlog.util.OptionValues
 
 /** The data-writing half of [[PythonFacade]] (Python's `txlog.write`); its methods are called as

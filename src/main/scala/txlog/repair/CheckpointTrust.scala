@@ -7,7 +7,7 @@ import org.apache.spark.sql.SparkSession
 
 import txlog.checksum.ChecksumValidator
 import txlog.log.{CheckpointInstance, LogListing, LogSegment}
-import txlog.maintenance.StateRules
+import txlog.inspect.StateRules
 import txlog.replay.SnapshotLoader
 
 /** Which checkpoints of `listing` repair may trust, given those validate found wrong (`bad`).

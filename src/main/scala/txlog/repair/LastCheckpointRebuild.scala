@@ -79,7 +79,7 @@ private[txlog] object LastCheckpointRebuild {
   def delete(table: TablePath): Unit = {
     val file = new Path(table.logDir, FileNames.LastCheckpoint)
     if (table.fs.exists(file) && !table.fs.delete(file, false)) {
-      throw txlog.TxlogErrors.writeFailed(file.toString, "It could not be deleted.")
+      throw txlog.errors.TxlogErrors.writeFailed(file.toString, "It could not be deleted.")
     }
   }
 

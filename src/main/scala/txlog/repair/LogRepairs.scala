@@ -11,7 +11,7 @@ import txlog.checkpoint.CheckpointWriter
 import txlog.checksum.ChecksumWriter
 import txlog.log.{CheckpointInstance, LogListing, LogSegment}
 import txlog.protocol.CheckpointNaming
-import txlog.maintenance.{Finding, ListingRules, Rules, StateRules, Validator}
+import txlog.inspect.{Finding, ListingRules, Rules, StateRules, Validator}
 import txlog.replay.SnapshotLoader
 import txlog.table.TableContext
 

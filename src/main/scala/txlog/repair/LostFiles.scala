@@ -7,7 +7,7 @@ import org.apache.spark.sql.types.{StringType, StructType}
 
 import txlog.Snapshot
 import txlog.protocol.ActionSchemas
-import txlog.maintenance.{FileRules, Rules}
+import txlog.inspect.{FileRules, Rules}
 import txlog.util.SerializableConf
 
 /** The live files of a snapshot whose data file or deletion vector file is gone or wrong, found by

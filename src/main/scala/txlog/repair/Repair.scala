@@ -6,9 +6,10 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.functions.{coalesce, col, concat, count, lit, sum, when}
 import org.apache.spark.storage.StorageLevel
 
-import txlog.{RepairResult, Snapshot, Transaction, TxlogErrors, TxlogException}
+import txlog.{RepairResult, Snapshot, Transaction, TxlogException}
+import txlog.errors.TxlogErrors
 import txlog.log.{LogListing, LogSegment}
-import txlog.maintenance.{Finding, ListingRules, Rules}
+import txlog.inspect.{Finding, ListingRules, Rules}
 import txlog.replay.SnapshotLoader
 import txlog.table.TableContext
 import txlog.protocol.WriterGate

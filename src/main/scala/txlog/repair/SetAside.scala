@@ -5,7 +5,7 @@ import java.time.format.DateTimeFormatter
 
 import org.apache.hadoop.fs.Path
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.log.TablePath
 
 /** Where repair moves the log files it replaces: `<table>/_txlog_set_aside/<UTC time>/`, a hidden

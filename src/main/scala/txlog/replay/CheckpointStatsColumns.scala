@@ -11,7 +11,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
 import txlog.protocol.FileInfo
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.checkpoint.ParquetFooters
 import txlog.log.{LogSegment, TablePath}
 

@@ -10,7 +10,8 @@ import org.apache.spark.sql.types.StructType
 import org.slf4j.LoggerFactory
 
 import txlog.config.TxlogConf
-import txlog.{TxlogErrors, TxlogException}
+import txlog.TxlogException
+import txlog.errors.TxlogErrors
 import txlog.protocol.ActionSchemas
 import txlog.log.{CheckpointInstance, LogSegment}
 

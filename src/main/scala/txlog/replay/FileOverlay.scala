@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types.{StringType, StructType}
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.protocol.ActionSchemas
 
 /** The newest action on one logical file among actions held on the driver: lean `add` or `remove`

@@ -9,7 +9,7 @@ import org.apache.spark.sql.expressions.Window
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{StringType, StructType}
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.protocol.ActionSchemas
 import txlog.replay.NonFileState.invalidLine
 

@@ -11,7 +11,7 @@ import org.apache.spark.sql.types.{LongType, StringType, StructType}
 import org.apache.spark.storage.StorageLevel
 
 import txlog.config.TxlogConf
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.log.TablePath
 import txlog.protocol.FileInfo
 import txlog.storage.S3Get

@@ -5,7 +5,8 @@ import org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
-import txlog.{Metadata, Protocol, TxlogErrors}
+import txlog.{Metadata, Protocol}
+import txlog.errors.TxlogErrors
 
 /** A txn action: the latest version an application committed ("Transaction Identifiers"). */
 private[txlog] final case class SetTransaction(

@@ -11,7 +11,8 @@ import org.apache.hadoop.fs.{FSError, Path}
 import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.txlog.SparkErrors
 
-import txlog.{TxlogErrors, TxlogException}
+import txlog.TxlogException
+import txlog.errors.TxlogErrors
 import txlog.log.LogSegment
 import txlog.protocol.CheckpointFile
 import txlog.protocol.FileInfo

@@ -4,7 +4,8 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions.col
 
 import txlog.config.TxlogConf
-import txlog.{Snapshot, TxlogErrors}
+import txlog.Snapshot
+import txlog.errors.TxlogErrors
 import txlog.protocol.ActionSchemas
 import txlog.log.{LogListing, LogSegment}
 import txlog.protocol.ReaderGate

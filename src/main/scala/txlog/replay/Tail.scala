@@ -5,7 +5,7 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.protocol.ActionSchemas
 import txlog.log.TablePath
 import txlog.protocol.LogFile

@@ -5,7 +5,7 @@ import java.io.FileNotFoundException
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, Dataset, SparkSession}
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.replay.FileKeys
 import txlog.util.SerializableConf
 

@@ -12,7 +12,8 @@ import org.apache.spark.sql.execution.datasources.{
 }
 import org.apache.spark.sql.types.StructType
 
-import txlog.{Snapshot, TxlogErrors}
+import txlog.Snapshot
+import txlog.errors.TxlogErrors
 
 /** The rows of some of a snapshot's files, one RDD partition per group of them (OPTIMIZE's bins),
   * deletion vectors applied: the files selected by one Spark job (as a scan of them all would

@@ -2,7 +2,8 @@ package txlog.scan
 
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
 
-import txlog.{Snapshot, TxlogErrors}
+import txlog.Snapshot
+import txlog.errors.TxlogErrors
 import txlog.protocol.{ColumnMapping, FileColumns}
 import txlog.protocol.SparkTypes
 

@@ -9,7 +9,8 @@ import org.apache.spark.sql.catalyst.expressions.{
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.types.{LongType, StructField, StructType}
 
-import txlog.TxlogErrors
+import txlog.protocol.TableConfiguration
+import txlog.errors.TxlogErrors
 import txlog.protocol.RowTrackingSpec
 
 /** The materialized row tracking columns of a table with row tracking enabled, as its metadata
@@ -78,7 +79,7 @@ private[txlog] object RowTrackingRead {
     * None.
     */
   def columns(p: txlog.Protocol, md: txlog.Metadata): Option[RowTrackingColumns] =
-    if (!RowTrackingSpec.enabled(p, md)) None
+    if (!TableConfiguration(p, md).rowTracking) None
     else {
       val Seq(rowId, version) = RowTrackingSpec.ColumnNameKeys.map(k => md.configuration.get(k._1))
       Some(RowTrackingColumns(rowId, version))

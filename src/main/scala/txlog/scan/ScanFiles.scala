@@ -9,7 +9,8 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.StructType
 
 import txlog.util.PartitionPruning
-import txlog.{Snapshot, TxlogErrors}
+import txlog.Snapshot
+import txlog.errors.TxlogErrors
 import txlog.deletionvectors.DvDescriptor
 import txlog.protocol.FileColumns
 import txlog.replay.FileKeys

@@ -12,7 +12,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.deletionvectors.{DeletionVectorStore, DvDescriptor}
 import txlog.util.SerializableConf
 

@@ -6,7 +6,7 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.{FileSystem, Path}
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 
 /** Hidden temporary files beside a target, for stores that publish by moving a finished file. */
 private[txlog] object HiddenTempFiles {

@@ -7,7 +7,8 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.{FileSystem, LocalFileSystem, Path, RawLocalFileSystem}
 
-import txlog.{LogPublishing, TxlogErrors}
+import txlog.LogPublishing
+import txlog.errors.TxlogErrors
 
 /** Local disks: put-if-absent is a hard link (which fails if the target exists) and overwrite an
   * `ATOMIC_MOVE` (a POSIX rename, which replaces the target atomically).

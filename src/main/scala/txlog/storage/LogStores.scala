@@ -2,7 +2,7 @@ package txlog.storage
 
 import org.apache.hadoop.fs.{FileSystem, Path}
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 
 /** Picks the [[LogStore]] for a path by its scheme (see [[StorageConf]] for the settings); a
   * `viewfs://` path gets its mount target's ([[MountedLogStore]]) unless its kind is set.

@@ -4,7 +4,7 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.{FileSystem, Path}
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 
 /** A store that publishes by moving a finished temporary file into place: put-if-absent is a move
   * that fails if the target exists, overwrite a move that replaces it, both atomic.

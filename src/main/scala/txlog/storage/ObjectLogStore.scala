@@ -7,7 +7,8 @@ import scala.util.control.NonFatal
 import org.apache.commons.io.IOUtils
 import org.apache.hadoop.fs.{FSDataOutputStream, FileAlreadyExistsException, FileSystem, Path}
 
-import txlog.{LogPublishing, TxlogErrors}
+import txlog.LogPublishing
+import txlog.errors.TxlogErrors
 
 /** Object stores (s3a, gs, abfs, ...): there is no atomic rename, but a single PUT is atomic, so
   * every file is written directly to its name. Put-if-absent is, in this order:

@@ -4,7 +4,8 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.{FileAlreadyExistsException, FileContext, FileSystem, Options, Path}
 
-import txlog.{LogPublishing, TxlogErrors}
+import txlog.LogPublishing
+import txlog.errors.TxlogErrors
 
 /** File systems whose `FileContext.rename` is atomic (HDFS): with `Rename.NONE` it fails if the
   * target exists, with `Rename.OVERWRITE` it replaces the target in one step. (`FileSystem.rename`

@@ -1,7 +1,7 @@
 package txlog.storage
 
 import txlog.config.TxlogConf
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 
 /** The kinds of storage txlog tells apart when publishing log files. */
 private[txlog] sealed abstract class StoreKind(val name: String)

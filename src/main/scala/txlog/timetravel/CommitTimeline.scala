@@ -1,8 +1,9 @@
 package txlog.timetravel
 
-import txlog.{Metadata, Protocol, TxlogErrors}
+import txlog.protocol.TableConfiguration
+import txlog.{Metadata, Protocol}
+import txlog.errors.TxlogErrors
 import txlog.log.LogListing
-import txlog.protocol.InCommitTimestamps
 
 /** The commit timestamp of every version, by one rule used by snapshots, history and timestamp time
   * travel (the spec's "In-Commit Timestamps"):
@@ -122,8 +123,9 @@ private[txlog] object CommitTimeline {
       ts(i) = if (i > 0 && t <= ts(i - 1)) ts(i - 1) + 1 else t
       i += 1
     }
-    val enabled = state.exists { case (p, m) => InCommitTimestamps.enabled(p, m) }
-    val enablement = state.flatMap { case (_, m) => InCommitTimestamps.enablement(m) }
+    val config = state.map { case (p, m) => TableConfiguration(p, m) }
+    val enabled = config.exists(_.inCommitTimestamps)
+    val enablement = config.flatMap(_.inCommitTimestampEnablement)
     val from =
       if (!enabled) None
       else Some(enablement.map(_._1).getOrElse(0L))

@@ -2,7 +2,8 @@ package txlog.timetravel
 
 import java.sql.Timestamp
 
-import txlog.{Metadata, Protocol, TxlogErrors}
+import txlog.{Metadata, Protocol}
+import txlog.errors.TxlogErrors
 import txlog.log.LogListing
 
 /** Timestamp time travel: the latest version whose commit timestamp ([[CommitTimeline]]) is at or

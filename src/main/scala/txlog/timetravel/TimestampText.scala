@@ -2,7 +2,7 @@ package txlog.timetravel
 
 import java.sql.Timestamp
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 
 /** Timestamps users give as text (time travel, restore). */
 private[txlog] object TimestampText {

@@ -1,6 +1,6 @@
 package txlog.timetravel
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 
 /** The one rule for an argument pair that names a table version either by number or by timestamp
   * (time travel, the change data feed's bounds): at most one of the two, INVALID_ARGUMENT naming

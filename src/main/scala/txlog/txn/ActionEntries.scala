@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types._
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 
 /** File actions given as JSON objects rather than a DataFrame (Python's `add_files([...])`: a list
   * of dicts), made into a local DataFrame of the action's schema on the driver, without a Spark job

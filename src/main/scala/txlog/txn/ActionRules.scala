@@ -1,7 +1,8 @@
 package txlog.txn
 
-import txlog.{Metadata, Protocol, TxlogErrors}
-import txlog.protocol.TableProperties
+import txlog.protocol.TableConfiguration
+import txlog.{Metadata, Protocol}
+import txlog.errors.TxlogErrors
 
 /** The spec's rules on a commit's actions that its protocol and metadata decide: domain metadata
   * needs its writer feature, an append-only table loses no data. The committer applies them to each
@@ -24,11 +25,12 @@ private[txlog] object ActionRules {
     }
 
   /** Raises APPEND_ONLY_VIOLATION when a table with `delta.appendOnly` would lose data. */
-  def checkAppendOnly(table: String, md: Metadata, hasDataChangingRemoves: => Boolean): Unit =
-    if (
-      TableProperties.flag(md.configuration, "delta.appendOnly") &&
-      hasDataChangingRemoves
-    ) {
+  def checkAppendOnly(
+      table: String,
+      config: TableConfiguration,
+      hasDataChangingRemoves: => Boolean
+  ): Unit =
+    if (config.appendOnly && hasDataChangingRemoves) {
       throw TxlogErrors.appendOnlyViolation(table)
     }
 }

@@ -4,7 +4,8 @@ import java.util.UUID
 
 import org.apache.spark.sql.types._
 
-import txlog.{Metadata, TxlogErrors}
+import txlog.Metadata
+import txlog.errors.TxlogErrors
 import txlog.protocol.ColumnMapping
 
 /** Column mapping on write ("Column Mapping"): every field, nested ones included, carries

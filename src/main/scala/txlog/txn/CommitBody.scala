@@ -8,7 +8,7 @@ import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions._
 
 import txlog.config.TxlogConf
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.checkpoint.CheckpointStaging
 import txlog.checksum.{DeletedRecordCounts, FileAggregates, FileSizeHistogram}
 import txlog.log.TablePath

@@ -2,13 +2,12 @@ package txlog.txn
 
 import org.apache.hadoop.fs.Path
 
+import txlog.protocol.TableConfiguration
 import txlog.{Metadata, Protocol, Snapshot, TxlogException}
 import txlog.checksum._
 import txlog.log.{LogWrites, TablePath}
 import txlog.protocol.FileNames
 import txlog.replay.{DomainMetadata, SetTransaction}
-import txlog.protocol.TableProperties
-import txlog.protocol.InCommitTimestamps
 import txlog.protocol.DomainAction
 
 /** The version checksum (`n.crc`) of a commit, derived from the previous version's checksum and the
@@ -108,7 +107,7 @@ private[txlog] object CommitChecksum {
         numMetadata = 1L,
         numProtocol = 1L,
         inCommitTimestampOpt =
-          if (InCommitTimestamps.enabled(in.protocol, in.metadata)) in.inCommitTimestamp
+          if (TableConfiguration(in.protocol, in.metadata).inCommitTimestamps) in.inCommitTimestamp
           else None,
         setTransactions = transactions(base, in, timestamp),
         domainMetadata = domains(base, in),
@@ -141,7 +140,7 @@ private[txlog] object CommitChecksum {
   private def transactions(base: Option[Snapshot], in: Input, now: Long): Seq[SetTransaction] = {
     val before = base.fold(Map.empty[String, SetTransaction])(_.state.txns)
     val staged = in.txns.map { case (app, v) => app -> SetTransaction(app, v, Some(now)) }
-    val cutoff = TableProperties.setTransactionRetentionMillis(in.metadata.configuration)
+    val cutoff = TableConfiguration(in.protocol, in.metadata).setTransactionRetentionMillis
     (before ++ staged).values.toSeq
       .filter(t => cutoff.forall(c => t.lastUpdated.exists(_ > now - c)))
       .sortBy(_.appId)

@@ -7,7 +7,7 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.log.TablePath
 import txlog.protocol.FileNames
 import txlog.storage.{LogStores, HiddenTempFiles}

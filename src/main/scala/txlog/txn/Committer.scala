@@ -9,12 +9,12 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import txlog.protocol.RowTrackingSpec
 import txlog.config.TxlogConf
-import txlog.{BuildInfo, CommitResult, Metadata, Protocol, Snapshot, TxlogErrors}
-import txlog.protocol.{ActionSchemas, TableProperties}
+import txlog.{BuildInfo, CommitResult, Metadata, Protocol, Snapshot}
+import txlog.errors.TxlogErrors
+import txlog.protocol.{ActionSchemas, TableConfiguration}
 import txlog.log.{LogListing, TablePath}
 import txlog.protocol.CommitFile
 import txlog.table.TableContext
-import txlog.protocol.InCommitTimestamps
 import txlog.protocol.DomainAction
 
 /** Commits staged actions with optimistic concurrency: put-if-absent of the next version; on a lost
@@ -131,12 +131,10 @@ private[txlog] object Committer {
           )
         val protocol = p.orElse(current.map(_._1)).get
         val metadata = m.orElse(current.map(_._2)).get
+        val config = TableConfiguration(protocol, metadata)
         ActionRules.checkDomains(table.root, protocol, staged.domains.keySet)
         val tracked = protocol.hasWriterFeature("rowTracking")
-        if (
-          current.exists { case (cp, cm) => !RowTrackingSpec.enabled(cp, cm) } &&
-          RowTrackingSpec.enabled(protocol, metadata)
-        ) {
+        if (base.exists(!_.config.rowTracking) && config.rowTracking) {
           // On the latest snapshot: winners of a race may have added files without row ids.
           LiveRowIds.checkEnablement(table.root, base.get, adds.toSeq ++ removes)
         }
@@ -172,19 +170,19 @@ private[txlog] object Committer {
         if (staged.replacesTable) checkReplacesAll(table, readSnapshot, removed.files)
         ActionRules.checkAppendOnly(
           table.root,
-          current.fold(metadata)(_._2),
+          base.fold(config)(_.config),
           removed.files > removed.withoutDataChange
         )
         val now = ctx.now()
         val ict =
-          if (InCommitTimestamps.enabled(protocol, metadata)) Some(inCommitTimestamp(base, now))
+          if (config.inCommitTimestamps) Some(inCommitTimestamp(base, now))
           else None
         // The metadata as written: with the in-commit timestamp enablement where it starts.
         val written =
           m.map(md => ict.fold(md)(WriterRules.withIctEnablementTimestamp(md, version, _)))
         val domains = staged.domains ++ rowDomain.map(d => d.domain -> d)
         val header =
-          headerLines(version, req, read, staged, p, written, metadata, ict, now, domains)
+          headerLines(version, req, read, staged, p, written, config, ict, now, domains)
         if (CommitPublisher.publish(table, version, header, body.get, req.txnId)) {
           val checksum = CommitChecksum.Input(
             req.txnId,
@@ -218,7 +216,7 @@ private[txlog] object Committer {
           return CommitResult(latest.version, committed = false, attempt, None, None, Seq.empty)
         }
         val winners = winningCommits(ctx, version, latest.version)
-        ConflictChecker.check(ctx, isolation(base.get.metadata), read, summary, winners)
+        ConflictChecker.check(ctx, isolation(base.get.config), read, summary, winners)
         backoff(attempt, backoffMaxMs)
         // The winners are read now (not before the wait): any that landed meanwhile are seen
         // when the next attempt loses again, rather than being read twice.
@@ -292,11 +290,8 @@ private[txlog] object Committer {
       .flatMap(_.domainMetadata.get(RowTrackingSpec.Domain))
       .flatMap(ActionLines.highWaterMark)
 
-  def isolation(m: Metadata): IsolationLevel =
-    TableProperties.withDefaults(m.configuration)("delta.isolationLevel").trim match {
-      case s if s.equalsIgnoreCase("Serializable") => IsolationLevel.Serializable
-      case _                                       => IsolationLevel.WriteSerializable
-    }
+  def isolation(config: TableConfiguration): IsolationLevel =
+    if (config.serializable) IsolationLevel.Serializable else IsolationLevel.WriteSerializable
 
   /** The in-commit timestamp of a commit on `base` at `now`: after the previous commit's. */
   private def inCommitTimestamp(base: Option[Snapshot], now: Long): Long =
@@ -310,7 +305,7 @@ private[txlog] object Committer {
       staged: StagedActions,
       newProtocol: Option[Protocol],
       newMetadata: Option[Metadata],
-      metadata: Metadata,
+      config: TableConfiguration,
       ict: Option[Long],
       now: Long,
       domains: Map[String, DomainAction]
@@ -323,7 +318,7 @@ private[txlog] object Committer {
       req.operationParameters,
       req.operationMetrics,
       Some(read.readVersion).filter(_ >= 0), // the version first read, as delta-spark writes it
-      isolation(metadata).name,
+      isolation(config).name,
       staged.isBlindAppend(read),
       s"txlog/${BuildInfo.version}",
       req.txnId

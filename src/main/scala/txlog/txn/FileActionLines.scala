@@ -4,10 +4,11 @@ import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{DataType, MapType, StringType, StructType}
 
-import txlog.{Metadata, Protocol, TxlogErrors}
+import txlog.protocol.TableConfiguration
+import txlog.{Metadata, Protocol}
+import txlog.errors.TxlogErrors
 import txlog.protocol.ActionSchemas
 import txlog.protocol.TableFeatures
-import txlog.protocol.TableProperties
 
 /** A commit's file actions as JSON lines written by Spark (`to_json` of the action structs: the
   * spec's field names, null fields left out), one row per action: (kind, path, dvId, problem, line,
@@ -170,8 +171,9 @@ private[txlog] object FileActionLines {
       md: Metadata,
       restoring: Boolean
   ): Column = {
-    val supported = TableFeatures.supported(p).contains("deletionVectors")
-    val enabled = TableProperties.flag(md.configuration, "delta.enableDeletionVectors")
+    val config = TableConfiguration(p, md)
+    val supported = config.deletionVectorsSupported
+    val enabled = config.deletionVectorsEnabled
     val refused =
       if (!supported) Some("add with a deletion vector, but the protocol lacks deletionVectors")
       else if (!enabled && !restoring) {

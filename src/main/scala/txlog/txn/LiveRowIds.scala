@@ -4,7 +4,8 @@ import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
-import txlog.{Snapshot, TxlogErrors}
+import txlog.Snapshot
+import txlog.errors.TxlogErrors
 import txlog.replay.FileKeys
 import txlog.util.Jobs
 

@@ -9,7 +9,7 @@ import scala.util.control.NonFatal
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.hadoop.fs.Path
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.log.TablePath
 
 /** Whether the commit file at a version is a given transaction's: txlog writes commitInfo, with the

@@ -6,7 +6,7 @@ import txlog.{CheckpointResult, Snapshot, TxlogException}
 import txlog.checkpoint.CheckpointWriter
 import txlog.cleanup.MetadataCleanup
 import txlog.table.TableContext
-import txlog.protocol.TableProperties
+import txlog.protocol.TableConfiguration
 
 /** What a transaction does after its commit landed: a checkpoint every `delta.checkpointInterval`
   * commits (default 10) and then, when `delta.enableExpiredLogCleanup` is on (the default),
@@ -46,16 +46,15 @@ private[txlog] object PostCommit {
       }.flatten
     }
     val checkpoint = attempt("checkpoint") {
-      val conf = readSnapshot.map(_.metadata.configuration)
       // The interval as of the read snapshot; a commit that creates the table uses the default.
-      val interval = TableProperties.checkpointInterval(conf.getOrElse(Map.empty))
+      val interval =
+        readSnapshot.fold(TableConfiguration.DefaultCheckpointInterval)(_.config.checkpointInterval)
       if (version > 0 && version % interval == 0) {
         val updated = ctx.snapshots.update()
         val produced =
           if (updated.version == version) updated else ctx.snapshots.latestOr(Some(version))
         val written = CheckpointWriter.write(ctx.spark, produced, None, Map.empty)
-        val conf = produced.metadata.configuration
-        if (TableProperties.flag(conf, "delta.enableExpiredLogCleanup")) {
+        if (produced.config.expiredLogCleanup) {
           attempt("expired log cleanup") {
             MetadataCleanup.run(ctx, None, dryRun = false, force = false).count()
           }

@@ -4,7 +4,8 @@ import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.expressions.Window
 import org.apache.spark.sql.functions._
 
-import txlog.{Metadata, Protocol, TxlogErrors}
+import txlog.{Metadata, Protocol}
+import txlog.errors.TxlogErrors
 import txlog.util.Jobs
 import txlog.protocol.DomainAction
 import txlog.protocol.ColumnMapping

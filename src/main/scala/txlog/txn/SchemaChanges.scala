@@ -4,7 +4,7 @@ import java.util.Locale
 
 import org.apache.spark.sql.types._
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.protocol.ColumnMapping
 
 /** Schema changes a commit may not make to the columns a table already has: a changed type (the

@@ -4,7 +4,8 @@ import java.io.{FileNotFoundException, IOException, InterruptedIOException}
 
 import org.apache.spark.sql.types.StructType
 
-import txlog.{CommitResult, Transaction, TxlogErrors}
+import txlog.{CommitResult, Transaction}
+import txlog.errors.TxlogErrors
 import txlog.protocol.CheckpointFile
 import txlog.protocol.CommitFile
 import txlog.protocol.FileInfo

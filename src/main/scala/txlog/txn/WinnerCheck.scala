@@ -4,7 +4,8 @@ import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
 
 import txlog.protocol.RowTrackingSpec
-import txlog.{Metadata, TxlogErrors}
+import txlog.Metadata
+import txlog.errors.TxlogErrors
 import txlog.log.TablePath
 import txlog.replay.FileKeys
 import txlog.protocol.FileColumns

@@ -5,7 +5,8 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions.col
 
-import txlog.{Metadata, Protocol, TxlogErrors}
+import txlog.{Metadata, Protocol}
+import txlog.errors.TxlogErrors
 import txlog.protocol.ActionSchemas
 import txlog.log.TablePath
 import txlog.protocol.CommitFile

@@ -4,10 +4,11 @@ import scala.util.Try
 
 import org.apache.spark.sql.types.{DataType, StructType}
 
+import txlog.protocol.TableConfiguration
 import txlog.protocol.RowTrackingSpec
-import txlog.{Metadata, Protocol, TxlogErrors}
+import txlog.{Metadata, Protocol}
+import txlog.errors.TxlogErrors
 import txlog.protocol.ReaderGate
-import txlog.protocol.TableProperties
 import txlog.protocol.InCommitTimestamps
 import txlog.protocol.TableFeatures
 import txlog.protocol.ColumnMapping
@@ -193,8 +194,8 @@ private[txlog] object WriterRules {
   private def ictEnablement(p: Protocol, current: Option[(Protocol, Metadata)], version: Long)(
       md: Metadata
   ): Metadata = {
-    val wasOn = current.exists { case (cp, cm) => InCommitTimestamps.enabled(cp, cm) }
-    val on = InCommitTimestamps.enabled(p, md)
+    val wasOn = current.exists { case (cp, cm) => TableConfiguration(cp, cm).inCommitTimestamps }
+    val on = TableConfiguration(p, md).inCommitTimestamps
     if (
       on && !wasOn && current.isDefined &&
       !md.configuration.contains(InCommitTimestamps.VersionKey)
@@ -238,10 +239,8 @@ private[txlog] object WriterRules {
     Constraints.validate(table, md)
     Constraints.checkEnforceableNotNull(table, current.map(_.schema), schema)
     ColumnMapping.checkNames(table, current.map(_.schema), schema, md.configuration)
-    TableProperties.Retentions.filter(md.configuration.contains).foreach { key =>
-      try TableProperties.retention(md.configuration, key)
-      catch { case e: txlog.TxlogException => throw TxlogErrors.invalidMetadata(table, e.problem) }
-    }
+    try TableConfiguration.checkRetentions(md.configuration)
+    catch { case e: txlog.TxlogException => throw TxlogErrors.invalidMetadata(table, e.problem) }
     current.foreach { cur =>
       if (!replacing && cur.partitionColumns != md.partitionColumns) {
         throw TxlogErrors.invalidMetadata(
@@ -318,7 +317,7 @@ private[txlog] object WriterRules {
     }
   }
 
-  private def mode(conf: Map[String, String]): String = ColumnMapping.mode(conf)
+  private def mode(conf: Map[String, String]): String = TableConfiguration.columnMappingMode(conf)
 
   private def columnMappingOn(conf: Map[String, String]): Boolean = mode(conf) != "none"
 

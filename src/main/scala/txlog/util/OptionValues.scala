@@ -1,6 +1,6 @@
 package txlog.util
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 
 /** The one reading of option values that the command line and the Python facade share: both hand
   * options over as text (argv; py4j maps of strings). A value that does not parse is

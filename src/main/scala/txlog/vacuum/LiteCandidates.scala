@@ -5,7 +5,7 @@ import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.functions.{col, max, max_by}
 import org.apache.spark.sql.types._
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.protocol.ActionSchemas
 import txlog.log.LogListing
 import txlog.replay.{LogActions, NonFileState}

@@ -1,6 +1,7 @@
 package txlog.vacuum
 
-import txlog.{Snapshot, TxlogErrors}
+import txlog.Snapshot
+import txlog.errors.TxlogErrors
 import txlog.log.LogListing
 import txlog.timetravel.CommitTimeline
 

@@ -2,7 +2,7 @@ package txlog.vacuum
 
 import java.util.concurrent.TimeUnit
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 
 /** The retention a vacuum was asked for, checked as delta-spark checks it: hours rounded to the
   * nearest whole hour; negative is INVALID_ARGUMENT; shorter than the table's

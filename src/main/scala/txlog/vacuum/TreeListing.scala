@@ -12,7 +12,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.util.LongAccumulator
 
 import txlog.config.TxlogConf
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.util.SerializableConf
 
 /** One file or directory found under the table root: its [[TableRoot]]-relative path, length and

@@ -7,11 +7,11 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{coalesce, col, count, lit, sum}
 import org.apache.spark.storage.StorageLevel
 
-import txlog.{Snapshot, TxlogErrors, VacuumResult}
+import txlog.{Snapshot, VacuumResult}
+import txlog.errors.TxlogErrors
 import txlog.log.LogListing
 import txlog.replay.ReadErrors
 import txlog.table.TableContext
-import txlog.protocol.TableProperties
 import txlog.protocol.WriterGate
 import txlog.util.{Jobs, SerializableConf}
 
@@ -55,7 +55,7 @@ private[txlog] object Vacuum {
     val table = listing.table
     val version = snapshot.version
     WriterGate.check(table.root, version, snapshot.protocol, "vacuum")
-    val configured = TableProperties.deletedFileRetentionMillis(snapshot.metadata.configuration)
+    val configured = snapshot.config.deletedFileRetentionMillis
     val specified =
       Retention.specified(table.root, options.retentionHours, configured, options.force)
     val now = ctx.now()

@@ -15,7 +15,7 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.functions.{col, lit, to_json}
 import org.apache.spark.sql.types._
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 import txlog.log.TablePath
 import txlog.util.{Jobs, SerializableConf}
 

@@ -5,7 +5,9 @@ import java.util.Locale
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.types._
 
-import txlog.{Metadata, Protocol, Transaction, TxlogErrors, WriteOptions, WriteResult}
+import txlog.protocol.TableConfiguration
+import txlog.{Metadata, Protocol, Transaction, WriteOptions, WriteResult}
+import txlog.errors.TxlogErrors
 import txlog.protocol.WriterGate
 import txlog.scan.PhysicalSchema
 import txlog.table.TableContext
@@ -119,7 +121,7 @@ private[txlog] object DataFrameWrite {
       )
     }
     // refused before the data job, by the rule the commit applies
-    ActionRules.checkAppendOnly(ctx.root, md, mode == "overwrite")
+    ActionRules.checkAppendOnly(ctx.root, snap.config, mode == "overwrite")
     // what the commit would refuse, refused before the data job writes a file
     WriterRules.checkDataCommit(ctx.root, snap.version, snap.protocol, md, "write data")
     val alreadyDone = for {
@@ -228,7 +230,7 @@ private[txlog] object DataFrameWrite {
     * UNSUPPORTED_WRITER_FEATURES naming them, before anything is written.
     */
   private def refuseUnimplemented(table: String, p: Protocol, md: Metadata): Unit = {
-    val mapping = FilePlan.mappingMode(md)
+    val mapping = TableConfiguration(p, md).columnMappingMode
     if (mapping != "none" && !PhysicalSchema.maps(mapping)) {
       throw TxlogErrors.unsupportedWriteFeature(table, s"column mapping mode $mapping")
     }

@@ -4,10 +4,11 @@ import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.types.StructType
 
-import txlog.{Metadata, Protocol, TxlogErrors}
+import txlog.protocol.TableConfiguration
+import txlog.{Metadata, Protocol}
+import txlog.errors.TxlogErrors
 import txlog.protocol.ColumnMapping
 import txlog.scan.PhysicalSchema
-import txlog.protocol.TableProperties
 
 /** How the data files of a table are written, from its protocol and metadata: where they go
   * ([[FileLayout]]), the parquet schema (every field nullable, as delta-spark writes them, NOT NULL
@@ -29,41 +30,30 @@ private[txlog] object FilePlan {
   def of(table: String, p: Protocol, md: Metadata, dataChange: Boolean): FilePlan = {
     val parts = md.partitionColumns
     val dataColumns = StructType(md.schema.fields.filterNot(f => parts.contains(f.name)))
-    val mapping = mappingMode(md)
+    val config = TableConfiguration(p, md)
+    val mapping = config.columnMappingMode
     val layout = FileLayout(
       partitionColumns = parts,
       partitionKeys = parts.map(c => ColumnMapping.physicalName(md.schema(c))),
       // delta-spark puts the files of column-mapped tables under random prefixes (a partition
       // directory named after a column would outlive a rename)
-      randomPrefix = randomPrefix(md, forced = PhysicalSchema.maps(mapping)),
+      randomPrefix = randomPrefix(config, forced = PhysicalSchema.maps(mapping)),
       dataChange = dataChange
     )
     FilePlan(
       layout,
       TableSchemaCheck.nullable(PhysicalSchema.forWrite(dataColumns, mapping)),
-      StatsSpec.of(table, dataColumns, md.configuration, ColumnMapping.physicalName),
-      p.hasWriterFeature("deletionVectors"),
+      StatsSpec.of(table, dataColumns, config, ColumnMapping.physicalName),
+      config.deletionVectorsSupported,
       md.schema
     )
   }
 
-  /** The table's `delta.columnMapping.mode`, lower case (`none` when unset). */
-  def mappingMode(md: Metadata): String = ColumnMapping.mode(md.configuration)
-
   /** The random directory length files go under (`delta.randomizeFilePrefixes`, or `forced`), of
     * `delta.randomPrefixLength` characters (2).
     */
-  private def randomPrefix(md: Metadata, forced: Boolean): Option[Int] = {
-    val on = forced || TableProperties.flag(md.configuration, "delta.randomizeFilePrefixes")
-    if (!on) None
-    else {
-      val text = md.configuration.getOrElse("delta.randomPrefixLength", "2").trim
-      val n = scala.util.Try(text.toInt).toOption.filter(_ > 0).getOrElse {
-        throw TxlogErrors.invalidSetting("delta.randomPrefixLength", text, "a positive integer")
-      }
-      Some(n)
-    }
-  }
+  private def randomPrefix(config: TableConfiguration, forced: Boolean): Option[Int] =
+    if (forced || config.randomizeFilePrefixes) Some(config.randomPrefixLength) else None
 
   /** Remove actions for whole files of `Snapshot.allFiles` (a write's overwrite, a delete). */
   def removes(files: DataFrame, dataChange: Boolean): DataFrame = files.select(

@@ -9,7 +9,8 @@ import org.apache.spark.sql.catalyst.util.TypeUtils
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import txlog.TxlogErrors
+import txlog.protocol.TableConfiguration
+import txlog.errors.TxlogErrors
 
 /** Which columns of a data file get statistics ("Per-file Statistics"), as delta-spark chooses
   * them: the first `delta.dataSkippingNumIndexedCols` leaf columns (32; negative: all; a struct's
@@ -76,14 +77,14 @@ private[txlog] object StatsSpec {
   def of(
       table: String,
       dataSchema: StructType,
-      properties: Map[String, String],
+      config: TableConfiguration,
       physical: StructField => String
   ): StatsSpec = {
     def all(t: StructType, ords: Vector[Int], sizes: Vector[Int], names: Vector[String]) =
       leavesOf(t, ords, sizes, names, physical)
-    val prefix = intProperty(table, properties, "delta.dataSkippingStringPrefixLength", 32)
-    val leaves = properties.get("delta.dataSkippingStatsColumns").map(_.trim) match {
-      case Some(list) if list.nonEmpty =>
+    val prefix = config.statsStringPrefixLength
+    val leaves = config.statsColumns match {
+      case Some(list) =>
         val wanted = list.split(",").map(_.trim).filter(_.nonEmpty).map(parsePath).toSeq
         val logical = logicalLeaves(dataSchema)
         val chosen = wanted.map { w =>
@@ -102,7 +103,7 @@ private[txlog] object StatsSpec {
           case (l, i) if keep(i) => l
         }
       case _ =>
-        val n = intProperty(table, properties, "delta.dataSkippingNumIndexedCols", 32)
+        val n = config.numIndexedCols
         val every = all(dataSchema, Vector.empty, Vector.empty, Vector.empty)
         if (n < 0) every else every.take(n)
     }
@@ -147,21 +148,6 @@ private[txlog] object StatsSpec {
     parts.result().map(_.toLowerCase(Locale.ROOT))
   }
 
-  private def intProperty(
-      table: String,
-      properties: Map[String, String],
-      key: String,
-      default: Int
-  ): Int = properties.get(key).map(_.trim) match {
-    case None => default
-    case Some(v) =>
-      scala.util
-        .Try(v.toInt)
-        .toOption
-        .getOrElse(
-          throw TxlogErrors.invalidSetting(key, v, s"an integer is needed (table $table)")
-        )
-  }
 }
 
 /** The statistics of one data file, gathered row by row as the write task writes it. */

@@ -4,7 +4,7 @@ import org.apache.spark.sql.Column
 import org.apache.spark.sql.functions.{lit, struct, transform, transform_values, when}
 import org.apache.spark.sql.types._
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 
 /** A column of the data rebuilt as the table's type when its structs lack fields of the table's (a
   * `mergeSchema` write: the table keeps fields the data does not give, null in the new rows) or

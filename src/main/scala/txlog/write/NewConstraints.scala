@@ -6,7 +6,8 @@ import org.apache.spark.sql.Column
 import org.apache.spark.sql.functions.{coalesce, col, expr, first, lit, struct, sum, to_json, when}
 import org.apache.spark.sql.types.StructType
 
-import txlog.{Metadata, Snapshot, TxlogErrors}
+import txlog.{Metadata, Snapshot}
+import txlog.errors.TxlogErrors
 import txlog.protocol.{Constraint, Constraints}
 import txlog.scan.TableScan
 import txlog.util.Jobs

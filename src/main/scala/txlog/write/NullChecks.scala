@@ -55,7 +55,7 @@ private[txlog] object NullChecks {
       if (i < 0) {
         // never left unchecked: the write aligns its rows to every column of the table
         if (!t.nullable || hasNotNull(t.dataType)) {
-          throw txlog.TxlogErrors.schemaMismatch(
+          throw txlog.errors.TxlogErrors.schemaMismatch(
             "the table",
             s"Column $prefix${t.name}, NOT NULL or holding NOT NULL fields, is missing from the " +
               "rows written."

@@ -4,7 +4,8 @@ import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.types._
 
-import txlog.{OptimizeResult, Snapshot, TxlogErrors}
+import txlog.{OptimizeResult, Snapshot}
+import txlog.errors.TxlogErrors
 import txlog.replay.FileKeys
 import txlog.scan.FileGroups
 import txlog.table.TableContext
@@ -79,7 +80,7 @@ private[txlog] object Optimize {
       snap.metadata,
       if (purge) "purge" else "optimize"
     )
-    if (txlog.protocol.RowTrackingSpec.enabled(snap.protocol, snap.metadata)) {
+    if (snap.config.rowTracking) {
       throw TxlogErrors.unsupportedWriteFeature(ctx.root, "row tracking (for OPTIMIZE)")
     }
     val all = snap.allFiles

@@ -8,7 +8,8 @@ import org.apache.spark.sql.{Column, SparkSession}
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute
 import org.apache.spark.sql.txlog.SparkExpressions
 
-import txlog.{Metadata, TxlogErrors}
+import txlog.Metadata
+import txlog.errors.TxlogErrors
 
 /** A predicate on a table's partition columns (`date = '2024-06-01' AND region IN ('eu')`), as a
   * condition on the file actions of `Snapshot.allFiles` (over their `partitionValues_parsed`): the

@@ -6,7 +6,8 @@ import scala.util.control.NonFatal
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.functions.{coalesce, col, expr, lit}
 
-import txlog.{Metadata, TxlogErrors}
+import txlog.Metadata
+import txlog.errors.TxlogErrors
 import txlog.protocol.Constraints
 
 /** What every written row must satisfy, evaluated by the write job itself as it writes (a false or

@@ -5,7 +5,8 @@ import java.util.Locale
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.types._
 
-import txlog.{Metadata, TxlogErrors, WriteOptions}
+import txlog.{Metadata, WriteOptions}
+import txlog.errors.TxlogErrors
 import txlog.scan.PhysicalSchema
 import txlog.txn.WriterRules
 

@@ -4,7 +4,7 @@ import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.functions.{col, expr, lit}
 import org.apache.spark.sql.types._
 
-import txlog.TxlogErrors
+import txlog.errors.TxlogErrors
 
 /** Schema enforcement for writes into an existing table, as delta-spark enforces it: the
   * DataFrame's columns are matched to the table's by name (case-insensitively, nested fields too),

@@ -11,7 +11,8 @@ import org.apache.hadoop.fs.{FileSystem, Path}
 import org.apache.spark.sql.Row
 import org.scalatest.funsuite.AnyFunSuite
 
-import txlog.{TxlogErrors, TxlogException}
+import txlog.TxlogException
+import txlog.errors.TxlogErrors
 
 /** Log files read ahead, several at a time, come out in the order asked, with each file's rows in
   * its own order; no more files are in flight than the threads nor more bytes than the budget; a

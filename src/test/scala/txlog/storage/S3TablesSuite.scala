@@ -258,8 +258,7 @@ class S3TablesSuite extends S3SparkSuite {
       .run(
         spark,
         l,
-        snap.protocol,
-        snap.metadata.configuration,
+        snap.config,
         Some("1 day"),
         dryRun = false,
         force = true,

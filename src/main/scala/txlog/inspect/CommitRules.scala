@@ -1,4 +1,4 @@
-package txlog.maintenance
+package txlog.inspect
 
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.functions._

@@ -1,4 +1,4 @@
-package txlog.maintenance
+package txlog.inspect
 
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types.{LongType, StringType, StructType}

@@ -1,4 +1,4 @@
-package txlog.maintenance
+package txlog.inspect
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.expressions.Window

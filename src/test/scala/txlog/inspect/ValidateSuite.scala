@@ -1,4 +1,4 @@
-package txlog.maintenance
+package txlog.inspect
 
 import java.net.URI
 import java.nio.charset.StandardCharsets.UTF_8

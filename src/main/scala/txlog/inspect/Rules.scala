@@ -1,4 +1,4 @@
-package txlog.maintenance
+package txlog.inspect
 
 /** The rule names validate reports (stable: scripts match on them). */
 private[txlog] object Rules {

@@ -1,4 +1,6 @@
-package txlog
+package txlog.errors
+
+import txlog.{ErrorClasses, TxlogException}
 
 /** The errors of reading a table's rows (txlog.scan, txlog.deletionvectors, txlog.changes), part of
   * [[TxlogErrors]]. Each names the table version and the data file it is about.

@@ -1,4 +1,4 @@
-package txlog.maintenance
+package txlog.inspect
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.col
@@ -7,7 +7,6 @@ import org.apache.spark.storage.StorageLevel
 import txlog.{Snapshot, TxlogException}
 import txlog.log.{LogListing, LogSegment, TablePath}
 import txlog.replay.SnapshotLoader
-import txlog.protocol.InCommitTimestamps
 import txlog.util.Jobs
 
 /** The whole-history audit behind `DeltaLog.validate()`: every rule of [[Rules]], run step by step
@@ -58,8 +57,8 @@ private[txlog] object Validator {
     val compactions =
       step("check log compactions")(CompactionRules.findings(spark, listing))
     val ictFrom = latest.toOption.collect {
-      case s if InCommitTimestamps.enabled(s.protocol, s.metadata) =>
-        InCommitTimestamps.enablement(s.metadata).map(_._1).getOrElse(0L)
+      case s if s.config.inCommitTimestamps =>
+        s.config.inCommitTimestampEnablement.map(_._1).getOrElse(0L)
     }
     val commits = CommitRules.findings(CommitRules.lines(spark, listing), table.root, ictFrom)
     val files = latest.toOption.map(FileRules.findings(spark, _))

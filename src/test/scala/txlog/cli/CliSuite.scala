@@ -1,4 +1,4 @@
-package txlog.maintenance
+package txlog.cli
 
 import java.io.{ByteArrayOutputStream, PrintStream}
 import java.nio.file.Files
@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 
 import txlog.{Fixtures, SparkSuite}
-import txlog.cli.Main
+import txlog.inspect.Rules
 
 /** `txlog.cli.Main`: JSON documents parsed with Jackson, exit codes, help and dry runs. */
 class CliSuite extends SparkSuite {

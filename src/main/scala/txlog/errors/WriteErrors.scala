@@ -1,4 +1,6 @@
-package txlog
+package txlog.errors
+
+import txlog.{ErrorClasses, TxlogException}
 
 /** The errors of writing data (`DeltaLog.write`), part of [[TxlogErrors]]. */
 private[txlog] trait WriteErrors {

@@ -1,4 +1,6 @@
-package txlog
+package txlog.errors
+
+import txlog.{ErrorClasses, TxlogException}
 
 /** The errors of transactions (conflicts, commits), part of [[TxlogErrors]]. */
 private[txlog] trait TransactionErrors {

@@ -1,4 +1,6 @@
-package txlog
+package txlog.errors
+
+import txlog.{BuildInfo, ErrorClasses, TxlogException}
 
 /** Builds every user-facing error in one place, with a stable error class each. The Python package
   * maps these classes (never the messages) to typed exceptions. Those of transactions

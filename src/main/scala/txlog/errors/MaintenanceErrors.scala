@@ -1,4 +1,6 @@
-package txlog
+package txlog.errors
+
+import txlog.{ErrorClasses, TxlogException}
 
 /** The errors of vacuum, cleanup, repair and restore, part of [[TxlogErrors]]. */
 private[txlog] trait MaintenanceErrors {

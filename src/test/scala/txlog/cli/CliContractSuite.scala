@@ -1,4 +1,4 @@
-package txlog.maintenance
+package txlog.cli
 
 import java.io.{ByteArrayOutputStream, PrintStream}
 import java.nio.file.{Files, Path}

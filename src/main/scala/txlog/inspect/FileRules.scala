@@ -1,4 +1,4 @@
-package txlog.maintenance
+package txlog.inspect
 
 import java.io.FileNotFoundException
 
