@@ -26,7 +26,7 @@ JAR := $(call jar_of,$(DEFAULT_LINE))
 
 .PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat test-s3-race test-azure \
   test-lane-1 test-lane-2 oracle-record \
-  test-cluster test-gcs demo cds bench bench-smoke
+  test-cluster test-gcs demo cds bench bench-smoke python-summaries
 
 # Creates .venv when absent; (re)installs the pinned tools and the txlog package (editable)
 # when python/pyproject.toml or this Makefile changes. pyarrow is what delta-rs hands its
@@ -45,6 +45,11 @@ $(VENV)/.txlog-installed: python/pyproject.toml Makefile
 # Builds the jar of the default line and ships a copy inside the Python package
 # (python/txlog/jars/), which picks the jar matching the running pyspark.
 jar: jar-$(DEFAULT_LINE)
+
+# Python's result classes, generated from the Scala results' summary shapes (PythonSummariesSuite
+# fails when python/txlog/_summaries.py is stale).
+python-summaries:
+	$(SBT) "Test/runMain txlog.python.WritePythonSummaries" </dev/null
 
 # `make jar-3.5_2.12`: the jar of one Spark line (Spark 4.3's jars come from its pyspark).
 jar-%:

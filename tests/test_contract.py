@@ -26,8 +26,8 @@ def _names(cls: type) -> set[str]:
 
 
 def _summary_keys(doc: dict) -> set[str]:
-    """A maintenance summary's keys as Python names them (``table`` is ``table_path``)."""
-    return {"table_path" if k == "table" else k for k in doc}
+    """A maintenance summary's keys: the facade names them as Python does."""
+    return set(doc)
 
 
 def _files(spark: SparkSession, names: list[str]):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
@@ -24,6 +23,7 @@ from ._args import (
     _path_text, _schema_text, _str_map, _timestamp_text, _version_text, _whole_number,
 )
 from ._gateway import call, call_text, java_session, jvm_facade
+from ._summaries import CheckpointResult
 from .maintenance import TableMaintenance
 from .snapshot import Snapshot
 from .transaction import Transaction
@@ -43,22 +43,6 @@ def _timestamp_arg(name: str, value: Any) -> str:
     return _timestamp_text(value)
 
 
-@dataclass(frozen=True)
-class CheckpointResult:
-    """What :meth:`DeltaLog.checkpoint` wrote: the checkpoint's files in ``_delta_log`` (all
-    parts of a multi-part one), the sidecars of a V2 one, and its action counts.
-    ``already_existed`` is true when the checkpoint was already there and was left untouched
-    (a checkpoint of the same version has the same content)."""
-
-    version: int
-    kind: str
-    files: list[str]
-    sidecars: list[str]
-    num_actions: int
-    num_add_files: int
-    num_remove_files: int
-    size_in_bytes: int
-    already_existed: bool = False
 
 
 def _version_options(version: Any, timestamp: Any) -> dict[str, str] | None:
@@ -305,18 +289,7 @@ class DeltaLog(TableMaintenance):
             if not isinstance(sidecars, bool):
                 raise TypeError(f"sidecars must be a bool, got {type(sidecars).__name__}")
             options["sidecars"] = "true" if sidecars else "false"
-        doc = json.loads(call_text(self._facade.checkpoint, self._jlog, options))
-        return CheckpointResult(
-            version=int(doc["version"]),
-            kind=str(doc["kind"]),
-            files=[str(f) for f in doc["files"]],
-            sidecars=[str(f) for f in doc["sidecars"]],
-            num_actions=int(doc["num_actions"]),
-            num_add_files=int(doc["num_add_files"]),
-            num_remove_files=int(doc["num_remove_files"]),
-            size_in_bytes=int(doc["size_in_bytes"]),
-            already_existed=bool(doc.get("already_existed", False)),
-        )
+        return CheckpointResult._of(call_text(self._facade.checkpoint, self._jlog, options))
 
     def _wrap(self, jsnapshot: Any) -> Snapshot:
         return Snapshot(jsnapshot, self._spark, self._facade)

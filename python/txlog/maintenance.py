@@ -118,7 +118,7 @@ class TableMaintenance:
         """
         options = vacuum_options(retention_hours, dry_run, lite, force, allow_unrelated_paths)
         jresult = call(self._facade.vacuum, self._jlog, options)
-        return VacuumResult._of(jresult, self._spark, self._facade)
+        return VacuumResult._from_jvm(jresult, self._spark, self._facade)
 
     # ---- RESTORE ----
 
@@ -181,7 +181,7 @@ class TableMaintenance:
                 raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
         options = {key: "true" if value else "false" for key, (_, value) in flags.items()}
         jresult = call(self._facade.repair, self._jlog, options)
-        return RepairResult._of(jresult, self._spark, self._facade)
+        return RepairResult._from_jvm(jresult, self._spark, self._facade)
 
     # ---- Maintenance: describe and validate ----
 

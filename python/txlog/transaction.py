@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -19,24 +18,11 @@ from pyspark.sql.types import StructType
 
 from ._args import _df, _entries, _schema_text, _str_map, _text, _whole_number
 from ._gateway import call
+from ._summaries import CommitResult
 
 __all__ = ["Transaction", "CommitResult"]
 
 
-@dataclass(frozen=True)
-class CommitResult:
-    """What :meth:`Transaction.commit` did: the version, whether it committed (False when skipped
-    as idempotent: the table already held the transaction's app id at or past its version), how
-    many versions were tried, the checkpoint written after it (its version, or None), the version
-    checksum file written after it (its path, or None) and the post-commit steps that failed (the
-    commit stands)."""
-
-    version: int
-    committed: bool
-    attempts: int
-    checkpoint_version: int | None
-    post_commit_problems: list[str]
-    checksum: str | None = None
 
 
 class Transaction:
@@ -203,12 +189,8 @@ class Transaction:
         >>> txn.commit("WRITE", {"mode": "Append"})
         4
         """
-        doc = json.loads(call(
+        self.result = CommitResult._of(call(
             self._facade.commit, self._jtxn, _text("operation", operation),
             _str_map("operation_parameters", operation_parameters),
         ))  # fmt: skip
-        self.result = CommitResult(
-            int(doc["version"]), bool(doc["committed"]), int(doc["attempts"]),
-            doc["checkpoint_version"], list(doc["post_commit_problems"]), doc["checksum"],
-        )  # fmt: skip
         return self.result.version if self.result.committed else None

@@ -9,93 +9,22 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
-from typing import Any
 
 from pyspark.sql import DataFrame
 
 from ._args import _path_text, _str_map, _whole_number
 from ._gateway import call_text, java_session, jvm_facade
+from ._summaries import DeleteResult, OptimizeResult, WriteResult
 
 __all__ = ["write", "WriteResult", "DeleteResult", "OptimizeResult"]
 
 _MODES = ("append", "overwrite", "error", "ignore")
 
 
-def _summary(cls: Any, summary: str) -> Any:
-    """A result dataclass from the JVM result's summary (JSON, the same snake_case names)."""
-    doc = json.loads(summary)
-    return cls(**{f: doc[f] for f in cls.__dataclass_fields__})
 
 
-@dataclass(frozen=True)
-class WriteResult:
-    """What :func:`txlog.write` did.
-
-    ``version`` is the version committed, or the table's latest version when nothing was
-    committed (``committed`` false: mode ``ignore`` on an existing table, or an application
-    version the table already holds). ``num_files`` data files were written holding
-    ``num_output_rows`` rows in ``num_output_bytes`` bytes; ``num_removed_files`` files were
-    removed (overwrite); ``attempts`` counts the versions tried.
-    """
-
-    mode: str
-    version: int
-    committed: bool
-    num_files: int
-    num_output_rows: int
-    num_output_bytes: int
-    num_removed_files: int
-    attempts: int
-
-    @classmethod
-    def _of(cls, summary: str) -> WriteResult:
-        return _summary(cls, summary)
 
 
-@dataclass(frozen=True)
-class DeleteResult:
-    """What :meth:`txlog.DeltaLog.delete` did: ``num_removed_files`` files of
-    ``num_removed_bytes`` bytes removed in ``version`` (``committed`` false, and the latest
-    version, when no file matched); ``num_deleted_rows`` is None when a removed file has no row
-    count in its statistics."""
-
-    version: int
-    committed: bool
-    num_removed_files: int
-    num_removed_bytes: int
-    num_deleted_rows: int | None
-
-    @classmethod
-    def _of(cls, summary: str) -> DeleteResult:
-        return _summary(cls, summary)
-
-
-@dataclass(frozen=True)
-class OptimizeResult:
-    """What :meth:`txlog.DeltaLog.optimize` did (or, with ``dry_run``, would do):
-    ``num_removed_files`` files of ``num_removed_bytes`` bytes compacted in ``num_bins`` groups
-    into ``num_added_files`` files of ``num_added_bytes`` bytes, committed as ``version``
-    (``committed`` false in a dry run or when nothing was worth compacting).
-    ``num_files_considered`` files were small enough; ``num_files_remaining`` of them are left
-    for another run (one run compacts at most 100,000). ``num_conflicted_bins`` bins were left as
-    they were because a concurrent commit removed one of their files (the others committed)."""
-
-    version: int
-    committed: bool
-    dry_run: bool
-    num_bins: int
-    num_removed_files: int
-    num_removed_bytes: int
-    num_added_files: int
-    num_added_bytes: int
-    num_files_considered: int
-    num_files_remaining: int
-    num_conflicted_bins: int
-
-    @classmethod
-    def _of(cls, summary: str) -> OptimizeResult:
-        return _summary(cls, summary)
 
 
 def write(

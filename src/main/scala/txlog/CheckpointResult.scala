@@ -1,5 +1,7 @@
 package txlog
 
+import txlog.util.{SummaryField, SummaryShape}
+
 import scala.jdk.CollectionConverters._
 
 /** What [[DeltaLog.checkpoint]] wrote.
@@ -45,15 +47,28 @@ final case class CheckpointResult(
   /** version, kind, files, sidecars, the counts, size_in_bytes and already_existed. Example:
     * `r.summaryFields.toMap("num_add_files")`.
     */
-  def summaryFields: Seq[(String, Any)] = Seq(
-    "version" -> version,
-    "kind" -> kind,
-    "files" -> files.asJava,
-    "sidecars" -> sidecars.asJava,
-    "num_actions" -> numActions,
-    "num_add_files" -> numAddFiles,
-    "num_remove_files" -> numRemoveFiles,
-    "size_in_bytes" -> sizeInBytes,
-    "already_existed" -> alreadyExisted
+  def summaryFields: Seq[(String, Any)] = CheckpointResult.Summary.values(this)
+}
+
+/** The companion of [[CheckpointResult]]. */
+object CheckpointResult {
+
+  /** The summary's fields, defined once (Scala, the command line and Python read them). */
+  private[txlog] val Summary: SummaryShape[CheckpointResult] = SummaryShape[CheckpointResult](
+    "CheckpointResult",
+    """|What :meth:`DeltaLog.checkpoint` wrote: the checkpoint's files in ``_delta_log`` (all
+      |parts of a multi-part one), the sidecars of a V2 one, and its action counts.
+      |``already_existed`` is true when the checkpoint was already there and was left untouched
+      |(a checkpoint of the same version has the same content).""".stripMargin
+  )(
+    SummaryField.long[CheckpointResult]("version")(_.version),
+    SummaryField.string[CheckpointResult]("kind")(_.kind),
+    SummaryField.strings[CheckpointResult]("files")(_.files),
+    SummaryField.strings[CheckpointResult]("sidecars")(_.sidecars),
+    SummaryField.long[CheckpointResult]("num_actions")(_.numActions),
+    SummaryField.long[CheckpointResult]("num_add_files")(_.numAddFiles),
+    SummaryField.long[CheckpointResult]("num_remove_files")(_.numRemoveFiles),
+    SummaryField.long[CheckpointResult]("size_in_bytes")(_.sizeInBytes),
+    SummaryField.bool[CheckpointResult]("already_existed")(_.alreadyExisted)
   )
 }

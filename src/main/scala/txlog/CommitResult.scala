@@ -1,5 +1,7 @@
 package txlog
 
+import txlog.util.{SummaryField, SummaryShape}
+
 import scala.jdk.CollectionConverters._
 
 /** What `Transaction.commit` did.
@@ -35,12 +37,26 @@ final case class CommitResult(
   /** version, committed, attempts, checkpoint_version, checksum, post_commit_problems. Example:
     * `r.summaryFields.toMap("attempts")`.
     */
-  def summaryFields: Seq[(String, Any)] = Seq(
-    "version" -> version,
-    "committed" -> committed,
-    "attempts" -> attempts,
-    "checkpoint_version" -> Summarized.orNull(checkpoint.map(_.version)),
-    "checksum" -> checksum.orNull,
-    "post_commit_problems" -> postCommitProblems.asJava
+  def summaryFields: Seq[(String, Any)] = CommitResult.Summary.values(this)
+}
+
+/** The companion of [[CommitResult]]. */
+object CommitResult {
+
+  /** The summary's fields, defined once (Scala, the command line and Python read them). */
+  private[txlog] val Summary: SummaryShape[CommitResult] = SummaryShape[CommitResult](
+    "CommitResult",
+    """|What :meth:`Transaction.commit` did: the version, whether it committed (False when skipped
+      |as idempotent: the table already held the transaction's app id at or past its version), how
+      |many versions were tried, the checkpoint written after it (its version, or None), the version
+      |checksum file written after it (its path, or None) and the post-commit steps that failed (the
+      |commit stands).""".stripMargin
+  )(
+    SummaryField.long[CommitResult]("version")(_.version),
+    SummaryField.bool[CommitResult]("committed")(_.committed),
+    SummaryField.long[CommitResult]("attempts")(_.attempts.toLong),
+    SummaryField.optLong[CommitResult]("checkpoint_version")(_.checkpoint.map(_.version)),
+    SummaryField.optString[CommitResult]("checksum")(_.checksum),
+    SummaryField.strings[CommitResult]("post_commit_problems")(_.postCommitProblems)
   )
 }

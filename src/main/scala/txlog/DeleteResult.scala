@@ -1,5 +1,7 @@
 package txlog
 
+import txlog.util.{SummaryField, SummaryShape}
+
 /** What `DeltaLog.delete` did.
   *
   * @param version
@@ -23,11 +25,24 @@ final case class DeleteResult(
   /** version, committed, num_removed_files, num_removed_bytes, num_deleted_rows (null when
     * unknown). Example: `r.summaryFields.toMap("num_removed_files")`.
     */
-  def summaryFields: Seq[(String, Any)] = Seq(
-    "version" -> version,
-    "committed" -> committed,
-    "num_removed_files" -> numRemovedFiles,
-    "num_removed_bytes" -> numRemovedBytes,
-    "num_deleted_rows" -> Summarized.orNull(numDeletedRows)
+  def summaryFields: Seq[(String, Any)] = DeleteResult.Summary.values(this)
+}
+
+/** The companion of [[DeleteResult]]. */
+object DeleteResult {
+
+  /** The summary's fields, defined once (Scala, the command line and Python read them). */
+  private[txlog] val Summary: SummaryShape[DeleteResult] = SummaryShape[DeleteResult](
+    "DeleteResult",
+    """|What :meth:`txlog.DeltaLog.delete` did: ``num_removed_files`` files of
+      |``num_removed_bytes`` bytes removed in ``version`` (``committed`` false, and the latest
+      |version, when no file matched); ``num_deleted_rows`` is None when a removed file has no row
+      |count in its statistics.""".stripMargin
+  )(
+    SummaryField.long[DeleteResult]("version")(_.version),
+    SummaryField.bool[DeleteResult]("committed")(_.committed),
+    SummaryField.long[DeleteResult]("num_removed_files")(_.numRemovedFiles),
+    SummaryField.long[DeleteResult]("num_removed_bytes")(_.numRemovedBytes),
+    SummaryField.optLong[DeleteResult]("num_deleted_rows")(_.numDeletedRows)
   )
 }

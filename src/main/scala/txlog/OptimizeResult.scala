@@ -1,5 +1,7 @@
 package txlog
 
+import txlog.util.{SummaryField, SummaryShape}
+
 /** What `DeltaLog.optimize` did (or, in a dry run, would do).
   *
   * @param version
@@ -37,17 +39,33 @@ final case class OptimizeResult(
     * num_added_bytes, num_files_considered, num_files_remaining, num_conflicted_bins. Example:
     * `r.summaryFields.toMap("num_bins")`.
     */
-  def summaryFields: Seq[(String, Any)] = Seq(
-    "version" -> version,
-    "committed" -> committed,
-    "dry_run" -> dryRun,
-    "num_bins" -> numBins,
-    "num_removed_files" -> numRemovedFiles,
-    "num_removed_bytes" -> numRemovedBytes,
-    "num_added_files" -> numAddedFiles,
-    "num_added_bytes" -> numAddedBytes,
-    "num_files_considered" -> numFilesConsidered,
-    "num_files_remaining" -> numFilesRemaining,
-    "num_conflicted_bins" -> numConflictedBins
+  def summaryFields: Seq[(String, Any)] = OptimizeResult.Summary.values(this)
+}
+
+/** The companion of [[OptimizeResult]]. */
+object OptimizeResult {
+
+  /** The summary's fields, defined once (Scala, the command line and Python read them). */
+  private[txlog] val Summary: SummaryShape[OptimizeResult] = SummaryShape[OptimizeResult](
+    "OptimizeResult",
+    """|What :meth:`txlog.DeltaLog.optimize` did (or, with ``dry_run``, would do):
+      |``num_removed_files`` files of ``num_removed_bytes`` bytes compacted in ``num_bins`` groups
+      |into ``num_added_files`` files of ``num_added_bytes`` bytes, committed as ``version``
+      |(``committed`` false in a dry run or when nothing was worth compacting).
+      |``num_files_considered`` files were small enough; ``num_files_remaining`` of them are left
+      |for another run (one run compacts at most 100,000). ``num_conflicted_bins`` bins were left as
+      |they were because a concurrent commit removed one of their files (the others committed).""".stripMargin
+  )(
+    SummaryField.long[OptimizeResult]("version")(_.version),
+    SummaryField.bool[OptimizeResult]("committed")(_.committed),
+    SummaryField.bool[OptimizeResult]("dry_run")(_.dryRun),
+    SummaryField.long[OptimizeResult]("num_bins")(_.numBins),
+    SummaryField.long[OptimizeResult]("num_removed_files")(_.numRemovedFiles),
+    SummaryField.long[OptimizeResult]("num_removed_bytes")(_.numRemovedBytes),
+    SummaryField.long[OptimizeResult]("num_added_files")(_.numAddedFiles),
+    SummaryField.long[OptimizeResult]("num_added_bytes")(_.numAddedBytes),
+    SummaryField.long[OptimizeResult]("num_files_considered")(_.numFilesConsidered),
+    SummaryField.long[OptimizeResult]("num_files_remaining")(_.numFilesRemaining),
+    SummaryField.long[OptimizeResult]("num_conflicted_bins")(_.numConflictedBins)
   )
 }

@@ -1,5 +1,7 @@
 package txlog
 
+import txlog.util.{SummaryField, SummaryShape}
+
 import org.apache.spark.sql.DataFrame
 
 /** What [[DeltaLog.repair]] did, or would do in a dry run.
@@ -56,16 +58,7 @@ final class RepairResult private[txlog] (
   /** The repair's numbers (an exit code of 1 on the command line means: a dry run found something
     * to do, or a repair left something undone). Example: `r.summaryFields.toMap("commit_version")`.
     */
-  def summaryFields: Seq[(String, Any)] = Seq(
-    "num_checkpoints_rewritten" -> numCheckpointsRewritten,
-    "num_checksums_rewritten" -> numChecksumsRewritten,
-    "last_checkpoint_rewritten" -> lastCheckpointRewritten,
-    "num_files_removed" -> numFilesRemoved,
-    "size_of_files_removed" -> sizeOfFilesRemoved,
-    "num_not_repairable" -> numNotRepairable,
-    "commit_version" -> Summarized.orNull(commitVersion),
-    "set_aside_dir" -> setAsideDir.orNull
-  )
+  def summaryFields: Seq[(String, Any)] = RepairResult.Summary.values(this)
 
   /** Whether there was anything to repair or report. Example: `if (!r.isClean) r.actions.show()`.
     */
@@ -80,4 +73,38 @@ final class RepairResult private[txlog] (
     s"RepairResult($tablePath, dryRun=$dryRun, checkpoints=$numCheckpointsRewritten, " +
       s"checksums=$numChecksumsRewritten, lastCheckpoint=$lastCheckpointRewritten, " +
       s"filesRemoved=$numFilesRemoved, notRepairable=$numNotRepairable)"
+}
+
+/** The companion of [[RepairResult]]. */
+object RepairResult {
+
+  /** The summary's fields, defined once (Scala, the command line and Python read them). */
+  private[txlog] val Summary: SummaryShape[RepairResult] = SummaryShape[RepairResult](
+    "RepairResult",
+    """|What a repair did, or would do in a dry run.
+      |
+      |``num_checkpoints_rewritten`` and ``num_checksums_rewritten`` count the checkpoints and
+      |``.crc`` files set aside and written again; ``last_checkpoint_rewritten`` says whether
+      |``_last_checkpoint`` was rebuilt (or deleted, when no checkpoint is left);
+      |``num_files_removed`` / ``size_of_files_removed`` count the files whose data or deletion
+      |vector file is missing, removed by the ``FSCK`` commit of version ``commit_version``
+      |(None in a dry run or when there were none); ``num_not_repairable`` counts the faults left
+      |as they are (version gaps, checkpoints no commits rebuild, size mismatches).
+      |``set_aside_dir`` is where the replaced log files went. ``actions`` has one row per action
+      |(``action``, ``version``, ``file``, ``rule``, ``detail``, ``done``); it is persisted until
+      |:meth:`unpersist`.""".stripMargin
+  )(
+    SummaryField.long[RepairResult]("num_checkpoints_rewritten")(_.numCheckpointsRewritten),
+    SummaryField.long[RepairResult]("num_checksums_rewritten")(_.numChecksumsRewritten),
+    SummaryField.bool[RepairResult]("last_checkpoint_rewritten")(_.lastCheckpointRewritten),
+    SummaryField.long[RepairResult]("num_files_removed")(_.numFilesRemoved),
+    SummaryField.long[RepairResult]("size_of_files_removed")(_.sizeOfFilesRemoved),
+    SummaryField.long[RepairResult]("num_not_repairable")(_.numNotRepairable),
+    SummaryField.optLong[RepairResult]("commit_version")(_.commitVersion),
+    SummaryField.optString[RepairResult]("set_aside_dir")(_.setAsideDir)
+  )
+    .withHead(
+      SummaryField.string[RepairResult]("table_path")(_.tablePath),
+      SummaryField.bool[RepairResult]("dry_run")(_.dryRun)
+    )
 }

@@ -1,5 +1,7 @@
 package txlog
 
+import txlog.util.{SummaryField, SummaryShape}
+
 /** What [[DeltaLog.restore]] did: delta-spark's RESTORE metrics and the commit that recorded it.
   *
   * {{{
@@ -47,17 +49,7 @@ final case class RestoreResult(
 ) extends Summarized {
 
   /** The restore's versions and metrics. Example: `r.summaryFields.toMap("num_restored_files")`. */
-  def summaryFields: Seq[(String, Any)] = Seq(
-    "restored_version" -> restoredVersion,
-    "read_version" -> readVersion,
-    "version" -> Summarized.orNull(version),
-    "table_size_after_restore" -> tableSizeAfterRestore,
-    "num_of_files_after_restore" -> numOfFilesAfterRestore,
-    "num_removed_files" -> numRemovedFiles,
-    "num_restored_files" -> numRestoredFiles,
-    "removed_files_size" -> removedFilesSize,
-    "restored_files_size" -> restoredFilesSize
-  )
+  def summaryFields: Seq[(String, Any)] = RestoreResult.Summary.values(this)
 
   /** The metrics as the commit's operationMetrics name them. Example:
     * `r.metrics("numRemovedFiles")`.
@@ -70,4 +62,36 @@ final case class RestoreResult(
     "removedFilesSize" -> removedFilesSize,
     "restoredFilesSize" -> restoredFilesSize
   )
+}
+
+/** The companion of [[RestoreResult]]. */
+object RestoreResult {
+
+  /** The summary's fields, defined once (Scala, the command line and Python read them). */
+  private[txlog] val Summary: SummaryShape[RestoreResult] = SummaryShape[RestoreResult](
+    "RestoreResult",
+    """|What a restore did, with delta-spark's RESTORE metrics.
+      |
+      |``restored_version`` is the version the table was restored to (the one asked for, or the
+      |one the timestamp resolved to); ``read_version`` the latest version when it started;
+      |``version`` the version of the ``RESTORE`` commit (None in a dry run, or when the table
+      |already was at ``restored_version``). ``num_restored_files`` / ``restored_files_size``
+      |count the files added back, ``num_removed_files`` / ``removed_files_size`` those removed;
+      |``num_of_files_after_restore`` / ``table_size_after_restore`` describe the restored
+      |version.""".stripMargin
+  )(
+    SummaryField.long[RestoreResult]("restored_version")(_.restoredVersion),
+    SummaryField.long[RestoreResult]("read_version")(_.readVersion),
+    SummaryField.optLong[RestoreResult]("version")(_.version),
+    SummaryField.long[RestoreResult]("table_size_after_restore")(_.tableSizeAfterRestore),
+    SummaryField.long[RestoreResult]("num_of_files_after_restore")(_.numOfFilesAfterRestore),
+    SummaryField.long[RestoreResult]("num_removed_files")(_.numRemovedFiles),
+    SummaryField.long[RestoreResult]("num_restored_files")(_.numRestoredFiles),
+    SummaryField.long[RestoreResult]("removed_files_size")(_.removedFilesSize),
+    SummaryField.long[RestoreResult]("restored_files_size")(_.restoredFilesSize)
+  )
+    .withHead(
+      SummaryField.string[RestoreResult]("table_path")(_.tablePath),
+      SummaryField.bool[RestoreResult]("dry_run")(_.dryRun)
+    )
 }

@@ -1,5 +1,7 @@
 package txlog
 
+import txlog.util.{SummaryField, SummaryShape}
+
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.DataFrame
@@ -68,21 +70,7 @@ final class VacuumResult private[txlog] (
 ) extends Summarized {
 
   /** The vacuum's numbers. Example: `r.summaryFields.toMap("num_deleted_files")`. */
-  def summaryFields: Seq[(String, Any)] = Seq(
-    "mode" -> mode,
-    "retention_hours" -> retentionMillis / 3600000.0,
-    "delete_before" -> deleteBeforeTimestamp,
-    "num_files" -> numFiles,
-    "size_in_bytes" -> sizeInBytes,
-    "num_deleted_files" -> numDeletedFiles,
-    "num_failed_deletes" -> numFailedDeletes,
-    "num_vacuumed_directories" -> numVacuumedDirectories,
-    "num_skipped_paths" -> numSkippedPaths,
-    "skipped_path_examples" -> skippedPathExamples.asJava,
-    "start_commit" -> Summarized.orNull(startCommit),
-    "end_commit" -> Summarized.orNull(endCommit),
-    "problems" -> problems.asJava
-  )
+  def summaryFields: Seq[(String, Any)] = VacuumResult.Summary.values(this)
 
   /** The files and directories a vacuum that deleted could not delete (0 in a dry run): the storage
     * refused them (a directory with a file that stayed counts too); [[files]] has them with
@@ -96,4 +84,43 @@ final class VacuumResult private[txlog] (
   override def toString: String =
     s"VacuumResult($tablePath, mode=$mode, dryRun=$dryRun, numFiles=$numFiles, " +
       s"sizeInBytes=$sizeInBytes, numDeletedFiles=$numDeletedFiles)"
+}
+
+/** The companion of [[VacuumResult]]. */
+object VacuumResult {
+
+  /** The summary's fields, defined once (Scala, the command line and Python read them). */
+  private[txlog] val Summary: SummaryShape[VacuumResult] = SummaryShape[VacuumResult](
+    "VacuumResult",
+    """|What a vacuum found, and deleted unless it was a dry run.
+      |
+      |``mode`` is ``"full"`` (the table directory was listed) or ``"lite"`` (the log's remove
+      |actions were read). ``num_files`` and ``size_in_bytes`` count the files and empty
+      |directories to delete; ``num_deleted_files`` those deleted (0 in a dry run) and
+      |``num_failed_deletes`` those the storage refused to delete (their ``deleted`` is false).
+      |``num_skipped_paths`` counts paths in the log vacuum left alone (outside the table root,
+      |unresolvable, or in a hidden directory), ``skipped_path_examples`` shows up to 10.
+      |``start_commit`` and ``end_commit`` are the versions of the ``VACUUM START`` and
+      |``VACUUM END`` commits (None in a dry run). ``files`` has one row per file or directory:
+      |``path`` relative to the table root (unescaped), ``size``, ``isDirectory``, ``deleted``;
+      |it is persisted until :meth:`unpersist`.""".stripMargin
+  )(
+    SummaryField.string[VacuumResult]("mode")(_.mode),
+    SummaryField.double[VacuumResult]("retention_hours")(_.retentionMillis / 3600000.0),
+    SummaryField.long[VacuumResult]("delete_before")(_.deleteBeforeTimestamp),
+    SummaryField.long[VacuumResult]("num_files")(_.numFiles),
+    SummaryField.long[VacuumResult]("size_in_bytes")(_.sizeInBytes),
+    SummaryField.long[VacuumResult]("num_deleted_files")(_.numDeletedFiles),
+    SummaryField.long[VacuumResult]("num_failed_deletes")(_.numFailedDeletes),
+    SummaryField.long[VacuumResult]("num_vacuumed_directories")(_.numVacuumedDirectories),
+    SummaryField.long[VacuumResult]("num_skipped_paths")(_.numSkippedPaths),
+    SummaryField.strings[VacuumResult]("skipped_path_examples")(_.skippedPathExamples),
+    SummaryField.optLong[VacuumResult]("start_commit")(_.startCommit),
+    SummaryField.optLong[VacuumResult]("end_commit")(_.endCommit),
+    SummaryField.strings[VacuumResult]("problems")(_.problems)
+  )
+    .withHead(
+      SummaryField.string[VacuumResult]("table_path")(_.tablePath),
+      SummaryField.bool[VacuumResult]("dry_run")(_.dryRun)
+    )
 }

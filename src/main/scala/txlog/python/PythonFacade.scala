@@ -8,7 +8,8 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import txlog.util.OptionValues
 import txlog.timetravel.VersionOrTimestamp
-import txlog.{BuildInfo, DeltaLog, RepairResult, Snapshot, Summarized, VacuumResult}
+import txlog.{BuildInfo, DeltaLog, RepairResult, RestoreResult, Snapshot, Summarized}
+import txlog.VacuumResult
 import txlog.errors.TxlogErrors
 
 /** The one entry point the Python package calls through py4j. It takes only strings, maps and
@@ -206,18 +207,19 @@ object PythonFacade extends TransactionFacade with WriteFacade {
   }
 
   /** A vacuum's numbers as JSON, named as the command line's (`mode`, `num_files`, `size_in_bytes`,
-    * ...) plus `table` and `dry_run`. Example: `json.loads(PythonFacade.vacuumSummary(r))`.
+    * ...) after `table_path` and `dry_run`. Example: `json.loads(PythonFacade.vacuumSummary(r))`.
     */
   def vacuumSummary(result: VacuumResult): String = {
-    summary(result.tablePath, result.dryRun, result.summaryFields)
+    Summarized.json(VacuumResult.Summary.facadeValues(result))
   }
 
   // ---- RESTORE ----
 
   /** RESTORE by options: `version` (an integer as text) or `timestamp`, exactly one; `force` and
     * `dryRun` ("false" by default); see `DeltaLog.restore`. Returns the result as JSON, named as
-    * the command line's (`restored_version`, `version`, `num_restored_files`, ...) plus `table` and
-    * `dry_run`. Example: `json.loads(PythonFacade.restore(log, {"version": "3"}))`.
+    * the command line's (`restored_version`, `version`, `num_restored_files`, ...) after
+    * `table_path` and `dry_run`. Example: `json.loads(PythonFacade.restore(log, {"version":
+    * "3"}))`.
     */
   def restore(log: DeltaLog, options: JMap[String, String]): String = {
     val o = asScala(options)
@@ -228,7 +230,7 @@ object PythonFacade extends TransactionFacade with WriteFacade {
       flag(o, "force", default = false),
       flag(o, "dryRun", default = false)
     )
-    summary(r.tablePath, r.dryRun, r.summaryFields)
+    Summarized.json(RestoreResult.Summary.facadeValues(r))
   }
 
   /** `DeltaLog.repair`: options `dryRun` ("true" by default). Example: `PythonFacade.repair(log,
@@ -243,11 +245,11 @@ object PythonFacade extends TransactionFacade with WriteFacade {
     )
   }
 
-  /** A repair's numbers as JSON, named as the command line's (`num_files_removed`, ...) plus
-    * `table` and `dry_run`. Example: `json.loads(PythonFacade.repairSummary(r))`.
+  /** A repair's numbers as JSON, named as the command line's (`num_files_removed`, ...) after
+    * `table_path` and `dry_run`. Example: `json.loads(PythonFacade.repairSummary(r))`.
     */
   def repairSummary(result: RepairResult): String = {
-    summary(result.tablePath, result.dryRun, result.summaryFields)
+    Summarized.json(RepairResult.Summary.facadeValues(result))
   }
 
   /** The actions of a repair. Example: `PythonFacade.repairActions(r)`. */
@@ -255,10 +257,6 @@ object PythonFacade extends TransactionFacade with WriteFacade {
 
   /** Example: `PythonFacade.unpersistRepair(r)`. */
   def unpersistRepair(result: RepairResult): Unit = result.unpersist()
-
-  /** `table`, `dry_run` and a command's fields as one JSON object. */
-  private def summary(table: String, dryRun: Boolean, more: Seq[(String, Any)]): String =
-    Summarized.json(Seq("table" -> table, "dry_run" -> dryRun) ++ more)
 
   /** The files of a vacuum (path, size, isDirectory, deleted). Example:
     * `PythonFacade.vacuumFiles(r)`.
