@@ -1,5 +1,5 @@
 """The JVM's error classes and the Python package's map of them kept in step: every class of the
-enumeration ``txlog.ErrorClasses`` (which ``txlog.TxlogErrors`` and its parts build errors from,
+enumeration ``txlog.ErrorClasses`` (which ``txlog.errors.TxlogErrors`` and its parts build errors from,
 and only from) has its Python exception in ``txlog.errors.ERROR_CLASSES`` (or is listed below,
 with why not), every mapped class is one the JVM has, and the command line's exit-code lists name
 only real classes. Read from the Scala sources, so a class added on one side and not the other
@@ -30,7 +30,9 @@ def jvm_classes() -> set[str]:
 
 def test_errors_name_their_class_from_the_enumeration() -> None:
     used: set[str] = set()
-    for source in SCALA.glob("*Errors.scala"):
+    sources = sorted((SCALA / "errors").glob("*Errors.scala"))
+    assert len(sources) >= 5, "the error builders are in src/main/scala/txlog/errors"
+    for source in sources:
         text = source.read_text()
         literal = re.findall(r'(?:new TxlogException|conflict)\(\s*"([A-Z_]+)"', text)
         assert literal == [], f"{source.name} names classes as literals: {literal}"

@@ -201,7 +201,7 @@ def test_storage_failure_is_a_retryable_log_read_error(spark: SparkSession) -> N
     # A version past 2^31, so that py4j passes a java.lang.Long into the Option.
     name = "file:/t/_delta_log/00000000003000000000.json"
     cause = jvm.java.nio.file.AccessDeniedException(name)
-    jexc = jvm.txlog.TxlogErrors.logReadFailed(name, jvm.scala.Some(3000000000), "denied", cause)
+    jexc = jvm.txlog.errors.TxlogErrors.logReadFailed(name, jvm.scala.Some(3000000000), "denied", cause)
     future = jvm.java.util.concurrent.CompletableFuture.failedFuture(jexc)
     with pytest.raises(LogReadError) as info:
         call(lambda: future.get())
@@ -212,7 +212,7 @@ def test_storage_failure_is_a_retryable_log_read_error(spark: SparkSession) -> N
     assert err.file == name
     assert err.version == 3000000000
 
-    corrupt = jvm.txlog.TxlogErrors.malformedLogFile(
+    corrupt = jvm.txlog.errors.TxlogErrors.malformedLogFile(
         "file:/t/_delta_log/00000000000000000004.json", 4, "bad line", None)
     future2 = jvm.java.util.concurrent.CompletableFuture.failedFuture(corrupt)
     with pytest.raises(CorruptLogError) as info2:
