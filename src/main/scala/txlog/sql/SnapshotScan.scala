@@ -1,0 +1,85 @@
+package txlog.sql
+
+import org.apache.spark.rdd.RDD
+import org.apache.spark.sql.{Row, SQLContext}
+import org.apache.spark.sql.connector.read.{
+  Scan,
+  ScanBuilder,
+  SupportsPushDownFilters,
+  SupportsPushDownRequiredColumns,
+  V1Scan
+}
+import org.apache.spark.sql.functions.{col, expr}
+import org.apache.spark.sql.sources.{BaseRelation, Filter, TableScan => SourceScan}
+import org.apache.spark.sql.types.StructType
+
+import txlog.Snapshot
+
+/** A batch scan of a snapshot: the table's rows through txlog's one reader
+  * ([[txlog.scan.TableScan]], Spark's file source over the snapshot's files), with the columns
+  * Spark asks for and the filters it pushes applied to that reader's plan, so partition pruning,
+  * data skipping, deletion vectors and column mapping are the reader's own. Filters stay checked by
+  * Spark after the scan too (skipping is by file, not by row).
+  */
+private[txlog] final class SnapshotScanBuilder(snapshot: Snapshot)
+    extends ScanBuilder
+    with SupportsPushDownFilters
+    with SupportsPushDownRequiredColumns {
+
+  private var pushed = Array.empty[Filter]
+  private var columns: StructType = snapshot.metadata.schema
+
+  override def pushFilters(filters: Array[Filter]): Array[Filter] = {
+    pushed = filters.filter(f => FilterSql.of(f).isDefined)
+    filters
+  }
+
+  override def pushedFilters(): Array[Filter] = pushed
+
+  // Top-level columns only: a pruned struct is read whole (the reader prunes nested fields).
+  override def pruneColumns(required: StructType): Unit = {
+    val names = required.fieldNames.toSet
+    columns = StructType(snapshot.metadata.schema.filter(f => names(f.name)))
+  }
+
+  override def build(): Scan = new SnapshotScan(snapshot, columns, pushed.toSeq)
+}
+
+private[txlog] final class SnapshotScan(
+    snapshot: Snapshot,
+    columns: StructType,
+    filters: Seq[Filter]
+) extends V1Scan {
+
+  override def readSchema(): StructType = columns
+
+  override def description(): String =
+    s"txlog ${snapshot.tablePath} v${snapshot.version} [${filters.mkString(", ")}]"
+
+  override def toV1TableScan[T <: BaseRelation with SourceScan](context: SQLContext): T =
+    new SnapshotRows(context, snapshot, columns, filters).asInstanceOf[T]
+}
+
+/** The rows of the scan, as Spark's internal rows of the reader's plan (no conversion). */
+private[txlog] final class SnapshotRows(
+    context: SQLContext,
+    snapshot: Snapshot,
+    columns: StructType,
+    filters: Seq[Filter]
+) extends BaseRelation
+    with SourceScan {
+
+  override def sqlContext: SQLContext = context
+  override def schema: StructType = columns
+  override def needConversion: Boolean = false
+
+  override def buildScan(): RDD[Row] = {
+    val all = snapshot.toDF
+    val kept = filters.flatMap(FilterSql.of).foldLeft(all)((df, p) => df.where(expr(p)))
+    kept
+      .select(columns.fieldNames.toSeq.map(n => col(s"`${n.replace("`", "``")}`")): _*)
+      .queryExecution
+      .toRdd
+      .asInstanceOf[RDD[Row]]
+  }
+}
