@@ -1,0 +1,67 @@
+package org.apache.spark.sql.txlog
+
+import java.net.URI
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.TableIdentifier
+import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType}
+import org.apache.spark.sql.connector.catalog.{CatalogV2Util, Column, Identifier, TableCatalog}
+import org.apache.spark.sql.execution.datasources.v2.V2SessionCatalog
+import org.apache.spark.sql.types.StructType
+
+/** The built-in session catalog as txlog's table catalog uses it: where table names are kept, the
+  * location of a managed table, and a catalog entry of a table txlog has created. In Spark's
+  * package because the session catalog and the conversions are `private[sql]`.
+  */
+object SessionCatalogs {
+
+  /** The built-in session catalog (metastore or in-memory) as a V2 catalog. */
+  def builtIn(spark: SparkSession): TableCatalog = new V2SessionCatalog(spark.sessionState.catalog)
+
+  /** Where the built-in catalog puts the managed table `ident`. */
+  def managedLocation(spark: SparkSession, ident: Identifier): URI =
+    spark.sessionState.catalog.defaultTablePath(tableId(spark, ident))
+
+  /** Fails as the built-in catalog does when a managed table's directory exists already
+    * (LOCATION_ALREADY_EXISTS): called before anything is written there.
+    */
+  def checkLocation(spark: SparkSession, ident: Identifier, location: URI, managed: Boolean): Unit =
+    spark.sessionState.catalog.validateTableLocation(entry(spark, ident, location, managed))
+
+  /** Records `ident` in the built-in catalog: provider `txlog`, managed or external at `location`
+    * (a managed table's directory is removed by the built-in catalog when it is dropped). The
+    * location was checked by [[checkLocation]] before txlog created the table there.
+    */
+  def register(
+      spark: SparkSession,
+      ident: Identifier,
+      schema: StructType,
+      partitionBy: Seq[String],
+      location: URI,
+      managed: Boolean
+  ): Unit = {
+    val table =
+      entry(spark, ident, location, managed).copy(
+        schema = schema,
+        partitionColumnNames = partitionBy
+      )
+    spark.sessionState.catalog.createTable(table, ignoreIfExists = false, validateLocation = false)
+  }
+
+  private def entry(spark: SparkSession, ident: Identifier, location: URI, managed: Boolean) =
+    CatalogTable(
+      identifier = tableId(spark, ident),
+      tableType = if (managed) CatalogTableType.MANAGED else CatalogTableType.EXTERNAL,
+      storage = CatalogStorageFormat.empty.copy(locationUri = Some(location)),
+      schema = new StructType(),
+      provider = Some("txlog")
+    )
+
+  /** The struct type of V2 columns. */
+  def structType(columns: Array[Column]): StructType = CatalogV2Util.v2ColumnsToStructType(columns)
+
+  private def tableId(spark: SparkSession, ident: Identifier): TableIdentifier = {
+    val db = ident.namespace.lastOption.getOrElse(spark.sessionState.catalog.getCurrentDatabase)
+    TableIdentifier(ident.name, Some(db))
+  }
+}

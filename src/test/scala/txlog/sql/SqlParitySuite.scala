@@ -1,0 +1,241 @@
+package txlog.sql
+
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.functions.col
+import org.apache.spark.sql.txlog.SparkErrors
+
+import txlog.{DeltaLog, SparkSuite, TxlogException}
+import txlog.scan.Rows
+
+/** The same SQL and `writeTo` statements against delta-spark (provider `delta`, its catalog as
+  * `spark_catalog`) and against txlog (provider `txlog`, [[TxlogCatalog]] as the catalog `txlog`),
+  * each on fresh directories: after every statement both tables hold the same rows, and delta-spark
+  * reads the txlog table by path with the same rows. Expected rows and failures are delta-spark's,
+  * in the same run.
+  */
+class SqlParitySuite extends SparkSuite {
+
+  override def extraConf: Map[String, String] =
+    Map("spark.sql.catalog.txlog" -> classOf[TxlogCatalog].getName)
+
+  private lazy val db: String = {
+    spark.sql(s"CREATE DATABASE IF NOT EXISTS sqlparity LOCATION '${tempDir("sqldb")}'")
+    "sqlparity"
+  }
+
+  /** A delta-spark table and a txlog table of one name, each at a fresh directory. */
+  private final case class Pair(name: String) {
+    val deltaTable = s"spark_catalog.$db.d_$name"
+    val txlogTable = s"txlog.$db.t_$name"
+    val deltaPath: String = tempDir("sqld").toString
+    val txlogPath: String = tempDir("sqlt").toString
+
+    def delta(sql: String): String = fill(sql, "delta", deltaTable, deltaPath)
+    def txlog(sql: String): String = fill(sql, "txlog", txlogTable, txlogPath)
+
+    private def fill(sql: String, provider: String, table: String, path: String) =
+      sql.replace("{t}", table).replace("{p}", provider).replace("{loc}", path)
+  }
+
+  /** Runs `sql` on both sides and checks the rows agree (and delta-spark reads txlog's table). */
+  private def both(p: Pair, sql: String, byPath: Boolean = true): Unit = {
+    spark.sql(p.delta(sql)).collect()
+    spark.sql(p.txlog(sql)).collect()
+    sameRows(p, byPath)
+  }
+
+  private def sameRows(p: Pair, byPath: Boolean = true): Unit = {
+    val expected = Rows.sorted(spark.table(p.deltaTable))
+    assert(Rows.sorted(spark.table(p.txlogTable)) == expected)
+    if (byPath) assert(Rows.sorted(spark.read.format("delta").load(p.txlogPath)) == expected)
+  }
+
+  private def versions(path: String): Seq[Long] =
+    spark
+      .sql(s"DESCRIBE HISTORY delta.`$path`")
+      .select("version")
+      .collect()
+      .map(_.getLong(0))
+      .toSeq
+      .sorted
+
+  private def failure(f: => Any): Throwable = intercept[Throwable] { f; () }
+
+  private def condition(t: Throwable): String = t match {
+    case e: org.apache.spark.SparkThrowable => SparkErrors.condition(e)
+    case other                              => other.getClass.getName
+  }
+
+  private val create =
+    "CREATE TABLE {t} (id BIGINT, part STRING, v DOUBLE) USING {p} PARTITIONED BY (part) " +
+      "LOCATION '{loc}'"
+
+  test("create, insert, overwrite of a partition, by condition and in full: same rows") {
+    val p = Pair("writes")
+    both(p, create)
+    both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0), (2, 'b', 2.0), (3, null, 3.0)")
+    both(p, "INSERT INTO {t} SELECT id + 10, part, v * 2 FROM {t}")
+    both(p, "INSERT INTO {t} (part, id, v) VALUES ('c', 20, 0.5)")
+    both(p, "INSERT OVERWRITE {t} PARTITION (part = 'a') SELECT 100, 5.0")
+    both(p, "INSERT INTO {t} REPLACE WHERE part = 'b' SELECT 7, 'b', 7.0")
+    both(p, "INSERT OVERWRITE {t} SELECT id, part, v FROM {t} WHERE id > 5")
+    both(p, "INSERT INTO {t} SELECT id, 'd', CAST(id AS DOUBLE) FROM range(3)")
+    assert(versions(p.txlogPath) == versions(p.deltaPath))
+  }
+
+  test("VERSION AS OF and TIMESTAMP AS OF read the same versions; out of range fails on both") {
+    val p = Pair("travel")
+    both(p, create)
+    both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0)")
+    both(p, "INSERT INTO {t} VALUES (2, 'b', 2.0)")
+    both(p, "INSERT OVERWRITE {t} SELECT 3, 'c', 3.0")
+    def history(path: String): Seq[(Long, String)] = spark
+      .sql(s"DESCRIBE HISTORY delta.`$path`")
+      .selectExpr("version", "CAST(timestamp AS STRING)")
+      .collect()
+      .map(r => r.getLong(0) -> r.getString(1))
+      .toSeq
+      .sorted
+    val (dh, th) = (history(p.deltaPath), history(p.txlogPath))
+    assert(th.map(_._1) == dh.map(_._1))
+    dh.zip(th).foreach { case ((v, dts), (_, tts)) =>
+      val expected = Rows.sorted(spark.sql(s"SELECT * FROM ${p.deltaTable} VERSION AS OF $v"))
+      assert(Rows.sorted(spark.sql(s"SELECT * FROM ${p.txlogTable} VERSION AS OF $v")) == expected)
+      val byTime = Rows.sorted(spark.sql(s"SELECT * FROM ${p.deltaTable} TIMESTAMP AS OF '$dts'"))
+      assert(byTime == expected)
+      assert(
+        Rows.sorted(spark.sql(s"SELECT * FROM ${p.txlogTable} TIMESTAMP AS OF '$tts'")) == expected
+      )
+    }
+    val path = Rows.sorted(spark.sql(s"SELECT * FROM txlog.`${p.txlogPath}` VERSION AS OF 1"))
+    assert(path == Rows.sorted(spark.sql(s"SELECT * FROM delta.`${p.deltaPath}` VERSION AS OF 1")))
+    failure(spark.sql(s"SELECT * FROM ${p.deltaTable} VERSION AS OF 99").collect())
+    val v = failure(spark.sql(s"SELECT * FROM ${p.txlogTable} VERSION AS OF 99").collect())
+    assert(condition(v) == "VERSION_NOT_FOUND", v)
+    val early = "TIMESTAMP AS OF '2001-01-01 00:00:00'"
+    failure(spark.sql(s"SELECT * FROM ${p.deltaTable} $early").collect())
+    val t = failure(spark.sql(s"SELECT * FROM ${p.txlogTable} $early").collect())
+    assert(condition(t) == "TIMESTAMP_OUT_OF_RANGE", t)
+  }
+
+  test("CREATE TABLE AS SELECT and CREATE OR REPLACE TABLE AS SELECT: one commit each") {
+    val p = Pair("ctas")
+    both(
+      p,
+      "CREATE TABLE {t} USING {p} PARTITIONED BY (part) LOCATION '{loc}' AS " +
+        "SELECT id, CAST(id % 2 AS STRING) AS part FROM range(5)"
+    )
+    both(
+      p,
+      "CREATE OR REPLACE TABLE {t} USING {p} LOCATION '{loc}' AS SELECT id * 2 AS x FROM range(3)"
+    )
+    assert(versions(p.txlogPath) == Seq(0L, 1L))
+    assert(versions(p.deltaPath) == Seq(0L, 1L))
+    assert(spark.table(p.txlogTable).schema == spark.table(p.deltaTable).schema)
+    val again = failure(spark.sql(p.txlog("CREATE TABLE {t} USING {p} AS SELECT 1 AS x")))
+    failure(spark.sql(p.delta("CREATE TABLE {t} USING {p} AS SELECT 1 AS x")))
+    assert(condition(again) == "TABLE_OR_VIEW_ALREADY_EXISTS", again)
+    assert(versions(p.txlogPath) == Seq(0L, 1L))
+  }
+
+  test("writeTo: create, append, overwrite by condition, createOrReplace") {
+    val p = Pair("writeto")
+    def rows(from: Long): DataFrame =
+      spark.range(from, from + 4).selectExpr("id", "CAST(id % 2 AS STRING) AS part")
+    def each(f: (String, String, String) => Unit): Unit = {
+      f(p.deltaTable, "delta", p.deltaPath)
+      f(p.txlogTable, "txlog", p.txlogPath)
+      sameRows(p)
+    }
+    each((t, provider, path) =>
+      rows(0)
+        .writeTo(t)
+        .using(provider)
+        .partitionedBy(col("part"))
+        .tableProperty("location", path)
+        .create()
+    )
+    each((t, _, _) => rows(10).writeTo(t).append())
+    each((t, _, _) => rows(20).where("part = '1'").writeTo(t).overwrite(col("part") === "1"))
+    each((t, _, _) => rows(30).writeTo(t).overwrite(col("part") === "0" || col("part") === "1"))
+    each((t, provider, _) => rows(40).writeTo(t).using(provider).createOrReplace())
+    assert(versions(p.txlogPath) == versions(p.deltaPath))
+  }
+
+  test("DESCRIBE TABLE and SHOW TBLPROPERTIES show the Delta schema, partitions, properties") {
+    val p = Pair("describe")
+    both(p, create + " TBLPROPERTIES ('delta.appendOnly' = 'true')")
+    def described(t: String) = spark.sql(s"DESCRIBE TABLE $t").collect().toSeq
+    assert(described(p.txlogTable) == described(p.deltaTable))
+    val extended = spark
+      .sql(s"DESCRIBE TABLE EXTENDED ${p.txlogTable}")
+      .collect()
+      .map(r => r.getString(0) -> r.getString(1))
+      .toMap
+    assert(extended.get("Provider").contains("txlog"), extended)
+    assert(extended.get("Location").exists(_.contains(p.txlogPath)), extended)
+    def appendOnly(t: String) =
+      spark.sql(s"SHOW TBLPROPERTIES $t ('delta.appendOnly')").collect().toSeq
+    assert(appendOnly(p.txlogTable) == appendOnly(p.deltaTable))
+    assert(appendOnly(p.txlogTable) == Seq(Row("delta.appendOnly", "true")))
+  }
+
+  test("a managed table lives under its database; DROP TABLE removes it and its directory") {
+    val p = Pair("managed")
+    both(p, "CREATE TABLE {t} (id INT, s STRING) USING {p}", byPath = false)
+    both(p, "INSERT INTO {t} VALUES (1, 'x'), (2, null)", byPath = false)
+    def location(t: String) = spark
+      .sql(s"DESCRIBE TABLE EXTENDED $t")
+      .collect()
+      .collectFirst { case r if r.getString(0) == "Location" => r.getString(1) }
+      .get
+    val (dl, tl) = (location(p.deltaTable), location(p.txlogTable))
+    assert(new org.apache.hadoop.fs.Path(tl).getName == s"t_managed")
+    val expected = Rows.sorted(spark.read.format("delta").load(dl))
+    assert(Rows.sorted(spark.read.format("delta").load(tl)) == expected)
+    spark.sql(s"DROP TABLE ${p.deltaTable}")
+    spark.sql(s"DROP TABLE ${p.txlogTable}")
+    def exists(l: String) = new java.io.File(new java.net.URI(l)).exists()
+    assert(exists(tl) == exists(dl))
+    assert(!spark.catalog.tableExists(s"$db.t_managed"))
+  }
+
+  test("an external table is dropped from the catalog only; a path reads as the table") {
+    val p = Pair("external")
+    both(p, create)
+    both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0)")
+    spark.sql(s"DROP TABLE ${p.txlogTable}")
+    assert(DeltaLog.forTable(spark, p.txlogPath).snapshot().version == 1)
+    val byPath = Rows.sorted(spark.sql(s"SELECT * FROM txlog.`${p.txlogPath}`"))
+    assert(byPath == Rows.sorted(spark.sql(s"SELECT * FROM delta.`${p.deltaPath}`")))
+    spark.sql(s"INSERT INTO txlog.`${p.txlogPath}` VALUES (2, 'b', 2.0)")
+    spark.sql(s"INSERT INTO delta.`${p.deltaPath}` VALUES (2, 'b', 2.0)")
+    assert(
+      Rows.sorted(spark.read.format("delta").load(p.txlogPath)) ==
+        Rows.sorted(spark.read.format("delta").load(p.deltaPath))
+    )
+    spark.sql(s"CREATE TABLE ${p.txlogTable} USING txlog LOCATION '${p.txlogPath}'")
+    assert(spark.table(p.txlogTable).count() == 2)
+  }
+
+  test("an unknown table fails as on delta-spark; txlog's own refusals write nothing") {
+    val d = failure(spark.sql(s"SELECT * FROM spark_catalog.$db.nope").collect())
+    val t = failure(spark.sql(s"SELECT * FROM txlog.$db.nope").collect())
+    assert(condition(t) == condition(d), t)
+    val p = Pair("refusals")
+    both(p, create)
+    def refused(sql: String): Unit = {
+      val e = failure(spark.sql(p.txlog(sql)).collect())
+      assert(e.isInstanceOf[TxlogException] || condition(e).startsWith("UNSUPPORTED"), e)
+    }
+    refused("ALTER TABLE {t} ADD COLUMNS (w INT)")
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    try refused("INSERT OVERWRITE {t} SELECT 1, 'a', 1.0")
+    finally spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+    val options = Pair("options")
+    val o = failure(spark.sql(options.txlog(create + " OPTIONS ('x' = 'y')")))
+    assert(condition(o) == "INVALID_ARGUMENT", o)
+    assert(!new java.io.File(options.txlogPath, "_delta_log").exists())
+    assert(DeltaLog.forTable(spark, p.txlogPath).snapshot().version == 0)
+  }
+}
