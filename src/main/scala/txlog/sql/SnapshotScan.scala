@@ -1,7 +1,7 @@
 package txlog.sql
 
 import org.apache.spark.rdd.RDD
-import org.apache.spark.sql.{Row, SQLContext}
+import org.apache.spark.sql.{DataFrame, Row, SQLContext}
 import org.apache.spark.sql.connector.read.{
   Scan,
   ScanBuilder,
@@ -73,13 +73,12 @@ private[txlog] final class SnapshotRows(
   override def schema: StructType = columns
   override def needConversion: Boolean = false
 
-  override def buildScan(): RDD[Row] = {
+  /** The reader's plan: the snapshot's rows, the pushed filters, the columns asked for. */
+  def rows: DataFrame = {
     val all = snapshot.toDF
     val kept = filters.flatMap(FilterSql.of).foldLeft(all)((df, p) => df.where(expr(p)))
-    kept
-      .select(columns.fieldNames.toSeq.map(n => col(s"`${n.replace("`", "``")}`")): _*)
-      .queryExecution
-      .toRdd
-      .asInstanceOf[RDD[Row]]
+    kept.select(columns.fieldNames.toSeq.map(n => col(s"`${n.replace("`", "``")}`")): _*)
   }
+
+  override def buildScan(): RDD[Row] = rows.queryExecution.toRdd.asInstanceOf[RDD[Row]]
 }

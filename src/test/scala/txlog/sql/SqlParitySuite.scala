@@ -260,4 +260,39 @@ class SqlParitySuite extends SparkSuite {
     val e = failure(session.sql(s"CREATE TABLE $db.made_in_session (id INT) USING txlog"))
     assert(!spark.catalog.tableExists(s"$db.made_in_session"), e)
   }
+
+  test("pushed filters and columns reach txlog's reader: partition pruning, data filters") {
+    val p = Pair("pushdown")
+    both(p, create)
+    both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0), (2, 'b', 2.0), (3, 'b', 3.0)")
+    val query = spark.sql(s"SELECT id FROM ${p.txlogTable} WHERE part = 'b' AND v > 2.5")
+    assert(
+      Rows.sorted(query) == Rows.sorted(
+        spark.sql(
+          s"SELECT id FROM ${p.deltaTable} WHERE part = 'b' AND v > 2.5"
+        )
+      )
+    )
+    val scan = query.queryExecution.optimizedPlan.collectFirst {
+      case r: org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation => r.scan
+    }.get
+    val builder = new SnapshotScanBuilder(DeltaLog.forTable(spark, p.txlogPath).snapshot())
+    val filters = Array[org.apache.spark.sql.sources.Filter](
+      org.apache.spark.sql.sources.EqualTo("part", "b"),
+      org.apache.spark.sql.sources.GreaterThan("v", 2.5)
+    )
+    assert(builder.pushFilters(filters).length == 2) // still checked by Spark after the scan
+    assert(builder.pushedFilters().toSeq == filters.toSeq)
+    builder.pruneColumns(new org.apache.spark.sql.types.StructType().add("id", "bigint"))
+    val rows = builder
+      .build()
+      .asInstanceOf[SnapshotScan]
+      .toV1TableScan[SnapshotRows](spark.sqlContext)
+      .rows
+    val plan = rows.queryExecution.executedPlan.toString
+    assert(plan.contains("PartitionFilters: [") && plan.contains("= b)"), plan)
+    assert(plan.contains("DataFilters: [") && plan.contains("> 2.5)"), plan)
+    assert(rows.columns.toSeq == Seq("id"))
+    assert(scan.readSchema().fieldNames.toSeq.contains("id"), scan.description())
+  }
 }
