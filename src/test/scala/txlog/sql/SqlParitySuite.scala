@@ -59,6 +59,19 @@ class SqlParitySuite extends SparkSuite {
       .toSeq
       .sorted
 
+  /** Runs a statement on delta-spark: false when delta-spark of this line refuses it because its
+    * staged table cannot be truncated (delta-spark 3.3 on Spark 3.5 replacing a table through a V2
+    * plan); the expected rows then come from the statement's query, computed by Spark.
+    */
+  private def oracleRuns(f: => Any): Boolean =
+    try { f; true }
+    catch {
+      case e: org.apache.spark.sql.AnalysisException
+          if org.apache.spark.SPARK_VERSION.startsWith("3.") &&
+            e.getMessage.contains("does not support truncate") =>
+        false
+    }
+
   private def failure(f: => Any): Throwable = intercept[Throwable] { f; () }
 
   private def condition(t: Throwable): String = t match {
@@ -125,13 +138,20 @@ class SqlParitySuite extends SparkSuite {
       "CREATE TABLE {t} USING {p} PARTITIONED BY (part) LOCATION '{loc}' AS " +
         "SELECT id, CAST(id % 2 AS STRING) AS part FROM range(5)"
     )
-    both(
-      p,
-      "CREATE OR REPLACE TABLE {t} USING {p} LOCATION '{loc}' AS SELECT id * 2 AS x FROM range(3)"
-    )
+    val query = "SELECT id * 2 AS x FROM range(3)"
+    val replace = s"CREATE OR REPLACE TABLE {t} USING {p} LOCATION '{loc}' AS $query"
+    val oracle = oracleRuns(spark.sql(p.delta(replace)))
+    spark.sql(p.txlog(replace))
+    if (oracle) {
+      sameRows(p)
+      assert(versions(p.deltaPath) == Seq(0L, 1L))
+      assert(spark.table(p.txlogTable).schema == spark.table(p.deltaTable).schema)
+    } else {
+      assert(Rows.sorted(spark.table(p.txlogTable)) == Rows.sorted(spark.sql(query)))
+      val read = spark.read.format("delta").load(p.txlogPath)
+      assert(Rows.sorted(read) == Rows.sorted(spark.sql(query)))
+    }
     assert(versions(p.txlogPath) == Seq(0L, 1L))
-    assert(versions(p.deltaPath) == Seq(0L, 1L))
-    assert(spark.table(p.txlogTable).schema == spark.table(p.deltaTable).schema)
     val again = failure(spark.sql(p.txlog("CREATE TABLE {t} USING {p} AS SELECT 1 AS x")))
     failure(spark.sql(p.delta("CREATE TABLE {t} USING {p} AS SELECT 1 AS x")))
     assert(condition(again) == "TABLE_OR_VIEW_ALREADY_EXISTS", again)
@@ -158,8 +178,16 @@ class SqlParitySuite extends SparkSuite {
     each((t, _, _) => rows(10).writeTo(t).append())
     each((t, _, _) => rows(20).where("part = '1'").writeTo(t).overwrite(col("part") === "1"))
     each((t, _, _) => rows(30).writeTo(t).overwrite(col("part") === "0" || col("part") === "1"))
-    each((t, provider, _) => rows(40).writeTo(t).using(provider).createOrReplace())
     assert(versions(p.txlogPath) == versions(p.deltaPath))
+    val oracle = oracleRuns(rows(40).writeTo(p.deltaTable).using("delta").createOrReplace())
+    rows(40).writeTo(p.txlogTable).using("txlog").createOrReplace()
+    if (oracle) {
+      sameRows(p)
+      assert(versions(p.txlogPath) == versions(p.deltaPath))
+    } else {
+      assert(Rows.sorted(spark.table(p.txlogTable)) == Rows.sorted(rows(40)))
+      assert(Rows.sorted(spark.read.format("delta").load(p.txlogPath)) == Rows.sorted(rows(40)))
+    }
   }
 
   test("DESCRIBE TABLE and SHOW TBLPROPERTIES show the Delta schema, partitions, properties") {
@@ -226,7 +254,9 @@ class SqlParitySuite extends SparkSuite {
     both(p, create)
     def refused(sql: String): Unit = {
       val e = failure(spark.sql(p.txlog(sql)).collect())
-      assert(e.isInstanceOf[TxlogException] || condition(e).startsWith("UNSUPPORTED"), e)
+      // txlog's typed error, or Spark's refusal of what the table does not declare (its class
+      // differs by line)
+      assert(e.isInstanceOf[TxlogException] || e.getMessage.contains("does not support"), e)
     }
     refused("ALTER TABLE {t} ADD COLUMNS (w INT)")
     spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
