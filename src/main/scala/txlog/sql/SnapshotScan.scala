@@ -27,10 +27,11 @@ private[txlog] final class SnapshotScanBuilder(snapshot: Snapshot)
     with SupportsPushDownRequiredColumns {
 
   private var pushed = Array.empty[Filter]
+  private val topLevel = snapshot.metadata.schema.fieldNames.toSet
   private var columns: StructType = snapshot.metadata.schema
 
   override def pushFilters(filters: Array[Filter]): Array[Filter] = {
-    pushed = filters.filter(f => FilterSql.of(f).isDefined)
+    pushed = filters.filter(f => FilterSql.of(f, topLevel).isDefined)
     filters
   }
 
@@ -76,7 +77,8 @@ private[txlog] final class SnapshotRows(
   /** The reader's plan: the snapshot's rows, the pushed filters, the columns asked for. */
   def rows: DataFrame = {
     val all = snapshot.toDF
-    val kept = filters.flatMap(FilterSql.of).foldLeft(all)((df, p) => df.where(expr(p)))
+    val top = snapshot.metadata.schema.fieldNames.toSet
+    val kept = filters.flatMap(FilterSql.of(_, top)).foldLeft(all)((df, p) => df.where(expr(p)))
     kept.select(columns.fieldNames.toSeq.map(n => col(s"`${n.replace("`", "``")}`")): _*)
   }
 

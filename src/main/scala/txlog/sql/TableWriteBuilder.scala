@@ -42,7 +42,7 @@ private[txlog] final class TableWriteBuilder(path: String, info: LogicalWriteInf
       case Some(Nil) => WriteOptions(mode = "overwrite", mergeSchema = base.mergeSchema)
       case Some(filters) =>
         val where = FilterSql
-          .conjunction(filters)
+          .conjunction(filters, info.schema().fieldNames.toSet)
           .getOrElse(
             throw TxlogErrors.invalidArgument(
               "overwrite",
