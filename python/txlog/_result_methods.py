@@ -10,29 +10,47 @@ from pyspark.sql import DataFrame, SparkSession
 from ._gateway import call
 
 
-class VacuumMethods:
-    """Methods of :class:`txlog.VacuumResult`."""
+class _PersistedRows:
+    """A result whose rows (one DataFrame field) the JVM keeps persisted until released; the
+    subclass names that field and the facade's methods for its summary, rows and release."""
 
     _jresult: Any
     _facade: Any
+    _rows_field: str
+    _summary_call: str
+    _rows_call: str
+    _unpersist_call: str
 
     def unpersist(self) -> None:
-        """Releases the persisted :attr:`files`."""
+        """Releases the persisted rows (:attr:`files` of a vacuum, :attr:`actions` of a
+        repair)."""
         if self._jresult is not None:
-            call(self._facade.unpersistVacuum, self._jresult)
+            call(getattr(self._facade, self._unpersist_call), self._jresult)
 
     @classmethod
     def _from_jvm(cls, jresult: Any, spark: SparkSession, facade: Any) -> Any:
-        files = DataFrame(call(facade.vacuumFiles, jresult), spark)
-        summary = call(facade.vacuumSummary, jresult)
-        return cls._of(summary, files=files, _jresult=jresult, _facade=facade)  # type: ignore
+        rows = DataFrame(call(getattr(facade, cls._rows_call), jresult), spark)
+        summary = call(getattr(facade, cls._summary_call), jresult)
+        extra = {cls._rows_field: rows, "_jresult": jresult, "_facade": facade}
+        return cls._of(summary, **extra)  # type: ignore[attr-defined]
 
 
-class RepairMethods:
+class VacuumMethods(_PersistedRows):
+    """Methods of :class:`txlog.VacuumResult`."""
+
+    _rows_field = "files"
+    _summary_call = "vacuumSummary"
+    _rows_call = "vacuumFiles"
+    _unpersist_call = "unpersistVacuum"
+
+
+class RepairMethods(_PersistedRows):
     """Methods of :class:`txlog.RepairResult`."""
 
-    _jresult: Any
-    _facade: Any
+    _rows_field = "actions"
+    _summary_call = "repairSummary"
+    _rows_call = "repairActions"
+    _unpersist_call = "unpersistRepair"
     num_checkpoints_rewritten: int
     num_checksums_rewritten: int
     last_checkpoint_rewritten: bool
@@ -45,14 +63,3 @@ class RepairMethods:
         return not (self.num_checkpoints_rewritten or self.num_checksums_rewritten
                     or self.last_checkpoint_rewritten or self.num_files_removed
                     or self.num_not_repairable)
-
-    def unpersist(self) -> None:
-        """Releases the persisted :attr:`actions`."""
-        if self._jresult is not None:
-            call(self._facade.unpersistRepair, self._jresult)
-
-    @classmethod
-    def _from_jvm(cls, jresult: Any, spark: SparkSession, facade: Any) -> Any:
-        actions = DataFrame(call(facade.repairActions, jresult), spark)
-        summary = call(facade.repairSummary, jresult)
-        return cls._of(summary, actions=actions, _jresult=jresult, _facade=facade)  # type: ignore

@@ -1,7 +1,5 @@
 package txlog
 
-import txlog.errors.TxlogErrors
-
 import java.sql.Timestamp
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
@@ -11,6 +9,7 @@ import txlog.checksum.{ChecksumValidator, ChecksumWriter}
 import txlog.history.History
 import txlog.log.{LogListing, TablePath}
 import txlog.table.TableContext
+import txlog.errors.TxlogErrors
 
 /** The transaction log of one Delta table: the entry point for reading snapshots, time travel and
   * history (VACUUM, RESTORE and REPAIR are in [[TableMaintenance]]).

@@ -1,13 +1,12 @@
 package txlog
 
-import txlog.errors.TxlogErrors
-
 import org.apache.spark.sql.{Column, DataFrame}
 
 import txlog.table.TableContext
 import txlog.protocol.ActionSchemas
 import txlog.txn.{ActionEntries, Committer, ReadSet, StagedActions}
 import txlog.protocol.DomainAction
+import txlog.errors.TxlogErrors
 
 /** A transaction on a table: what it read (for conflict checks) and what it stages, committed as
   * one new version with optimistic concurrency. Start one with `DeltaLog.startTransaction()`; it

@@ -1,8 +1,8 @@
 package txlog
 
-import txlog.errors.TxlogErrors
-
 import org.apache.spark.SparkThrowable
+
+import txlog.errors.TxlogErrors
 
 /** The one exception type txlog raises for user-facing problems.
   *

@@ -1,7 +1,5 @@
 package txlog
 
-import txlog.errors.TxlogErrors
-
 import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
 import org.apache.spark.sql.sources.{
   BaseRelation,
@@ -12,6 +10,7 @@ import org.apache.spark.sql.sources.{
 
 import txlog.timetravel.VersionOrTimestamp
 import txlog.scan.TableScan
+import txlog.errors.TxlogErrors
 
 /** The `txlog` data source: a Delta table's rows at its latest version, or at the version or time
   * the `versionAsOf` / `timestampAsOf` options name (as delta-spark's options do), read through

@@ -1,12 +1,12 @@
 package txlog
 
-import txlog.errors.TxlogErrors
-
 import java.io.{DataInputStream, File, FileInputStream}
 
 import scala.collection.mutable
 
 import org.scalatest.funsuite.AnyFunSuite
+
+import txlog.errors.TxlogErrors
 
 /** The packages' layering, read from the compiled classes: every class file's constant pool (its
   * "import list": the classes, method and field descriptors it refers to), so a reference written
