@@ -25,7 +25,7 @@ jar_of = $(call jar_dir,$(1))/txlog-spark_$(1)-$(VERSION).jar
 JAR := $(call jar_of,$(DEFAULT_LINE))
 
 .PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat test-s3-race test-azure \
-  test-lane-1 test-lane-2 oracle-record \
+  test-lane-1 test-lane-2 test-breadth oracle-record \
   test-cluster test-gcs demo cds bench bench-smoke python-summaries
 
 # Creates .venv when absent; (re)installs the pinned tools and the txlog package (editable)
@@ -180,11 +180,23 @@ COMPAT_RUN = $(SBT) $(call sbt_line,3.5_2.12) -Dtxlog.testSuites=$(COMPAT_SUITES
 test-compat:
 	$(COMPAT_RUN)
 
-test-matrix: $(addprefix test-line-,$(MATRIX_LINES))
+test-matrix: test-breadth $(addprefix test-line-,$(MATRIX_LINES))
+
+# The breadth suites (src/test/scala/txlog/testing/Breadth.scala) with every item, on the
+# default line: `make test` runs a share of each, rotating by day. test-matrix's lines run every
+# item too.
+BREADTH_SCALA := txlog.checkpoint.CheckpointRoundTripSuite \
+  txlog.checkpoint.CheckpointRoundTripSuite2 txlog.inspect.ValidateSuite \
+  txlog.DistributedReplayAgreementSuite txlog.compaction.DistributedLogCompactionSuite \
+  txlog.txn.InteropMatrixSuite txlog.txn.ProcessWritersSuite txlog.vacuum.VacuumFixturesSuite \
+  txlog.restore.RestoreFixturesSuite
+test-breadth: jar venv
+	$(SBT) -Dtxlog.breadth=full -Dtxlog.testForks=$(TEST_FORKS) "testOnly $(BREADTH_SCALA)" </dev/null
+	TXLOG_CLUSTER_FIXTURES=all $(VENV_PY) -m pytest tests/test_cluster.py -q
 
 test-line-%: venv
 	$(MAKE) jar-$*
-	$(SBT) $(call sbt_line,$*) \
+	$(SBT) $(call sbt_line,$*) -Dtxlog.breadth=full \
 	  $(if $(filter 4.3_%,$*),test,"testOnly $(MATRIX_SCALA)") </dev/null
 	$(if $(filter 3.5_2.13,$*),,$(MAKE) venv-$(call line_of,$*) && \
 	  .venv-$(call line_of,$*)/bin/python -m pytest $(MATRIX_PYTHON) -q)

@@ -19,17 +19,17 @@ object TestGroups {
     * back fewer multi-part checkpoints since); suites under 5 s count as [[Unlisted]].
     */
   val seconds: Map[String, Double] = Map(
-    "CheckpointRoundTripSuite2" -> 215, // since: multi-part on every fourth table only
-    "CheckpointRoundTripSuite" -> 210,
-    "ProcessWritersSuite" -> 264,
-    "ValidateSuite" -> 224,
+    "CheckpointRoundTripSuite2" -> 120, // since: a third of the fixtures (Breadth)
+    "CheckpointRoundTripSuite" -> 100, // since: a third of the fixtures (Breadth)
+    "ProcessWritersSuite" -> 230, // since: 8 commits per writer
+    "ValidateSuite" -> 200, // since: a sixth of the fixtures (Breadth)
     "RestoreAgreementSuite" -> 205,
-    "DistributedReplayAgreementSuite" -> 115, // since: 82 of the 133 fixtures
-    "InteropMatrixSuite" -> 165,
-    "DistributedLogCompactionSuite" -> 164,
+    "DistributedReplayAgreementSuite" -> 80, // since: half of its 82 fixtures (Breadth)
+    "InteropMatrixSuite" -> 80, // since: 4 of its 9 tables (Breadth)
+    "DistributedLogCompactionSuite" -> 110, // since: half the ranges (Breadth)
     "VacuumAgreementSuite" -> 133,
-    "VacuumFixturesSuite" -> 85, // since: 11 of its 15 fixtures
-    "RestoreFixturesSuite" -> 101,
+    "VacuumFixturesSuite" -> 60, // since: 6 of its 11 fixtures (Breadth)
+    "RestoreFixturesSuite" -> 70, // since: half its tables (Breadth)
     "RepairSuite" -> 95,
     "CheckpointWriterSuite" -> 84,
     "S3TablesSuite" -> 73,

@@ -183,11 +183,11 @@ def submit(cluster: standalone.StandaloneCluster, jar: str, command: str, args: 
 
 
 def run_commands(cluster: standalone.StandaloneCluster, jar: str, tables: dict[str, Path],
-                 tmp: Path, conf: dict[str, str]
+                 tmp: Path, conf: dict[str, str], reads: list[tuple[str, list[str], bool]]
                  ) -> tuple[dict[str, dict[str, dict[str, Any]]], dict[str, float]]:
-    """Every command of READS side by side (an application waiting for the cluster's cores
-    starts its driver meanwhile), then CHECKPOINT: each command's document per table name,
-    and the seconds each spark-submit took, with the total."""
+    """Every command of ``reads`` (some of READS) side by side (an application waiting for the
+    cluster's cores starts its driver meanwhile), then CHECKPOINT: each command's document per
+    table name, and the seconds each spark-submit took, with the total."""
     # Small tables otherwise load on the driver (their checkpoints read with parquet-mr, no task
     # to check): read every checkpoint with Spark, so each command's replay runs on the workers.
     conf = {**conf, "spark.txlog.replay.maxDriverCheckpointBytes": "0"}
@@ -197,8 +197,8 @@ def run_commands(cluster: standalone.StandaloneCluster, jar: str, tables: dict[s
         return submit(cluster, jar, command, args, dry_run, paths, tmp, conf)
 
     started = time.perf_counter()
-    with ThreadPoolExecutor(len(READS)) as pool:
-        runs = list(pool.map(lambda c: (c[0], one(*c)), READS))
+    with ThreadPoolExecutor(len(reads)) as pool:
+        runs = list(pool.map(lambda c: (c[0], one(*c)), reads))
     runs.append((CHECKPOINT[0], one(*CHECKPOINT)))
     docs = {command: dict(zip(tables, out)) for command, (out, _) in runs}
     seconds = {command: secs for command, (_, secs) in runs}

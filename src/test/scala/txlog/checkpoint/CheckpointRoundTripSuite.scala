@@ -5,14 +5,18 @@ import scala.util.{Failure, Success, Try}
 import txlog.{DeltaLog, Fixtures, Oracle, Refusal, SnapshotView, SparkSuite, TxlogException}
 import txlog.log.{LogListing, LogSegment}
 import txlog.protocol.CheckpointNaming
+import txlog.testing.Breadth
 
 /** For every fixture, each checkpoint kind txlog can write yields, once written, the same snapshot
   * through txlog and through delta-spark as the table had before, and both read it from the new
   * checkpoint. Each kind is written on its own copy of the table.
   *
   * The fixtures are dealt out to [[CheckpointRoundTripSuite]] and [[CheckpointRoundTripSuite2]]
-  * (`part` of 2), so that the forked test JVMs can run the halves side by side. `TXLOG_FIXTURES` (a
-  * regex) narrows the fixtures, for local runs.
+  * (`part` of 2), so that the forked test JVMs can run the halves side by side. `make test` round
+  * trips a third of the fixtures, which third rotating by day ([[Breadth]]: three days' runs cover
+  * every fixture; every fixture at every run until these suites were two of the three longest of a
+  * 35-minute CI run, 520 s of it); `make test-breadth` every one. `TXLOG_FIXTURES` (a regex)
+  * narrows the fixtures, for local runs.
   */
 abstract class CheckpointRoundTrips(part: Int, parts: Int = 2)
     extends SparkSuite
@@ -22,9 +26,12 @@ abstract class CheckpointRoundTrips(part: Int, parts: Int = 2)
   private var askedReference = 0
 
   private val only = sys.env.get("TXLOG_FIXTURES").map(_.r)
-  private val tables = Fixtures.tables.zipWithIndex.collect {
-    case (t, i) if i % parts == part - 1 && only.forall(_.findFirstIn(t).isDefined) => t
-  }
+  private val tables = Breadth
+    .share(Fixtures.tables, 3, "CheckpointRoundTrips")(_ => false)
+    .zipWithIndex
+    .collect {
+      case (t, i) if i % parts == part - 1 && only.forall(_.findFirstIn(t).isDefined) => t
+    }
 
   if (!Fixtures.available) test("checkpoint round trips")(cancel(Fixtures.skipMessage))
 
@@ -55,7 +62,8 @@ abstract class CheckpointRoundTrips(part: Int, parts: Int = 2)
   // checkpoint, the same rows as the classic one split into parts, is written on every fourth
   // table (every other one until the suites were the longest of a 26-minute CI run: the parts'
   // writer is the classic one's, cut by row count) and read back by delta-spark on every twelfth.
-  // txlog reads back every one.
+  // txlog reads back every one. With every fixture (`make test-breadth`), delta-spark reads back
+  // every checkpoint.
   private val half = Math.floorMod(txlog.oracle.Recording.seed, 2L)
   tables.zipWithIndex.foreach { case (name, i) =>
     test(s"checkpoints read back the same through txlog and delta-spark: $name") {
@@ -63,7 +71,8 @@ abstract class CheckpointRoundTrips(part: Int, parts: Int = 2)
         case Success(before) =>
           val v2Table = before.protocol._4.contains("v2Checkpoint")
           kinds(v2Table, i).foreach { case (kind, options) =>
-            val ask = v2Table || i % 12 == 0 || (kind == "classic" && i % 2 == half)
+            val ask =
+              Breadth.full || v2Table || i % 12 == 0 || (kind == "classic" && i % 2 == half)
             roundTrip(name, kind, options, before, ask)
           }
         case Failure(ref) =>

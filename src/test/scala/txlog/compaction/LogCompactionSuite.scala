@@ -45,6 +45,9 @@ class LogCompactionSuite extends SparkSuite {
     */
   protected def askReference: Boolean = true
 
+  /** The ranges of `fixture` this suite compacts: every one here. */
+  protected def compacted(fixture: String, ranges: Seq[(Long, Long)]): Seq[(Long, Long)] = ranges
+
   /** The lines of the compaction of `start` to `end` of a fresh copy of `fixture`, written with the
     * commits read on the driver (as [[LogCompactionSuite]] writes and checks them).
     */
@@ -71,7 +74,7 @@ class LogCompactionSuite extends SparkSuite {
       val latest = log.snapshot().version
       val before: Map[Long, SnapshotView] =
         (0L to latest).map(v => v -> Oracle.txlog(spark, path, Some(v))).toMap
-      ranges.foreach { case (start, end) =>
+      compacted(fixture, ranges).foreach { case (start, end) =>
         removeCompactions(t)
         val file = log.compact(start, end)
         val name = f"$start%020d.$end%020d.compacted.json" // the spec's name
@@ -208,10 +211,15 @@ class LogCompactionSuite extends SparkSuite {
 
 /** The same, with every commit read by tasks, as for ranges too large for the driver: each
   * compaction holds the very lines the driver's does (whose snapshots delta-spark is asked about in
-  * [[LogCompactionSuite]]), and txlog's task-read snapshots are unchanged by it.
+  * [[LogCompactionSuite]]), and txlog's task-read snapshots are unchanged by it. Each of a
+  * fixture's ranges costs a task-read replay of every version, so `make test` compacts half of
+  * them, which half rotating by day ([[txlog.testing.Breadth]]; every range at every run until the
+  * suite took 190 s of a CI run), and `make test-breadth` all.
   */
 class DistributedLogCompactionSuite extends LogCompactionSuite {
   override protected def askReference: Boolean = false
+  override protected def compacted(fixture: String, ranges: Seq[(Long, Long)]) =
+    txlog.testing.Breadth.share(ranges, 2, fixture)(_ => false)
   override def extraConf: Map[String, String] =
     Map(txlog.replay.LogLineReader.LocalReadMaxBytesConf -> "0")
 }

@@ -10,6 +10,7 @@ import org.apache.spark.sql.types.StructType
 
 import txlog.{DeltaLog, Fixtures, SparkSuite, TxlogException}
 import txlog.protocol.DvPaths
+import txlog.testing.Breadth
 
 /** `DeltaLog.validate()`: no error finding on intact fixtures, and each injected fault found with
   * its rule and version (on copies).
@@ -62,19 +63,24 @@ class ValidateSuite extends SparkSuite {
     !Files.exists(p)
   }
 
-  /** The fixtures validated whole: those meant to fail, those with deletion vectors, sidecars or
-    * row tracking (rules about their files), and a third of the others by name, which third drawn
-    * with the day's number ([[txlog.oracle.Recording.seed]], `TXLOG_ORACLE_SEED`), so that three
-    * days' runs validate every fixture (every second one at every run until the suite was the
-    * longest of a 37-minute CI run): each costs a few seconds of CI's time. The fault tests below
-    * cover each rule on purpose.
+  /** The fixtures validated whole: those meant to fail, half of those with deletion vectors,
+    * sidecars or row tracking (rules about their files) and a sixth of all, which half and sixth
+    * rotating with the day's number ([[Breadth]]), so that six days' runs validate every fixture (a
+    * third at every run until the suite was the second longest of a 35-minute CI run, 340 s of it;
+    * every fixture with `make test-breadth`): each costs a few seconds of CI's time. The fault
+    * tests below cover each rule on purpose.
     */
-  private val third = Math.floorMod(txlog.oracle.Recording.seed, 3L)
-  private val validated: Seq[String] = Fixtures.tables.zipWithIndex.collect {
-    case (name, i)
-        if i % 3 == third || meantToFail.contains(name) ||
-          Seq("dv", "deletion", "sidecar", "row-track").exists(name.contains) =>
-      name
+  private val validated: Seq[String] = {
+    val files = Breadth
+      .share(
+        Fixtures.tables.filter(n =>
+          Seq("dv", "deletion", "sidecar", "row-track").exists(n.contains)
+        ),
+        2,
+        "ValidateSuite/files"
+      )(_ => false)
+      .toSet
+    Breadth.share(Fixtures.tables, 6, "ValidateSuite")(n => meantToFail.contains(n) || files(n))
   }
 
   validated.foreach { name =>

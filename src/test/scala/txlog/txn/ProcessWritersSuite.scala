@@ -55,11 +55,15 @@ class ProcessWritersSuite extends SparkSuite {
       assert(lines.nonEmpty && lines.head.has("commitInfo"), s"v$v")
     }
 
-  /** Commits per writer: 12 in every run (25, the figure of the commits issue, took 121 s of a
-    * 26-minute CI run; it still passes: `-Dtxlog.processWriters=25`). `make test-s3-race` races
-    * four writer processes x 25 on S3.
+  /** Commits per writer: 8 in `make test`, 12 with `make test-breadth` ([[txlog.testing.Breadth]];
+    * 25, the figure of the commits issue, took 121 s of a 26-minute CI run, and 12 took 100 s of a
+    * 35-minute one; it still passes: `-Dtxlog.processWriters=25`). `make test-s3-race` races four
+    * writer processes x 25 on S3.
     */
-  private val perWriter = sys.props.get("txlog.processWriters").map(_.toInt).getOrElse(12)
+  private val perWriter = sys.props
+    .get("txlog.processWriters")
+    .map(_.toInt)
+    .getOrElse(if (txlog.testing.Breadth.full) 12 else 8)
 
   test(s"4 writer processes x $perWriter commits: each lands once, versions contiguous") {
     val dir = newTable()

@@ -1,0 +1,39 @@
+package txlog.testing
+
+/** How much of each breadth run a test JVM makes: the suites that repeat one check over every
+  * fixture or every variant of a table (checkpoint round trips, validation, replay by tasks,
+  * compaction, interop) take a share of their items in `make test`, the share rotating with the
+  * day's number ([[txlog.oracle.Recording.seed]], `TXLOG_ORACLE_SEED`) so that consecutive days'
+  * runs cover every item; `-Dtxlog.breadth=full` (`make test-breadth`, part of `make test-matrix`)
+  * runs every item. Each suite keeps, beside its share, the items it names as always checked.
+  *
+  * The items checked are the suite's tests' names, so a report says which ones ran.
+  */
+object Breadth {
+
+  /** Every item (`-Dtxlog.breadth=full`) or each suite's share (no property). */
+  val full: Boolean = sys.props.get("txlog.breadth") match {
+    case Some("full") => true
+    case None         => false
+    case Some(other)  => sys.error(s"-Dtxlog.breadth=$other: use full (or leave it out)")
+  }
+
+  /** The items whose position is in today's `1/every` of `items` (every item when [[full]]), and
+    * every item `always` holds, in their order. The share is drawn per `salt` (a suite's name), so
+    * suites sharing the fixture list check different fixtures on the same day.
+    *
+    * {{{
+    * val tables = Breadth.share(Fixtures.tables, 4, "CheckpointRoundTrips")(_.contains("dv"))
+    * }}}
+    */
+  def share[A](items: Seq[A], every: Int, salt: String)(always: A => Boolean): Seq[A] = {
+    require(every >= 1, s"every must be at least 1: $every")
+    if (full || every == 1) items
+    else {
+      val offset = Math.floorMod(txlog.oracle.Recording.seed + salt.hashCode.toLong, every.toLong)
+      items.zipWithIndex.collect {
+        case (item, i) if Math.floorMod(i - offset, every.toLong) == 0 || always(item) => item
+      }
+    }
+  }
+}
