@@ -32,7 +32,11 @@ JAR := $(call jar_of,$(DEFAULT_LINE))
 # when python/pyproject.toml or this Makefile changes. pyarrow is what delta-rs hands its
 # results over in (the Python tests compare through it); numpy integers are valid versions.
 TEST_DEPS := deltalake==1.6.6 chispa==0.12.0 pytest pyarrow==26.0.1 numpy==2.4.6
-PY_DEPS := pyspark==$(PYSPARK_4.2) $(TEST_DEPS)
+# The Spark Connect client's modules (pyspark[connect] of the default line), for
+# tests/test_sql_connect.py; other lines' venvs go without (the test skips there).
+CONNECT_DEPS := grpcio==1.85.3 grpcio-status==1.85.3 googleapis-common-protos==1.76.0 \
+  pandas==3.1.1 zstandard==0.25.0 protobuf==7.36.2
+PY_DEPS := pyspark==$(PYSPARK_4.2) $(TEST_DEPS) $(CONNECT_DEPS)
 
 venv: $(VENV)/.txlog-installed
 

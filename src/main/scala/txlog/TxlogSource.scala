@@ -1,6 +1,12 @@
 package txlog
 
+import java.util.{Collections, Map => JMap, Set => JSet}
+
 import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
+import org.apache.spark.sql.connector.catalog.{Table, TableCapability, TableProvider}
+import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.sql.sources.{
   BaseRelation,
   CreatableRelationProvider,
@@ -41,10 +47,31 @@ import txlog.errors.TxlogErrors
 final class TxlogSource
     extends DataSourceRegister
     with RelationProvider
-    with CreatableRelationProvider {
+    with CreatableRelationProvider
+    with TableProvider {
 
   /** The name `spark.read.format` takes. Example: `spark.read.format("txlog")`. */
   override def shortName(): String = "txlog"
+
+  /** No schema is read here: see [[getTable]]. Example: `inferSchema(options)` is empty. */
+  override def inferSchema(
+      options: CaseInsensitiveStringMap
+  ): StructType = new StructType()
+
+  /** A user's schema is passed on to the V1 relation as before. Example: always true. */
+  override def supportsExternalMetadata(): Boolean = true
+
+  /** A table with no capability: reads and writes by path (`format("txlog")`) fall back to the
+    * relations below, as Spark does for a V2 provider whose table cannot read or write batches.
+    * txlog is a V2 provider so that `CREATE TABLE ... USING txlog` in the session catalog reaches
+    * [[txlog.sql.TxlogCatalog]] (Spark sends a V1 provider's to its own V1 command). Example:
+    * `getTable(schema, Array.empty, props).capabilities()` is empty.
+    */
+  override def getTable(
+      schema: StructType,
+      partitioning: Array[Transform],
+      properties: JMap[String, String]
+  ): Table = new TxlogSource.PathTable(schema)
 
   /** The relation over the snapshot the options name; an option txlog does not know, or both a
     * version and a timestamp, is INVALID_ARGUMENT before anything is read.
@@ -83,6 +110,13 @@ final class TxlogSource
 }
 
 private[txlog] object TxlogSource {
+
+  /** See [[TxlogSource.getTable]]. */
+  private final class PathTable(tableSchema: StructType) extends Table {
+    override def name(): String = "txlog"
+    override def schema(): StructType = tableSchema
+    override def capabilities(): JSet[TableCapability] = Collections.emptySet()
+  }
 
   /** `DeltaLog.write` by the options of `df.write.format("txlog")`: an option it does not know is
     * INVALID_ARGUMENT before anything is written.

@@ -269,7 +269,7 @@ class SqlParitySuite extends SparkSuite {
     assert(DeltaLog.forTable(spark, p.txlogPath).snapshot().version == 0)
   }
 
-  test("as spark_catalog: txlog entries and paths read through txlog, other tables delegated") {
+  test("as spark_catalog: txlog tables created and written by name, paths, others delegated") {
     val p = Pair("session")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0), (2, 'b', 2.0)")
@@ -285,10 +285,21 @@ class SqlParitySuite extends SparkSuite {
     spark.sql(s"INSERT INTO ${p.deltaTable} VALUES (3, 'c', 3.0)")
     sameRows(p)
     assert(session.table(s"$db.plain_session").count() == 3)
-    // Spark plans CREATE TABLE ... USING txlog in the session catalog as a file source command:
-    // not served yet (docs/sql.md), and it must not leave a table behind.
-    val e = failure(session.sql(s"CREATE TABLE $db.made_in_session (id INT) USING txlog"))
-    assert(!spark.catalog.tableExists(s"$db.made_in_session"), e)
+    // CREATE TABLE ... USING txlog in the session catalog reaches TxlogCatalog (the txlog source
+    // is a V2 provider): the same table as delta-spark's CREATE in its session catalog.
+    val q = Pair("made_in_session")
+    val createAt = "CREATE TABLE {t} (id INT, s STRING) USING {p} LOCATION '{loc}'"
+    spark.sql(q.delta(createAt))
+    session.sql(
+      createAt
+        .replace("{t}", s"$db.t_made_in_session")
+        .replace("{p}", "txlog")
+        .replace("{loc}", q.txlogPath)
+    )
+    spark.sql(q.delta("INSERT INTO {t} VALUES (1, 'x')"))
+    session.sql(s"INSERT INTO $db.t_made_in_session VALUES (1, 'x')")
+    sameRows(q)
+    assert(versions(q.txlogPath) == versions(q.deltaPath))
   }
 
   test("pushed filters and columns reach txlog's reader: partition pruning, data filters") {

@@ -1,0 +1,143 @@
+"""txlog's SQL served to Spark Connect clients: a Connect server started as a user would
+(``spark-submit --class org.apache.spark.sql.connect.service.SparkConnectServer`` with the txlog
+jar and ``txlog.sql.TxlogCatalog`` as the session catalog), and a Connect client in a process of
+its own (tests/connect/sql_client.py) creating, writing, reading and time travelling tables by
+name, with SQL and with ``DataFrame.writeTo``. The expected rows are the statements' own inputs;
+delta-rs reads each table the server wrote, with the same rows; a failure comes back to the
+client with txlog's error class.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from txlog_testing import REPO_ROOT
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "cluster"))
+import standalone  # noqa: E402
+
+pytest.importorskip("grpc", reason="the Spark Connect client needs pyspark[connect]'s modules")
+deltalake = pytest.importorskip("deltalake")
+
+CLIENT = REPO_ROOT / "tests" / "connect" / "sql_client.py"
+SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+START_TIMEOUT_S = 180
+# As the other suites' sessions: tiny inputs, busy cores.
+SERVER_CONF = {
+    "spark.sql.shuffle.partitions": "2",
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.driver.extraJavaOptions": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+    "spark.sql.catalog.spark_catalog": "txlog.sql.TxlogCatalog",
+}
+
+
+def _listening(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(1)
+        return s.connect_ex((standalone.HOST, port)) == 0
+
+
+@pytest.fixture(scope="module")
+def server(txlog_jar: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A Connect server of the txlog jar, its warehouse, and its remote address."""
+    tmp = tmp_path_factory.mktemp("connect")
+    port = standalone.free_port()
+    warehouse = tmp / "warehouse"
+    conf = {**SERVER_CONF, "spark.connect.grpc.binding.port": str(port),
+            "spark.sql.warehouse.dir": str(warehouse)}
+    argv = [str(standalone.venv_bin() / "spark-submit"), "--master", "local[2]",
+            "--driver-memory", "1g", "--class", SERVER_CLASS]
+    for k, v in conf.items():
+        argv += ["--conf", f"{k}={v}"]
+    log = tmp / "server.log"
+    with open(log, "wb") as sink:
+        proc = subprocess.Popen([*argv, "--jars", txlog_jar, "spark-internal"], env=standalone.spark_env(tmp),
+                                stdin=subprocess.DEVNULL, stdout=sink, stderr=sink, cwd=tmp,
+                                start_new_session=True)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not _listening(port):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the Connect server did not start:\n{standalone.tail(log, 60)}",
+                            pytrace=False)
+            time.sleep(1)
+        yield {"remote": f"sc://{standalone.HOST}:{port}", "warehouse": warehouse,
+               "tmp": tmp, "log": log}
+    finally:
+        standalone._signal_group(proc, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            standalone._signal_group(proc, signal.SIGKILL)
+            proc.wait()
+
+
+def run_client(server: dict[str, Any], name: str, steps: list[dict[str, Any]]
+               ) -> dict[str, Any]:
+    tmp: Path = server["tmp"]
+    spec, out = tmp / f"{name}-spec.json", tmp / f"{name}-out.json"
+    spec.write_text(json.dumps({"remote": server["remote"], "steps": steps}))
+    run = subprocess.run([sys.executable, str(CLIENT), str(spec), str(out)],
+                         env=standalone.spark_env(tmp), capture_output=True, text=True,
+                         timeout=600, cwd=tmp)
+    assert run.returncode == 0 and out.exists(), (
+        f"the client exited with {run.returncode}:\n{run.stderr[-4000:]}\n"
+        f"server:\n{standalone.tail(server['log'], 40)}")
+    return json.loads(out.read_text())
+
+
+def rs_rows(path: Path, version: int | None = None) -> list[list[Any]]:
+    """The table's rows as delta-rs reads them, sorted, as lists in column order."""
+    table = deltalake.DeltaTable(str(path), version=version)
+    data = table.to_pyarrow_table()
+    return sorted([list(r.values()) for r in data.to_pylist()], key=repr)
+
+
+def test_tables_by_name_over_connect(server: dict[str, Any]) -> None:
+    steps = [
+        {"name": "create", "sql": "CREATE TABLE events (id BIGINT, kind STRING) USING txlog "
+                                  "PARTITIONED BY (kind)"},
+        {"name": "insert1", "sql": "INSERT INTO events VALUES (1, 'a'), (2, 'b')"},
+        {"name": "insert2", "sql": "INSERT INTO events VALUES (3, 'a')"},
+        {"name": "latest", "sql": "SELECT id, kind FROM events ORDER BY id"},
+        {"name": "v1", "sql": "SELECT id, kind FROM events VERSION AS OF 1 ORDER BY id"},
+        {"name": "append", "append": "events", "rows": [[4, "c"]],
+         "schema": "id BIGINT, kind STRING"},
+        {"name": "count_a", "count": "events", "where": "kind = 'a'"},
+        {"name": "after_append", "sql": "SELECT id, kind FROM events ORDER BY id"},
+        {"name": "ctas", "sql": "CREATE TABLE small USING txlog AS "
+                                "SELECT id FROM events WHERE kind = 'a'"},
+        {"name": "small", "sql": "SELECT id FROM small ORDER BY id"},
+        {"name": "overwrite", "sql": "INSERT OVERWRITE small SELECT 10"},
+        {"name": "small_v0", "sql": "SELECT id FROM small VERSION AS OF 0 ORDER BY id"},
+        {"name": "missing_version", "sql": "SELECT * FROM events VERSION AS OF 40"},
+    ]
+    got = run_client(server, "tables", steps)
+    for name in ("create", "insert1", "insert2", "append", "ctas", "overwrite"):
+        assert "error_class" not in got[name], (name, got[name])
+    assert got["latest"]["rows"] == [[1, "a"], [2, "b"], [3, "a"]]
+    assert got["v1"]["rows"] == [[1, "a"], [2, "b"]]
+    assert got["count_a"] == {"count": 2}
+    assert got["after_append"]["rows"] == [[1, "a"], [2, "b"], [3, "a"], [4, "c"]]
+    assert got["small"]["rows"] == [[1], [3]]
+    assert got["small_v0"]["rows"] == [[1], [3]]
+    assert got["missing_version"]["error_class"] == "VERSION_NOT_FOUND", got["missing_version"]
+
+    # What the server wrote, read by delta-rs: the managed tables under the warehouse.
+    warehouse: Path = server["warehouse"]
+    assert rs_rows(warehouse / "events") == sorted(
+        [[1, "a"], [2, "b"], [3, "a"], [4, "c"]], key=repr)
+    assert rs_rows(warehouse / "events", version=1) == sorted([[1, "a"], [2, "b"]], key=repr)
+    assert rs_rows(warehouse / "small") == [[10]]
