@@ -1,5 +1,7 @@
 package txlog.sql
 
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.functions.lit
 import org.apache.spark.sql.txlog.SparkErrors
 
 import txlog.{DeltaLog, SparkSuite}
@@ -167,5 +169,47 @@ class SqlAlterParitySuite extends SparkSuite {
     assert(snapshot(p.txlogPath).protocol == snapshot(p.deltaPath).protocol)
     both(p, "ALTER TABLE {t} RENAME COLUMN id TO key")
     both(p, "INSERT INTO {t} VALUES (2, 'b', named_struct('a', 2))", true)
+  }
+
+  test("dynamic partition overwrite by the write option and the session setting") {
+    val p = Pair("dynamic")
+    both(
+      p,
+      "CREATE TABLE {t} (id BIGINT, part STRING) USING {p} PARTITIONED BY (part) " +
+        "LOCATION '{loc}'"
+    )
+    both(p, "INSERT INTO {t} VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, NULL)")
+    def rows(values: String) = spark.sql(s"SELECT * FROM VALUES $values AS v(id, part)")
+    def byPath(df: DataFrame, options: Map[String, String]): Unit = {
+      df.write.format("delta").mode("overwrite").options(options).save(p.deltaPath)
+      df.write.format("txlog").mode("overwrite").options(options).save(p.txlogPath)
+      same(p, byPath = true)
+    }
+    byPath(rows("(10L, 'a'), (11L, NULL)"), Map("partitionOverwriteMode" -> "dynamic"))
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    try byPath(rows("(20L, 'b'), (21L, 'd')"), Map.empty)
+    finally spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+    val df = rows("(30L, 'c')")
+    df.writeTo(p.deltaTable).option("partitionOverwriteMode", "dynamic").overwrite(lit(true))
+    df.writeTo(p.txlogTable).option("partitionOverwriteMode", "dynamic").overwrite(lit(true))
+    same(p, byPath = true)
+    assert(snapshot(p.txlogPath).version == snapshot(p.deltaPath).version)
+    val bad = Map("partitionOverwriteMode" -> "sometimes")
+    intercept[Throwable](
+      rows("(1L, 'a')").write
+        .format("delta")
+        .mode("overwrite")
+        .options(bad)
+        .save(p.deltaPath)
+    )
+    val t = intercept[Throwable](
+      rows("(1L, 'a')").write
+        .format("txlog")
+        .mode("overwrite")
+        .options(bad)
+        .save(p.txlogPath)
+    )
+    assert(condition(t) == "INVALID_ARGUMENT", t)
+    same(p, byPath = true)
   }
 }
