@@ -123,7 +123,8 @@ class SqlAlterParitySuite extends SparkSuite {
     both(p, "ALTER TABLE {t} ALTER COLUMN v COMMENT 'the value'")
     both(p, "ALTER TABLE {t} ALTER COLUMN id DROP NOT NULL")
     both(p, "ALTER TABLE {t} ALTER COLUMN w AFTER id")
-    both(p, "INSERT INTO {t} (id, part) VALUES (NULL, 'c')", true)
+    // every column named: Spark 3.5 fills no column left out of a V2 insert
+    both(p, "INSERT INTO {t} VALUES (NULL, NULL, 'w', 'c', NULL, NULL)", true)
     assert(snapshot(p.txlogPath).version == snapshot(p.deltaPath).version)
     refused(p, "ALTER TABLE {t} ALTER COLUMN v SET NOT NULL", None)
     refused(p, "ALTER TABLE {t} ADD COLUMNS (n INT NOT NULL)", Some("INVALID_METADATA"))
