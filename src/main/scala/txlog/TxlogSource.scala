@@ -130,7 +130,7 @@ private[txlog] object TxlogSource {
     val byName = parameters.map { case (k, v) => k.toLowerCase -> v }
     val known =
       Set(Path, "__partition_columns", "replacewhere", "txnappid", "txnversion") ++
-        Set("mergeschema", "overwriteschema")
+        Set("mergeschema", "overwriteschema", "partitionoverwritemode")
     byName.keys.filterNot(k => known(k) || k.startsWith("delta.")).toSeq.sorted.headOption.foreach {
       k => throw TxlogErrors.invalidArgument(k, "unknown option of the txlog data source's writer")
     }
@@ -162,9 +162,16 @@ private[txlog] object TxlogSource {
       case other => other
     }
     val properties = original.filter { case (k, _) => k.toLowerCase.startsWith("delta.") }
-    DeltaLog.write(
+    // delta-spark's partitionOverwriteMode: the option, else the session's setting
+    val dynamic = txlog.write.DynamicPartitions.dynamic(
+      sqlContext.sparkSession,
+      byName.get("partitionoverwritemode"),
+      byName.contains("replacewhere") || overwriteSchema
+    )
+    val log = DeltaLog.forTable(sqlContext.sparkSession, path)
+    txlog.write.DataFrameWrite.write(
+      log.context,
       data,
-      path,
       WriteOptions(
         mode = writeMode,
         partitionBy = parts,
@@ -174,9 +181,10 @@ private[txlog] object TxlogSource {
         txnVersion = txnVersion,
         mergeSchema = mergeSchema,
         overwriteSchema = overwriteSchema
-      )
+      ),
+      dynamic
     )
-    DeltaLog.forTable(sqlContext.sparkSession, path)
+    log
   }
 
   val Path = "path"

@@ -1,8 +1,10 @@
 package txlog.sql
 
+import java.util.Locale
+
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.connector.write.{
   LogicalWriteInfo,
   SupportsOverwrite,
@@ -15,6 +17,7 @@ import org.apache.spark.sql.sources.{AlwaysTrue, Filter, InsertableRelation}
 
 import txlog.{DeltaLog, WriteOptions}
 import txlog.errors.TxlogErrors
+import txlog.write.{DataFrameWrite, DynamicPartitions}
 
 /** A write to a txlog table by name or path: Spark hands the rows over as a DataFrame (its V1 write
   * fallback) and txlog writes them with `DeltaLog.write`, one commit. Append by default; `truncate`
@@ -51,17 +54,30 @@ private[txlog] final class TableWriteBuilder(path: String, info: LogicalWriteInf
           )
         WriteOptions(mode = "overwrite", replaceWhere = Some(where), mergeSchema = base.mergeSchema)
     }
-    TableWriteBuilder.write(path, options)
+    // delta-spark's write option partitionOverwriteMode = dynamic: an overwrite of every row
+    // replaces only the partitions written (with a condition it is INVALID_ARGUMENT)
+    val dynamic = TableWriteBuilder.dynamicOption(info).exists { v =>
+      DynamicPartitions.dynamic(SparkSession.active, Some(v), ownCondition = false)
+    }
+    TableWriteBuilder.write(path, options, dynamic = dynamic && replace.isDefined)
   }
 }
 
 private[txlog] object TableWriteBuilder {
 
-  /** The options a write by name takes (`mergeSchema`); any other is INVALID_ARGUMENT. */
+  private val Known = Set("mergeschema", DynamicPartitions.Option.toLowerCase(Locale.ROOT))
+
+  /** The options a write by name takes (`mergeSchema`, `partitionOverwriteMode`); any other is
+    * INVALID_ARGUMENT.
+    */
   def options(info: LogicalWriteInfo): WriteOptions = {
     val names = info.options().asCaseSensitiveMap().asScala.toMap
-    names.keys.filterNot(_.equalsIgnoreCase("mergeSchema")).toSeq.sorted.headOption.foreach { k =>
-      throw TxlogErrors.invalidArgument(k, "a write to a txlog table takes only mergeSchema.")
+    names.keys.filterNot(k => Known(k.toLowerCase(Locale.ROOT))).toSeq.sorted.headOption.foreach {
+      k =>
+        throw TxlogErrors.invalidArgument(
+          k,
+          "a write to a txlog table takes only mergeSchema and partitionOverwriteMode."
+        )
     }
     val merge = names.collect {
       case (k, v) if k.equalsIgnoreCase("mergeSchema") => "mergeSchema" -> v
@@ -69,12 +85,26 @@ private[txlog] object TableWriteBuilder {
     WriteOptions(mergeSchema = txlog.util.OptionValues.flag(merge, "mergeSchema", default = false))
   }
 
-  /** The V1 write of `options` to the table at `path`, then `after` (one commit). */
-  def write(path: String, options: WriteOptions, after: () => Unit = () => ()): Write =
+  /** The write option `partitionOverwriteMode`, when given. */
+  def dynamicOption(info: LogicalWriteInfo): Option[String] =
+    info.options().asCaseSensitiveMap().asScala.collectFirst {
+      case (k, v) if k.equalsIgnoreCase(DynamicPartitions.Option) => v
+    }
+
+  /** The V1 write of `options` to the table at `path`, then `after` (one commit); `dynamic`: an
+    * overwrite replaces the partitions written only ([[txlog.write.DynamicPartitions]]).
+    */
+  def write(
+      path: String,
+      options: WriteOptions,
+      after: () => Unit = () => (),
+      dynamic: Boolean = false
+  ): Write =
     new V1Write {
       override def toInsertableRelation(): InsertableRelation = new InsertableRelation {
         override def insert(data: DataFrame, overwrite: Boolean): Unit = {
-          DeltaLog.write(data, path, options)
+          val log = DeltaLog.forTable(data.sparkSession, path)
+          DataFrameWrite.write(log.context, data, options, dynamic)
           after()
         }
       }

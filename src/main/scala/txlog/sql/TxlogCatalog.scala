@@ -126,11 +126,15 @@ class TxlogCatalog extends DelegatingCatalogExtension with StagingTableCatalog {
       properties: util.Map[String, String]
   ): Table = createTable(ident, SessionCatalogs.structType(columns), partitions, properties)
 
-  /** A txlog table's entry is not changed yet: INVALID_ARGUMENT. Example: `ALTER TABLE t ...`. */
+  /** `ALTER TABLE` of a txlog table: its changes as one Delta commit ([[TableAlter]]: properties,
+    * columns added, renamed, dropped, commented, loosened to nullable, moved); another table goes
+    * to the built-in catalog. Example: `ALTER TABLE txlog.default.events ADD COLUMNS (v DOUBLE)`.
+    */
   override def alterTable(ident: Identifier, changes: TableChange*): Table =
     loadTable(ident) match {
-      case _: TxlogTable =>
-        throw TxlogErrors.invalidArgument("ALTER TABLE", "txlog tables cannot be altered yet.")
+      case t: TxlogTable =>
+        TableAlter.commit(spark, t.snapshot.tablePath, changes)
+        loadTable(ident)
       case _ => super.alterTable(ident, changes: _*)
     }
 

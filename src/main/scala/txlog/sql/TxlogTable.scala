@@ -39,7 +39,7 @@ private[txlog] final class TxlogTable(tableName: String, val snapshot: Snapshot)
     (snapshot.metadata.configuration ++ Map(
       TableCatalog.PROP_PROVIDER -> TxlogTable.Provider,
       TableCatalog.PROP_LOCATION -> snapshot.tablePath
-    )).asJava
+    ) ++ snapshot.metadata.description.map(TableCatalog.PROP_COMMENT -> _)).asJava
 
   override def capabilities(): util.Set[TableCapability] = Set(
     TableCapability.BATCH_READ,

@@ -14,4 +14,11 @@ private[txlog] object JsonText {
 
   /** `xs` as a JSON array of strings. */
   def array(xs: Seq[String]): String = mapper.writeValueAsString(xs.toArray)
+
+  /** `kvs` as a JSON object of strings, in their order (`{"k":"v"}`). */
+  def obj(kvs: Seq[(String, String)]): String = {
+    val node = mapper.createObjectNode()
+    kvs.foreach { case (k, v) => node.put(k, v) }
+    mapper.writeValueAsString(node)
+  }
 }

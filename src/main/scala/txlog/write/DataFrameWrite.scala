@@ -23,7 +23,19 @@ private[txlog] object DataFrameWrite {
 
   val Modes: Seq[String] = Seq("append", "overwrite", "error", "ignore")
 
-  def write(ctx: TableContext, df: DataFrame, options: WriteOptions): WriteResult = {
+  def write(ctx: TableContext, df: DataFrame, options: WriteOptions): WriteResult =
+    write(ctx, df, options, dynamicPartitions = false)
+
+  /** [[write]], with `dynamicPartitions`: an overwrite of a partitioned table replaces the files of
+    * the partitions the rows fall in only ([[DynamicPartitions]]); with `replaceWhere` or
+    * `overwriteSchema` it is INVALID_ARGUMENT, as in delta-spark.
+    */
+  def write(
+      ctx: TableContext,
+      df: DataFrame,
+      options: WriteOptions,
+      dynamicPartitions: Boolean
+  ): WriteResult = {
     if (df == null) throw TxlogErrors.invalidArgument("df", "is null")
     val mode = Option(options.mode).map(_.trim.toLowerCase(Locale.ROOT)).getOrElse("")
     if (!Modes.contains(mode)) {
@@ -60,6 +72,13 @@ private[txlog] object DataFrameWrite {
         "cannot be used with replaceWhere: a new schema replaces every file of the table"
       )
     }
+    val dynamic = dynamicPartitions && mode == "overwrite"
+    if (dynamic && (options.replaceWhere.isDefined || options.overwriteSchema)) {
+      throw TxlogErrors.invalidArgument(
+        DynamicPartitions.Option,
+        "dynamic partition overwrite cannot be used with replaceWhere or overwriteSchema"
+      )
+    }
     TableSchemaCheck.typed(ctx.root, df.schema)
     val existing = exists(ctx)
     if (!existing) create(ctx, df, options, mode)
@@ -73,7 +92,7 @@ private[txlog] object DataFrameWrite {
         case "ignore" =>
           val v = ctx.snapshots.update().version
           WriteResult(mode, v, committed = false, 0, 0, 0, 0, None)
-        case _ => into(ctx, df, options, mode)
+        case _ => into(ctx, df, options, mode, dynamic)
       }
   }
 
@@ -98,7 +117,8 @@ private[txlog] object DataFrameWrite {
       ctx: TableContext,
       df: DataFrame,
       options: WriteOptions,
-      mode: String
+      mode: String,
+      dynamic: Boolean
   ): WriteResult = {
     if (options.properties.nonEmpty) {
       throw TxlogErrors.invalidArgument(
@@ -149,7 +169,9 @@ private[txlog] object DataFrameWrite {
         txn.updateMetadata(t.metadata)
       }
       if (t.replacesTable) txn.replacingTable()
-      commitData(ctx, txn, t.data, snap.protocol, t.metadata, options, mode, mode == "overwrite")
+      val replace = mode == "overwrite"
+      val byPartition = dynamic && t.metadata.partitionColumns.nonEmpty
+      commitData(ctx, txn, t.data, snap.protocol, t.metadata, options, mode, replace, byPartition)
     }
   }
 
@@ -164,7 +186,8 @@ private[txlog] object DataFrameWrite {
       md: Metadata,
       options: WriteOptions,
       mode: String,
-      replace: Boolean
+      replace: Boolean,
+      byPartition: Boolean = false
   ): WriteResult = {
     val version = txn.readVersion
     WriterGate.check(ctx.root, version, p, "write data")
@@ -192,8 +215,11 @@ private[txlog] object DataFrameWrite {
     val removed =
       if (!replace) 0L
       else {
-        val old = filesWhere.fold(txn.readFiles())(txn.readFiles)
-        val n = if (filesWhere.isEmpty) txn.readSnapshot.fold(0L)(_.numFiles) else old.count()
+        val read = filesWhere.fold(txn.readFiles())(txn.readFiles)
+        // dynamic: the whole table is recorded as read, the partitions written replaced
+        val old = if (byPartition) DynamicPartitions.replaced(read, written.adds, md) else read
+        val whole = filesWhere.isEmpty && !byPartition
+        val n = if (whole) txn.readSnapshot.fold(0L)(_.numFiles) else old.count()
         txn.removeFiles(FilePlan.removes(old, dataChange = true))
         n
       }

@@ -258,7 +258,7 @@ class SqlParitySuite extends SparkSuite {
       // differs by line)
       assert(e.isInstanceOf[TxlogException] || e.getMessage.contains("does not support"), e)
     }
-    refused("ALTER TABLE {t} ADD COLUMNS (w INT)")
+    refused("ALTER TABLE {t} ADD COLUMNS (w INT NOT NULL)")
     spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
     try refused("INSERT OVERWRITE {t} SELECT 1, 'a', 1.0")
     finally spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
