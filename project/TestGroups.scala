@@ -36,6 +36,7 @@ object TestGroups {
     "TimeTravelAgreementSuite" -> 59,
     "RowAgreementSuite" -> 46, // added since: 46 s alone
     "ScanSuite" -> 30, // added since: 22-32 s alone
+    "SqlCommandsParitySuite" -> 300, // added since: 465-530 s alone at load 7-9 on 2 cores
     "SqlParitySuite" -> 150, // added since: 115-220 s alone at load 5-8 (session start included)
     "SqlAlterParitySuite" -> 170, // added since: 168 s alone at load 5-8 (session start included)
     "ChangesSuite" -> 25, // added since: 17 s alone

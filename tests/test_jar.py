@@ -244,3 +244,19 @@ def test_configure_spark_checks_the_jar(tmp_path: Path, monkeypatch: pytest.Monk
 def test_configure_spark_rejects_other_types() -> None:
     with pytest.raises(TypeError, match="builder"):
         txlog.configure_spark("local[2]")  # type: ignore[type-var]
+
+
+def test_configure_spark_appends_the_sql_extension(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    jar = fake_jar(tmp_path / "t.jar", txlog.__version__)
+    monkeypatch.setenv("TXLOG_JAR", str(jar))
+    delta = "io.delta.sql.DeltaSparkSessionExtension"
+    ours = "txlog.sql.TxlogSparkSessionExtensions"
+    builder = SparkSession.builder.config("spark.sql.extensions", delta)
+    txlog.configure_spark(builder)
+    txlog.configure_spark(builder)
+    assert builder._options["spark.sql.extensions"] == f"{delta},{ours}"
+    conf = txlog.configure_spark(SparkConf(loadDefaults=False))
+    assert conf.get("spark.sql.extensions") == ours
+    assert txlog.spark_settings(extensions=delta) == {
+        "spark.jars": str(jar.resolve()), "spark.sql.extensions": f"{delta},{ours}"}

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from . import errors
-from ._spark import configure_spark
+from ._spark import configure_spark, spark_settings
 from ._version import __version__
 from .delta_log import CheckpointResult, DeltaLog, create_table
 from .repair import RepairResult
@@ -26,6 +26,7 @@ _install_task_errors()  # errors of txlog's Spark tasks reach Python as txlog.er
 
 __all__ = [
     "configure_spark",
+    "spark_settings",
     "DeltaLog",
     "CheckpointResult",
     "VacuumResult",

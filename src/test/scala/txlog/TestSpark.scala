@@ -23,7 +23,10 @@ object TestSpark {
     "spark.ui.enabled" -> "false",
     "spark.ui.showConsoleProgress" -> "false",
     "spark.eventLog.enabled" -> "false",
-    "spark.sql.extensions" -> "io.delta.sql.DeltaSparkSessionExtension",
+    // txlog's SQL statements wrap delta-spark's parser: on a table that is not txlog's they are
+    // delta-spark's (txlog.sql.SqlCommandsParitySuite).
+    "spark.sql.extensions" ->
+      "io.delta.sql.DeltaSparkSessionExtension,txlog.sql.TxlogSparkSessionExtensions",
     "spark.sql.catalog.spark_catalog" -> "org.apache.spark.sql.delta.catalog.DeltaCatalog",
     // One partition for delta-spark's snapshot state: a fifth less of each oracle read's CPU on
     // the fixtures' few files than with two (measured warm, golden/dv-partitioned-with-checkpoint).

@@ -57,6 +57,9 @@ private[txlog] final class SummaryShape[R] private (
   /** What the Python facade gives for `r`: the head's fields, then the summary's. */
   def facadeValues(r: R): Seq[(String, Any)] = (head ++ fields).map(f => f.name -> f.value(r))
 
+  /** The facade's fields: the head's, then the summary's. */
+  def facadeFields: Seq[SummaryField[R]] = head ++ fields
+
   /** This shape with `fields` before the summary's in the facade's JSON (and the Python class). */
   def withHead(fields: SummaryField[R]*): SummaryShape[R] =
     new SummaryShape(pythonName, doc, this.fields, fields)

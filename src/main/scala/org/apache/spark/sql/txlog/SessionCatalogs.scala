@@ -5,7 +5,13 @@ import java.net.URI
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.TableIdentifier
 import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType}
-import org.apache.spark.sql.connector.catalog.{CatalogV2Util, Column, Identifier, TableCatalog}
+import org.apache.spark.sql.connector.catalog.{
+  CatalogManager,
+  CatalogV2Util,
+  Column,
+  Identifier,
+  TableCatalog
+}
 import org.apache.spark.sql.execution.datasources.v2.V2SessionCatalog
 import org.apache.spark.sql.types.StructType
 
@@ -56,6 +62,21 @@ object SessionCatalogs {
       schema = new StructType(),
       provider = Some("txlog")
     )
+
+  /** The catalog and identifier a multi-part table name names, as Spark resolves it: a first part
+    * that names a catalog picks it, otherwise the current catalog (and, for one part, namespace).
+    */
+  def catalogAndIdentifier(spark: SparkSession, parts: Seq[String]): (TableCatalog, Identifier) = {
+    val cm = spark.sessionState.catalogManager
+    val head = parts.head
+    val explicit = parts.size > 1 && (cm.isCatalogRegistered(head) ||
+      head.equalsIgnoreCase(CatalogManager.SESSION_CATALOG_NAME))
+    val (catalog, names) =
+      if (explicit) (cm.catalog(head), parts.tail) else (cm.currentCatalog, parts)
+    val ns =
+      if (names.size > 1 || explicit) names.init.toArray else cm.currentNamespace
+    (catalog.asInstanceOf[TableCatalog], Identifier.of(ns, names.last))
+  }
 
   /** The struct type of V2 columns. */
   def structType(columns: Array[Column]): StructType = CatalogV2Util.v2ColumnsToStructType(columns)
