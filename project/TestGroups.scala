@@ -36,9 +36,9 @@ object TestGroups {
     "TimeTravelAgreementSuite" -> 59,
     "RowAgreementSuite" -> 46, // added since: 46 s alone
     "ScanSuite" -> 30, // added since: 22-32 s alone
-    "SqlCommandsParitySuite" -> 300, // added since: 465-530 s alone at load 7-9 on 2 cores
+    "SqlCommandsParitySuite" -> 110, // added since: 127 s alone (delta VACUUM listing at 4 tasks)
     "SqlParitySuite" -> 150, // added since: 115-220 s alone at load 5-8 (session start included)
-    "SqlAlterParitySuite" -> 170, // added since: 168 s alone at load 5-8 (session start included)
+    "SqlAlterParitySuite" -> 70, // added since: 58 s after other SQL suites, 168 s alone at load 8
     "ChangesSuite" -> 25, // added since: 17 s alone
     "RowTrackingReadSuite" -> 45, // added since: 99 s alone at load 11 on 2 cores
     "ChangeSchemaSuite" -> 10, // added since: 9 s after ChangesSuite (no session start)

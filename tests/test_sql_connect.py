@@ -40,6 +40,7 @@ SERVER_CONF = {
     "spark.ui.showConsoleProgress": "false",
     "spark.driver.extraJavaOptions": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
     "spark.sql.catalog.spark_catalog": "txlog.sql.TxlogCatalog",
+    "spark.sql.extensions": "txlog.sql.TxlogSparkSessionExtensions",
 }
 
 
@@ -123,6 +124,11 @@ def test_tables_by_name_over_connect(server: dict[str, Any]) -> None:
         {"name": "overwrite", "sql": "INSERT OVERWRITE small SELECT 10"},
         {"name": "small_v0", "sql": "SELECT id FROM small VERSION AS OF 0 ORDER BY id"},
         {"name": "missing_version", "sql": "SELECT * FROM events VERSION AS OF 40"},
+        {"name": "history", "sql": "DESCRIBE HISTORY events"},
+        {"name": "history_1", "sql": "DESCRIBE HISTORY events LIMIT 1"},
+        {"name": "vacuum_short", "sql": "VACUUM events RETAIN 0 HOURS DRY RUN"},
+        {"name": "restore", "sql": "RESTORE TABLE events TO VERSION AS OF 1"},
+        {"name": "restored", "sql": "SELECT id, kind FROM events ORDER BY id"},
     ]
     got = run_client(server, "tables", steps)
     for name in ("create", "insert1", "insert2", "append", "ctas", "overwrite"):
@@ -134,10 +140,19 @@ def test_tables_by_name_over_connect(server: dict[str, Any]) -> None:
     assert got["small"]["rows"] == [[1], [3]]
     assert got["small_v0"]["rows"] == [[1], [3]]
     assert got["missing_version"]["error_class"] == "VERSION_NOT_FOUND", got["missing_version"]
+    # The session extension's statements: history of versions 0-3 (create, two inserts, the
+    # append), newest first; VACUUM's retention check holds over Connect; RESTORE commits
+    # version 4 with version 1's rows.
+    assert [r[0] for r in got["history"]["rows"]] == [3, 2, 1, 0], got["history"]
+    assert [r[0] for r in got["history_1"]["rows"]] == [3], got["history_1"]
+    assert got["vacuum_short"]["error_class"] == "VACUUM_RETENTION_TOO_SHORT", got["vacuum_short"]
+    assert "error_class" not in got["restore"], got["restore"]
+    assert got["restored"]["rows"] == [[1, "a"], [2, "b"]]
 
     # What the server wrote, read by delta-rs: the managed tables under the warehouse.
     warehouse: Path = server["warehouse"]
-    assert rs_rows(warehouse / "events") == sorted(
+    assert rs_rows(warehouse / "events") == sorted([[1, "a"], [2, "b"]], key=repr)
+    assert rs_rows(warehouse / "events", version=3) == sorted(
         [[1, "a"], [2, "b"], [3, "a"], [4, "c"]], key=repr)
     assert rs_rows(warehouse / "events", version=1) == sorted([[1, "a"], [2, "b"]], key=repr)
     assert rs_rows(warehouse / "small") == [[10]]
