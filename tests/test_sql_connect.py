@@ -64,7 +64,8 @@ def server(txlog_jar: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         argv += ["--conf", f"{k}={v}"]
     log = tmp / "server.log"
     with open(log, "wb") as sink:
-        proc = subprocess.Popen([*argv, "--jars", txlog_jar, "spark-internal"], env=standalone.spark_env(tmp),
+        proc = subprocess.Popen([*argv, "--jars", txlog_jar, "spark-internal"],
+                                env=standalone.spark_env(tmp),
                                 stdin=subprocess.DEVNULL, stdout=sink, stderr=sink, cwd=tmp,
                                 start_new_session=True)
     try:
