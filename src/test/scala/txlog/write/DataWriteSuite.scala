@@ -214,11 +214,9 @@ class DataWriteSuite extends SparkSuite {
     assert(e.errorClass === "TABLE_ALREADY_EXISTS")
     df.write.format("txlog").mode("ignore").save(t)
     val bad = intercept[TxlogException](
-      df.write.format("txlog").mode("append").option("partitionOverwriteMode", "static").save(t)
+      df.write.format("txlog").mode("append").option("optimizeWriteBins", "4").save(t)
     )
-    assert(
-      bad.errorClass === "INVALID_ARGUMENT" && bad.getMessage.contains("partitionoverwritemode")
-    )
+    assert(bad.errorClass === "INVALID_ARGUMENT" && bad.getMessage.contains("optimizewritebins"))
     assert(DeltaLog.forTable(spark, t).snapshot().version === 2)
   }
 
