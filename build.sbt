@@ -76,12 +76,10 @@ lazy val root = (project in file("."))
     Test / baseDirectory := (ThisBuild / baseDirectory).value,
     // The serial collector: on the 2-core CI machine the two test JVMs and the Python lane
     // already use every core, and G1's concurrent threads cost about an eighth more CPU there
-    // (ValidateSuite with RestoreFixturesSuite: 235 s of CPU instead of 267, alone). The JIT's
-    // first tier only: the suites' jobs are small and many, and the second tier's compilations
-    // cost more CPU than they save (the same two suites side by side with and without it: 237 s
-    // of CPU against 263, sbt's own included).
-    Test / javaOptions ++=
-      Seq("-Xmx4g", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1") ++ JvmFlags.sparkOpens,
+    // (ValidateSuite with RestoreFixturesSuite: 235 s of CPU instead of 267, alone). Both JIT
+    // tiers: with the first only (-XX:TieredStopAtLevel=1), two short suites took a tenth less
+    // CPU, but in CI's 30-minute test JVMs most suites took 30-60% longer.
+    Test / javaOptions ++= Seq("-Xmx4g", "-XX:+UseSerialGC") ++ JvmFlags.sparkOpens,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"),
     // Test knobs given to sbt as -D reach the forked test JVMs: ProcessWritersSuite's commits
     // per writer, RowAgreementSuite's every version, every item of the breadth suites

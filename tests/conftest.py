@@ -65,15 +65,14 @@ def spark(txlog_jar: str) -> Iterator["SparkSession"]:  # noqa: F821
         .appName("txlog-python-tests")
         # Settings for tiny inputs, as the Scala suites' (TestSpark): one shuffle partition per
         # core, no code generation (compiling each plan costs more than it saves), the serial
-        # collector and the JIT's first tier only (the CI machine's two cores are busy with the
-        # Scala lane too; the tests' jobs are too short for the second tier to repay its CPU).
+        # collector (the CI machine's two cores are busy with the Scala lane too).
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.codegen.wholeStage", "false")
         .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.extraJavaOptions",
-                f"-Duser.timezone={JVM_TIME_ZONE} -XX:+UseSerialGC -XX:TieredStopAtLevel=1")
+                f"-Duser.timezone={JVM_TIME_ZONE} -XX:+UseSerialGC")
         .config("spark.sql.session.timeZone", JVM_TIME_ZONE)
     )
     session = txlog.configure_spark(builder).getOrCreate()
