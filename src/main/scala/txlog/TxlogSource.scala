@@ -3,7 +3,7 @@ package txlog
 import java.util.{Collections, Map => JMap, Set => JSet}
 
 import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
-import org.apache.spark.sql.connector.catalog.{Table, TableCapability, TableProvider}
+import org.apache.spark.sql.connector.catalog.{Table, TableCapability, TableCatalog, TableProvider}
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -71,7 +71,7 @@ final class TxlogSource
       schema: StructType,
       partitioning: Array[Transform],
       properties: JMap[String, String]
-  ): Table = new TxlogSource.PathTable(schema)
+  ): Table = new TxlogSource.PathTable(schema, properties)
 
   /** The relation over the snapshot the options name; an option txlog does not know, or both a
     * version and a timestamp, is INVALID_ARGUMENT before anything is read.
@@ -111,11 +111,21 @@ final class TxlogSource
 
 private[txlog] object TxlogSource {
 
-  /** See [[TxlogSource.getTable]]. */
-  private final class PathTable(tableSchema: StructType) extends Table {
+  /** See [[TxlogSource.getTable]]. Spark's built-in catalog hands a `txlog` entry's options here
+    * (its location as `path`): the properties name the provider and the location, so that
+    * [[txlog.sql.TxlogCatalog]] knows the entry for a txlog table, as from a V1 entry.
+    */
+  private final class PathTable(tableSchema: StructType, options: JMap[String, String])
+      extends Table {
     override def name(): String = "txlog"
     override def schema(): StructType = tableSchema
     override def capabilities(): JSet[TableCapability] = Collections.emptySet()
+    override def properties(): JMap[String, String] = {
+      val props = new java.util.HashMap[String, String](options)
+      props.put(TableCatalog.PROP_PROVIDER, "txlog")
+      Option(options.get("path")).foreach(props.put(TableCatalog.PROP_LOCATION, _))
+      props
+    }
   }
 
   /** `DeltaLog.write` by the options of `df.write.format("txlog")`: an option it does not know is
