@@ -82,6 +82,17 @@ class TxlogCatalog extends DelegatingCatalogExtension with StagingTableCatalog {
     open(ident, _.snapshotAsOf(ts), super.loadTable(_, micros))
   }
 
+  /** The root of the txlog table `ident` names, from its name or catalog entry alone (its log is
+    * not read); None for another provider's table, NoSuchTableException for an unknown name.
+    */
+  private[txlog] def txlogPath(ident: Identifier): Option[String] =
+    TablePaths.of(ident, named).orElse {
+      super.loadTable(ident) match {
+        case t if TablePaths.isTxlog(t) => Some(TablePaths.location(t))
+        case _                          => None
+      }
+    }
+
   /** Whether `ident` names a table. Example: `tableExists(Identifier.of(ns, "t"))`. */
   override def tableExists(ident: Identifier): Boolean = TablePaths.of(ident, named) match {
     case Some(path) => TablePaths.exists(spark, path)

@@ -3,6 +3,7 @@ package txlog.sql
 import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 import org.apache.spark.sql.catalyst.parser.{ParseException, ParserInterface}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog}
 import org.apache.spark.sql.txlog.SessionCatalogs
 
 import txlog.errors.TxlogErrors
@@ -61,21 +62,45 @@ private[txlog] final class TxlogSqlParser(session: SparkSession, delegate: Parse
   }
 }
 
-/** Which tables txlog's statements act on: a txlog table of any catalog, or `txlog.`/path``. */
+/** Which tables txlog's statements act on: a txlog table of any catalog, or `txlog.`/path``. The
+  * answer comes from catalog entries, never from a table's log: the statement that follows reads
+  * the log once, and another provider's table is left to its own parser unopened.
+  */
 private[txlog] object TxlogSqlTables {
 
-  /** The root of the txlog table `parts` names; None for another catalog's table. An unknown name
-    * is Spark's "table or view not found".
+  /** The root of the txlog table `parts` names; None for another catalog's table or another
+    * source's path (`delta.`/path``). An unknown name is Spark's "table or view not found".
     */
   def pathOf(spark: SparkSession, parts: Seq[String]): Option[String] = parts match {
     case Seq(ns, path) if ns.equalsIgnoreCase(TxlogTable.Provider) && path.contains("/") =>
       Some(path)
+    case Seq(ns, path)
+        if path.contains("/") && !SessionCatalogs.isCatalog(spark, ns) &&
+          !SessionCatalogs.isDatabase(spark, ns) =>
+      None
     case _ =>
       val (catalog, ident) = SessionCatalogs.catalogAndIdentifier(spark, parts)
-      catalog.loadTable(ident) match {
-        case t: TxlogTable              => Some(t.snapshot.tablePath)
-        case t if TablePaths.isTxlog(t) => Some(TablePaths.location(t))
-        case _                          => None
+      catalog match {
+        case c: TxlogCatalog => c.txlogPath(ident)
+        case c if c.name.equalsIgnoreCase(CatalogManagerNames.Session) =>
+          SessionCatalogs.entryOf(spark, ident) match {
+            case Some((provider, location)) =>
+              if (!provider.exists(_.equalsIgnoreCase(TxlogTable.Provider))) None
+              else {
+                Some(location.getOrElse {
+                  throw new IllegalStateException(s"the catalog entry $ident has no location")
+                })
+              }
+            case None => loaded(c, ident)
+          }
+        case c => loaded(c, ident)
       }
   }
+
+  private def loaded(catalog: TableCatalog, ident: Identifier): Option[String] =
+    catalog.loadTable(ident) match {
+      case t: TxlogTable              => Some(t.snapshot.tablePath)
+      case t if TablePaths.isTxlog(t) => Some(TablePaths.location(t))
+      case _                          => None
+    }
 }

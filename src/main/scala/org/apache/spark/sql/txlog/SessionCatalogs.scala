@@ -4,7 +4,12 @@ import java.net.URI
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.TableIdentifier
-import org.apache.spark.sql.catalyst.catalog.{CatalogStorageFormat, CatalogTable, CatalogTableType}
+import org.apache.spark.sql.catalyst.catalog.{
+  CatalogStorageFormat,
+  CatalogTable,
+  CatalogTableType,
+  CatalogUtils
+}
 import org.apache.spark.sql.connector.catalog.{
   CatalogManager,
   CatalogV2Util,
@@ -77,6 +82,31 @@ object SessionCatalogs {
       if (names.size > 1 || explicit) names.init.toArray else cm.currentNamespace
     (catalog.asInstanceOf[TableCatalog], Identifier.of(ns, names.last))
   }
+
+  /** The provider and location the built-in catalog records for `ident`, read from its entry
+    * without opening the table; None when it has no such database or table (a name it may still
+    * resolve otherwise, such as a path in backquotes).
+    */
+  def entryOf(spark: SparkSession, ident: Identifier): Option[(Option[String], Option[String])] = {
+    val catalog = spark.sessionState.catalog
+    val id = tableId(spark, ident)
+    val known = ident.namespace.length <= 1 && id.database.exists(catalog.databaseExists) &&
+      catalog.tableExists(id)
+    if (!known) None
+    else {
+      val t = catalog.getTableMetadata(id)
+      Some(t.provider -> t.storage.locationUri.map(CatalogUtils.URIToString))
+    }
+  }
+
+  /** Whether `name` is a database of the built-in catalog. */
+  def isDatabase(spark: SparkSession, name: String): Boolean =
+    spark.sessionState.catalog.databaseExists(name)
+
+  /** Whether `name` is a registered catalog (or the session catalog's name). */
+  def isCatalog(spark: SparkSession, name: String): Boolean =
+    spark.sessionState.catalogManager.isCatalogRegistered(name) ||
+      name.equalsIgnoreCase(CatalogManager.SESSION_CATALOG_NAME)
 
   /** The struct type of V2 columns. */
   def structType(columns: Array[Column]): StructType = CatalogV2Util.v2ColumnsToStructType(columns)
