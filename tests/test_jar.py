@@ -259,4 +259,38 @@ def test_configure_spark_appends_the_sql_extension(
     conf = txlog.configure_spark(SparkConf(loadDefaults=False))
     assert conf.get("spark.sql.extensions") == ours
     assert txlog.spark_settings(extensions=delta) == {
-        "spark.jars": str(jar.resolve()), "spark.sql.extensions": f"{delta},{ours}"}
+        "spark.jars": str(jar.resolve()), "spark.sql.extensions": f"{delta},{ours}",
+        "spark.sql.catalog.spark_catalog": "txlog.sql.TxlogCatalog"}
+
+
+def test_configure_spark_sets_the_catalog_unless_one_is_set(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TXLOG_JAR", str(fake_jar(tmp_path / "t.jar", txlog.__version__)))
+    key = "spark.sql.catalog.spark_catalog"
+    ours = "txlog.sql.TxlogCatalog"
+    builder = txlog.configure_spark(SparkSession.builder.config("spark.app.name", "a"))
+    assert builder._options[key] == ours
+    assert txlog.configure_spark(SparkConf(loadDefaults=False)).get(key) == ours
+    # Another catalog the user set is kept; so is txlog's own.
+    iceberg = "org.apache.iceberg.spark.SparkSessionCatalog"
+    kept = txlog.configure_spark(SparkConf(loadDefaults=False).set(key, iceberg))
+    assert kept.get(key) == iceberg
+    assert key not in txlog.spark_settings(existing_catalog=iceberg)
+    assert txlog.spark_settings(existing_catalog=ours)[key] == ours
+    # Beside delta-spark's catalog: a ValueError naming the setting, the builder untouched.
+    delta = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+    conf = SparkConf(loadDefaults=False).set(key, delta)
+    with pytest.raises(ValueError, match=f"catalog: {key} is set to {delta}"):
+        txlog.configure_spark(conf)
+    assert conf.get("spark.jars", None) is None
+    with pytest.raises(ValueError, match="catalog="):
+        txlog.spark_settings(existing_catalog=delta)
+    # ... and named beside it, or no catalog at all.
+    named = txlog.configure_spark(SparkConf(loadDefaults=False).set(key, delta), catalog="txlog")
+    assert (named.get(key), named.get("spark.sql.catalog.txlog")) == (delta, ours)
+    bare = txlog.configure_spark(SparkConf(loadDefaults=False), catalog=None)
+    assert bare.get(key, None) is None and bare.get("spark.jars", None) is not None
+    assert "spark.sql.catalog.txlog" in txlog.spark_settings(catalog="txlog")
+    for bad in ("", "a.b", 3):
+        with pytest.raises(ValueError, match="catalog must be a catalog name"):
+            txlog.configure_spark(SparkConf(loadDefaults=False), catalog=bad)  # type: ignore

@@ -1,4 +1,4 @@
-"""Adding the txlog jar and its SQL extension to a Spark session before it starts.
+"""Adding the txlog jar, its SQL extension and its catalog to a Spark session before it starts.
 
 >>> from pyspark.sql import SparkSession
 >>> import txlog
@@ -21,6 +21,31 @@ B = TypeVar("B", SparkSession.Builder, SparkConf)
 _JARS = "spark.jars"
 _EXTENSIONS = "spark.sql.extensions"
 _EXTENSION = "txlog.sql.TxlogSparkSessionExtensions"
+_CATALOG = "txlog.sql.TxlogCatalog"
+_SESSION_CATALOG = "spark_catalog"
+# Catalogs that serve Delta tables themselves: txlog's cannot be the session catalog beside them.
+_DELTA_CATALOGS = ("org.apache.spark.sql.delta.catalog.DeltaCatalog",)
+
+
+def _catalog_key(catalog: str) -> str:
+    if not isinstance(catalog, str) or not catalog or "." in catalog or catalog.strip() != catalog:
+        raise ValueError(f"catalog must be a catalog name such as 'spark_catalog', got {catalog!r}")
+    return f"spark.sql.catalog.{catalog}"
+
+
+def _catalog_setting(catalog: str, existing: str | None) -> str | None:
+    """The value for ``spark.sql.catalog.<catalog>``: txlog's catalog, or None to keep the one
+    already set (another catalog the user chose); a Delta catalog there is a ValueError."""
+    key = _catalog_key(catalog)
+    current = (existing or "").strip()
+    if current in _DELTA_CATALOGS:
+        raise ValueError(
+            f"catalog: {key} is set to {current}, which serves Delta tables itself; txlog's "
+            f"catalog cannot take its place. Pass catalog='txlog' to add txlog's catalog under "
+            f"its own name beside it, or catalog=None to add no catalog.")
+    if current and current != _CATALOG:
+        return None
+    return _CATALOG
 
 
 def _with_jar(existing: str | None, jar: str) -> str:
@@ -30,24 +55,43 @@ def _with_jar(existing: str | None, jar: str) -> str:
     return ",".join(jars)
 
 
-def spark_settings(jars: str | None = None, extensions: str | None = None) -> dict[str, str]:
+def spark_settings(jars: str | None = None, extensions: str | None = None,
+                   catalog: str | None = _SESSION_CATALOG,
+                   existing_catalog: str | None = None) -> dict[str, str]:
     """The static settings txlog needs, for ``--conf`` or a cluster's configuration: the jar
-    appended to ``spark.jars`` and txlog's SQL extension appended to ``spark.sql.extensions``
-    (after the ones given, e.g. delta-spark's, whose parser txlog's then wraps). Both take
-    effect only when a session starts: a running session cannot take them.
+    appended to ``spark.jars``, txlog's SQL extension appended to ``spark.sql.extensions``
+    (after the ones given, e.g. delta-spark's, whose parser txlog's then wraps), and txlog's
+    catalog (``txlog.sql.TxlogCatalog``) as ``spark.sql.catalog.<catalog>``: by default the
+    session catalog, so ``CREATE TABLE ... USING txlog`` and table names work (docs/sql.md).
+    ``existing_catalog`` is what that setting holds already: another catalog is kept (the
+    setting is left out), delta-spark's ``DeltaCatalog`` is a ValueError (pass
+    ``catalog="txlog"`` to name txlog's catalog beside it, or ``catalog=None`` for none). All
+    take effect only when a session starts: a running session cannot take them.
 
     >>> s = spark_settings(extensions="io.delta.sql.DeltaSparkSessionExtension")
     >>> s["spark.sql.extensions"]
     'io.delta.sql.DeltaSparkSessionExtension,txlog.sql.TxlogSparkSessionExtensions'
+    >>> s["spark.sql.catalog.spark_catalog"]
+    'txlog.sql.TxlogCatalog'
     """
-    return {_JARS: _with_jar(jars, find_jar()), _EXTENSIONS: _with_jar(extensions, _EXTENSION)}
+    settings = {_JARS: _with_jar(jars, find_jar()),
+                _EXTENSIONS: _with_jar(extensions, _EXTENSION)}
+    if catalog is not None:
+        value = _catalog_setting(catalog, existing_catalog)
+        if value is not None:
+            settings[_catalog_key(catalog)] = value
+    return settings
 
 
-def configure_spark(builder: B) -> B:
+def configure_spark(builder: B, catalog: str | None = _SESSION_CATALOG) -> B:
     """Appends the txlog jar to ``spark.jars`` of a ``SparkSession.Builder`` (or a
     ``SparkConf``), and txlog's SQL statements (``txlog.sql.TxlogSparkSessionExtensions``,
-    docs/sql.md) to ``spark.sql.extensions``, keeping what is already listed there, and returns
-    it. Set delta-spark's extension before calling it: txlog's parser then wraps delta-spark's.
+    docs/sql.md) to ``spark.sql.extensions``, keeping what is already listed there; sets
+    txlog's catalog as ``spark.sql.catalog.<catalog>`` (by default the session catalog, so
+    tables ``USING txlog`` have names), unless another catalog is set there already (kept), and
+    returns the builder. Set delta-spark's extension before calling it: txlog's parser then
+    wraps delta-spark's. delta-spark's ``DeltaCatalog`` as that catalog is a ValueError: pass
+    ``catalog="txlog"`` to add txlog's catalog under that name beside it, or ``catalog=None``.
 
     The jar is found and its version checked first (see :func:`txlog._jar.find_jar`); nothing
     is written into pyspark's installation. ``spark.jars`` only takes effect when the Spark
@@ -61,13 +105,25 @@ def configure_spark(builder: B) -> B:
             "builder must be a pyspark.sql.SparkSession.Builder (e.g. SparkSession.builder) or "
             f"a pyspark.SparkConf, got {type(builder).__module__}.{type(builder).__qualname__}"
         )
+    if catalog is not None:
+        _catalog_key(catalog)
     jar = find_jar()
     if isinstance(builder, SparkSession.Builder):
         with builder._lock:
+            get = builder._options.get
+            catalog_value = None if catalog is None else _catalog_setting(
+                catalog, None if get(_catalog_key(catalog)) is None
+                else str(get(_catalog_key(catalog))))
             for key, value in ((_JARS, jar), (_EXTENSIONS, _EXTENSION)):
-                existing = builder._options.get(key)
+                existing = get(key)
                 builder.config(key, _with_jar(None if existing is None else str(existing), value))
+            if catalog is not None and catalog_value is not None:
+                builder.config(_catalog_key(catalog), catalog_value)
     else:
+        catalog_value = None if catalog is None else _catalog_setting(
+            catalog, builder.get(_catalog_key(catalog)))
         builder.set(_JARS, _with_jar(builder.get(_JARS), jar))
         builder.set(_EXTENSIONS, _with_jar(builder.get(_EXTENSIONS), _EXTENSION))
+        if catalog is not None and catalog_value is not None:
+            builder.set(_catalog_key(catalog), catalog_value)
     return builder
