@@ -193,7 +193,7 @@ BREADTH_SCALA := txlog.checkpoint.CheckpointRoundTripSuite \
   txlog.checkpoint.CheckpointRoundTripSuite2 txlog.inspect.ValidateSuite \
   txlog.DistributedReplayAgreementSuite txlog.compaction.DistributedLogCompactionSuite \
   txlog.txn.InteropMatrixSuite txlog.txn.ProcessWritersSuite txlog.vacuum.VacuumFixturesSuite \
-  txlog.restore.RestoreFixturesSuite
+  txlog.restore.RestoreFixturesSuite txlog.restore.RestoreAgreementSuite
 test-breadth: jar venv
 	$(SBT) -Dtxlog.breadth=full -Dtxlog.testForks=$(TEST_FORKS) "testOnly $(BREADTH_SCALA)" </dev/null
 	TXLOG_CLUSTER_FIXTURES=all $(VENV_PY) -m pytest tests/test_cluster.py -q

@@ -23,7 +23,7 @@ object TestGroups {
     "CheckpointRoundTripSuite" -> 100, // since: a third of the fixtures (Breadth)
     "ProcessWritersSuite" -> 230, // since: 8 commits per writer
     "ValidateSuite" -> 200, // since: a sixth of the fixtures (Breadth)
-    "RestoreAgreementSuite" -> 205,
+    "RestoreAgreementSuite" -> 130, // since: half its restores (Breadth)
     "DistributedReplayAgreementSuite" -> 80, // since: half of its 82 fixtures (Breadth)
     "InteropMatrixSuite" -> 80, // since: 4 of its 9 tables (Breadth)
     "DistributedLogCompactionSuite" -> 110, // since: half the ranges (Breadth)

@@ -3,6 +3,7 @@ package txlog.restore
 import java.nio.file.{Files, Path}
 
 import txlog.{DeltaLog, SparkSuite, TxlogException}
+import txlog.testing.Breadth
 
 /** RESTORE on tables delta-spark writes at test time (appends, deletes, an overwrite, partitions,
   * deletion vectors, column mapping, a schema change between versions): txlog's restore of one copy
@@ -78,44 +79,52 @@ class RestoreAgreementSuite extends SparkSuite with RestoreTestKit {
     t
   }
 
-  test("partitioned: to version 1 (before a delete, an overwrite and a new column)") {
-    val r = agree(partitioned, Left(1L), rowsOf = 1L)
-    assert(r.numRestoredFiles > 0 && r.numRemovedFiles > 0)
-  }
+  // Each case restores a copy with txlog and another with delta-spark (a minute or two on CI's
+  // two cores): `make test` runs half of them, which half rotating by day (txlog.testing.Breadth);
+  // `make test-breadth` runs every one.
+  private val cases: Seq[(String, () => Unit)] = Seq(
+    "partitioned: to version 1 (before a delete, an overwrite and a new column)" -> { () =>
+      val r = agree(partitioned, Left(1L), rowsOf = 1L)
+      assert(r.numRestoredFiles > 0 && r.numRemovedFiles > 0)
+    },
+    "partitioned: to version 3 by timestamp" -> { () =>
+      agree(partitioned, Right(commitTimestamp(partitioned, 3L)), rowsOf = 3L)
+      ()
+    },
+    "partitioned: to version 0, the commit staged by executors" -> { () =>
+      spark.conf.set("spark.txlog.commit.maxDriverBytes", "1")
+      try agree(partitioned, Left(0L), rowsOf = 0L)
+      finally spark.conf.unset("spark.txlog.commit.maxDriverBytes")
+      ()
+    },
+    "deletion vectors: back to the first DV of a file (same path, another DV)" -> { () =>
+      val r = agree(withDvs, Left(3L), rowsOf = 3L)
+      assert(r.numRestoredFiles > 0 && r.numRemovedFiles > 0)
+    },
+    "deletion vectors: to before they were enabled (the protocol is kept)" -> { () =>
+      agree(withDvs, Left(1L), rowsOf = 1L)
+      ()
+    },
+    "column mapping: to before a rename and a drop, and to before the added column" -> { () =>
+      agree(mapped, Left(3L), rowsOf = 3L)
+      agree(mapped, Left(1L), rowsOf = 1L)
+      ()
+    },
+    "in-commit timestamps: to version 2 by its timestamp" -> { () =>
+      val t = tempDir().resolve("ict")
+      spark.sql(
+        s"CREATE TABLE delta.`$t` (id INT) USING delta TBLPROPERTIES " +
+          "('delta.enableInCommitTimestamps' = 'true')"
+      )
+      (1 to 3).foreach(i => spark.sql(s"INSERT INTO delta.`$t` VALUES ($i)"))
+      spark.sql(s"DELETE FROM delta.`$t` WHERE id = 2")
+      agree(t, Right(commitTimestamp(t, 2L)), rowsOf = 2L)
+      ()
+    }
+  )
 
-  test("partitioned: to version 3 by timestamp") {
-    agree(partitioned, Right(commitTimestamp(partitioned, 3L)), rowsOf = 3L)
-  }
-
-  test("partitioned: to version 0, the commit staged by executors") {
-    spark.conf.set("spark.txlog.commit.maxDriverBytes", "1")
-    try agree(partitioned, Left(0L), rowsOf = 0L)
-    finally spark.conf.unset("spark.txlog.commit.maxDriverBytes")
-  }
-
-  test("deletion vectors: back to the first DV of a file (same path, another DV)") {
-    val r = agree(withDvs, Left(3L), rowsOf = 3L)
-    assert(r.numRestoredFiles > 0 && r.numRemovedFiles > 0)
-  }
-
-  test("deletion vectors: to before they were enabled (the protocol is kept)") {
-    agree(withDvs, Left(1L), rowsOf = 1L)
-  }
-
-  test("column mapping: to before a rename and a drop, and to before the added column") {
-    agree(mapped, Left(3L), rowsOf = 3L)
-    agree(mapped, Left(1L), rowsOf = 1L)
-  }
-
-  test("in-commit timestamps: to version 2 by its timestamp") {
-    val t = tempDir().resolve("ict")
-    spark.sql(
-      s"CREATE TABLE delta.`$t` (id INT) USING delta TBLPROPERTIES " +
-        "('delta.enableInCommitTimestamps' = 'true')"
-    )
-    (1 to 3).foreach(i => spark.sql(s"INSERT INTO delta.`$t` VALUES ($i)"))
-    spark.sql(s"DELETE FROM delta.`$t` WHERE id = 2")
-    agree(t, Right(commitTimestamp(t, 2L)), rowsOf = 2L)
+  Breadth.share(cases, 2, "RestoreAgreementSuite")(_ => false).foreach { case (name, body) =>
+    test(name)(body())
   }
 
   test("a dry run computes delta-spark's metrics and commits nothing") {
