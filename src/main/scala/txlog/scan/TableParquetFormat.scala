@@ -61,8 +61,7 @@ private[txlog] final class TableParquetFormat(val table: ReadSpec, val changes: 
     * `cdc` files no row ids).
     */
   override def metadataSchemaFields: Seq[StructField] =
-    if (changes || table.rowTracking.isEmpty) super.metadataSchemaFields
-    else super.metadataSchemaFields ++ RowTrackingRead.fields
+    TableParquetFormat.metadataFields(!changes && table.rowTracking.isDefined)
 
   override def fileConstantMetadataExtractors: Map[String, PartitionedFile => Any] =
     if (changes || table.rowTracking.isEmpty) super.fileConstantMetadataExtractors
@@ -181,4 +180,18 @@ private[txlog] object TableParquetFormat {
 
   /** The change data feed's column of change types, read from `cdc` files. */
   val ChangeTypeColumn = "_change_type"
+
+  /** The fields of `_metadata` in reads by this format: Spark's (`file_path`, `file_name`,
+    * `file_size`, `file_block_start`, `file_block_length`, `file_modification_time`, `row_index`)
+    * and, with `rowTracking`, [[RowTrackingRead.fields]]. The tables of catalogs offer the same
+    * (`txlog.sql.FileMetadata`).
+    *
+    * {{{
+    * TableParquetFormat.metadataFields(rowTracking = false).map(_.name) // file_path, ...
+    * }}}
+    */
+  def metadataFields(rowTracking: Boolean): Seq[StructField] = {
+    val spark = new ParquetFileFormat().metadataSchemaFields
+    if (rowTracking) spark ++ RowTrackingRead.fields else spark
+  }
 }

@@ -2,6 +2,7 @@ package txlog.scan
 
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation
+import org.apache.spark.sql.types.StructField
 
 import txlog.Snapshot
 
@@ -29,4 +30,16 @@ private[txlog] object TableScan {
 
   def dataFrame(snapshot: Snapshot): DataFrame =
     snapshot.spark.baseRelationToDataFrame(relation(snapshot))
+
+  /** The fields of `_metadata` in reads of `snapshot` ([[TableParquetFormat.metadataFields]]),
+    * worked out from its protocol and metadata alone.
+    *
+    * {{{
+    * TableScan.metadataFields(snapshot).map(_.name) // file_path, ..., row_index, [row_id, ...]
+    * }}}
+    */
+  def metadataFields(snapshot: Snapshot): Seq[StructField] =
+    TableParquetFormat.metadataFields(
+      RowTrackingRead.columns(snapshot.protocol, snapshot.metadata).isDefined
+    )
 }

@@ -17,9 +17,10 @@ import txlog.Snapshot
 
 /** A batch scan of a snapshot: the table's rows through txlog's one reader
   * ([[txlog.scan.TableScan]], Spark's file source over the snapshot's files), with the columns
-  * Spark asks for and the filters it pushes applied to that reader's plan, so partition pruning,
-  * data skipping, deletion vectors and column mapping are the reader's own. Filters stay checked by
-  * Spark after the scan too (skipping is by file, not by row).
+  * Spark asks for (the metadata column `_metadata` among them, [[FileMetadata]]) and the filters it
+  * pushes applied to that reader's plan, so partition pruning, data skipping, deletion vectors and
+  * column mapping are the reader's own. Filters stay checked by Spark after the scan too (skipping
+  * is by file, not by row).
   */
 private[txlog] final class SnapshotScanBuilder(snapshot: Snapshot)
     extends ScanBuilder
@@ -37,10 +38,13 @@ private[txlog] final class SnapshotScanBuilder(snapshot: Snapshot)
 
   override def pushedFilters(): Array[Filter] = pushed
 
-  // Top-level columns only: a pruned struct is read whole (the reader prunes nested fields).
+  // Top-level columns only: a pruned struct is read whole (the reader prunes nested fields); of
+  // `_metadata` only the fields asked for.
   override def pruneColumns(required: StructType): Unit = {
+    val schema = snapshot.metadata.schema
     val names = required.fieldNames.toSet
-    columns = StructType(snapshot.metadata.schema.filter(f => names(f.name)))
+    val metadata = required.fields.filter(FileMetadata.asked(_, schema))
+    columns = StructType(schema.filter(f => names(f.name)) ++ metadata)
   }
 
   override def build(): Scan = new SnapshotScan(snapshot, columns, pushed.toSeq)
@@ -74,12 +78,20 @@ private[txlog] final class SnapshotRows(
   override def schema: StructType = columns
   override def needConversion: Boolean = false
 
-  /** The reader's plan: the snapshot's rows, the pushed filters, the columns asked for. */
+  /** The reader's plan: the snapshot's rows, the pushed filters, the columns asked for; the fields
+    * of `_metadata` asked for are the reader's own ([[FileMetadata]]), in the same scan.
+    */
   def rows: DataFrame = {
     val all = snapshot.toDF
-    val top = snapshot.metadata.schema.fieldNames.toSet
+    val schema = snapshot.metadata.schema
+    val top = schema.fieldNames.toSet
     val kept = filters.flatMap(FilterSql.of(_, top)).foldLeft(all)((df, p) => df.where(expr(p)))
-    kept.select(columns.fieldNames.toSeq.map(n => col(s"`${n.replace("`", "``")}`")): _*)
+    kept.select(columns.fields.toSeq.map { f =>
+      f.dataType match {
+        case fields: StructType if FileMetadata.asked(f, schema) => FileMetadata.select(fields)
+        case _ => col(s"`${f.name.replace("`", "``")}`")
+      }
+    }: _*)
   }
 
   override def buildScan(): RDD[Row] = rows.queryExecution.toRdd.asInstanceOf[RDD[Row]]

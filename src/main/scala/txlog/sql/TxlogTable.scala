@@ -5,6 +5,8 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.connector.catalog.{
+  MetadataColumn,
+  SupportsMetadataColumns,
   SupportsRead,
   SupportsWrite,
   Table,
@@ -21,12 +23,14 @@ import txlog.Snapshot
 import txlog.errors.TxlogErrors
 
 /** A Delta table at one snapshot as a Spark table: its schema, partition columns and properties;
-  * reads through [[SnapshotScanBuilder]], writes through [[TableWriteBuilder]] (each a commit).
+  * reads through [[SnapshotScanBuilder]], writes through [[TableWriteBuilder]] (each a commit); the
+  * metadata column `_metadata` ([[FileMetadata]]).
   */
 private[txlog] final class TxlogTable(tableName: String, val snapshot: Snapshot)
     extends Table
     with SupportsRead
-    with SupportsWrite {
+    with SupportsWrite
+    with SupportsMetadataColumns {
 
   override def name(): String = tableName
 
@@ -55,6 +59,15 @@ private[txlog] final class TxlogTable(tableName: String, val snapshot: Snapshot)
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
     new TableWriteBuilder(snapshot.tablePath, info)
+
+  /** `_metadata`, unless the table has a column of that name.
+    *
+    * {{{
+    * spark.sql("SELECT id, _metadata.file_path, _metadata.row_index FROM txlog.db.events")
+    * }}}
+    */
+  override def metadataColumns(): Array[MetadataColumn] =
+    FileMetadata.column(snapshot).toArray
 }
 
 private[txlog] object TxlogTable {

@@ -207,6 +207,17 @@ class SqlCommandsParitySuite extends SparkSuite {
     spark.sql(s"DELETE FROM ${p.deltaTable} WHERE id IN (2, 3)")
     spark.sql(s"DELETE FROM delta.`${p.txlogPath}` WHERE id IN (2, 3)")
     p.sameRows()
+    // _metadata.row_index with deletion vectors, as delta-spark reads the same files: each row's
+    // position in its file, the deleted rows left out and the others not renumbered
+    def indexes(t: String) =
+      Rows.sorted(spark.sql(s"SELECT id, _metadata.file_name, _metadata.row_index FROM $t"))
+    assert(indexes(p.txlogTable) == indexes(s"delta.`${p.txlogPath}`"))
+    assert(indexes(s"txlog.`${p.deltaPath}`") == indexes(p.deltaTable))
+    val gaps = spark.sql(
+      s"SELECT max(_metadata.row_index) + 1 - count(*) FROM ${p.deltaTable} " +
+        "GROUP BY _metadata.file_name"
+    )
+    assert(gaps.collect().map(_.getLong(0)).sum > 0) // rows after a deleted one are compared
     def counts(m: Row) = (m.getAs[Long]("numFilesRemoved"), m.getAs[Long]("numFilesAdded"))
     val where = "REORG TABLE {t} WHERE part = 'a' APPLY (PURGE)"
     val d1 = counts(one(p.delta(where)).getAs[Row]("metrics"))

@@ -1,6 +1,8 @@
 package txlog.sql
 
-import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.hadoop.fs.{Path => HadoopPath}
+import org.apache.spark.sql.{sources, DataFrame, Row}
+import org.apache.spark.sql.execution.RowDataSourceScanExec
 import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.txlog.SparkErrors
 
@@ -300,6 +302,44 @@ class SqlParitySuite extends SparkSuite {
     session.sql(s"INSERT INTO $db.t_made_in_session VALUES (1, 'x')")
     sameRows(q)
     assert(versions(q.txlogPath) == versions(q.deltaPath))
+    val files = "SELECT id, _metadata.file_name, _metadata.file_size FROM %s"
+    val byDelta = Rows.sorted(spark.sql(files.format(s"delta.`${p.txlogPath}`")))
+    assert(Rows.sorted(session.sql(files.format(s"$db.t_session"))) == byDelta)
+  }
+
+  test("_metadata: file fields, row_index, row tracking as delta-spark; one scan; unknown field") {
+    val p = Pair("metadata")
+    both(p, create + " TBLPROPERTIES ('delta.enableRowTracking' = 'true')")
+    both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0), (2, 'b', 2.0), (3, 'b', 3.0)")
+    both(p, "INSERT INTO {t} VALUES (4, 'a', 4.0)")
+    val all = "file_name, file_size, file_modification_time, row_index, row_id, base_row_id, " +
+      "default_row_commit_version, row_commit_version"
+    def meta(t: String, fields: String = all) = Rows.sorted(
+      spark.sql(s"SELECT id, ${fields.split(", ").map("_metadata." + _).mkString(", ")} FROM $t")
+    )
+    // the same files read through txlog's catalog (by name, by path) and by delta-spark
+    assert(meta(p.txlogTable) == meta(s"delta.`${p.txlogPath}`"))
+    assert(meta(s"txlog.`${p.deltaPath}`") == meta(p.deltaTable))
+    val where = "WHERE _metadata.row_index > 0 AND _metadata.file_name LIKE '%.parquet'"
+    assert(meta(s"${p.txlogTable} $where") == meta(s"delta.`${p.txlogPath}` $where"))
+    val v1 = meta(s"${p.txlogTable} VERSION AS OF 1")
+    assert(v1 == meta(s"delta.`${p.txlogPath}` VERSION AS OF 1") && v1.size == 3)
+    // each side's own table of the same rows: the same row ids and commit versions
+    assert(meta(p.txlogTable, "row_commit_version") == meta(p.deltaTable, "row_commit_version"))
+    def ids(t: String) = Rows.sorted(spark.sql(s"SELECT _metadata.row_id FROM $t"))
+    assert(ids(p.txlogTable) == ids(p.deltaTable))
+    val query = spark.sql(s"SELECT id, _metadata.file_path FROM ${p.txlogTable}")
+    val paths = query.collect().map(r => new HadoopPath(r.getString(1)).toUri.getPath).toSeq
+    assert(paths.forall(f => f.startsWith(p.txlogPath) && f.endsWith(".parquet")), paths)
+    // one scan: Spark's scan of the reader's plan, whose file scan gives the rows and _metadata
+    val plan = query.queryExecution.executedPlan
+    val relation = plan.collectFirst { case s: RowDataSourceScanExec => s.relation }
+    val files = relation.collect { case r: SnapshotRows => r.rows.queryExecution.executedPlan }.get
+    assert(plan.collectLeaves().size == 1 && files.collectLeaves().size == 1, files)
+    val unknown = "SELECT _metadata.nope FROM %s"
+    val d = failure(spark.sql(unknown.format(p.deltaTable)).collect())
+    val t = failure(spark.sql(unknown.format(p.txlogTable)).collect())
+    assert(condition(t) == condition(d), t)
   }
 
   test("pushed filters and columns reach txlog's reader: partition pruning, data filters") {
@@ -307,21 +347,13 @@ class SqlParitySuite extends SparkSuite {
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0), (2, 'b', 2.0), (3, 'b', 3.0)")
     val query = spark.sql(s"SELECT id FROM ${p.txlogTable} WHERE part = 'b' AND v > 2.5")
-    assert(
-      Rows.sorted(query) == Rows.sorted(
-        spark.sql(
-          s"SELECT id FROM ${p.deltaTable} WHERE part = 'b' AND v > 2.5"
-        )
-      )
-    )
+    val expected = spark.sql(s"SELECT id FROM ${p.deltaTable} WHERE part = 'b' AND v > 2.5")
+    assert(Rows.sorted(query) == Rows.sorted(expected))
     val scan = query.queryExecution.optimizedPlan.collectFirst {
       case r: org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation => r.scan
     }.get
     val builder = new SnapshotScanBuilder(DeltaLog.forTable(spark, p.txlogPath).snapshot())
-    val filters = Array[org.apache.spark.sql.sources.Filter](
-      org.apache.spark.sql.sources.EqualTo("part", "b"),
-      org.apache.spark.sql.sources.GreaterThan("v", 2.5)
-    )
+    val filters = Array[sources.Filter](sources.EqualTo("part", "b"), sources.GreaterThan("v", 2.5))
     assert(builder.pushFilters(filters).length == 2) // still checked by Spark after the scan
     assert(builder.pushedFilters().toSeq == filters.toSeq)
     builder.pruneColumns(new org.apache.spark.sql.types.StructType().add("id", "bigint"))
