@@ -3,7 +3,7 @@ package txlog.txn
 import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.{DeserializationFeature, ObjectMapper}
-import com.fasterxml.jackson.databind.node.ObjectNode
+import com.fasterxml.jackson.databind.node.{JsonNodeFactory, ObjectNode}
 import org.apache.spark.sql.{Column, DataFrame}
 import org.apache.spark.sql.functions._
 
@@ -30,8 +30,10 @@ private[txlog] object DvUpdates {
   /** The column of the new deletion vector (the actions' `deletionVector` struct). */
   val NewDv = "newDeletionVector"
 
-  private val mapper =
-    new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+  /** Numbers as written: decimals exact, trailing zeros kept. */
+  private val mapper = new ObjectMapper()
+    .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+    .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true))
 
   private def opt(files: DataFrame, name: String): Column =
     if (files.columns.contains(name)) col(name) else lit(null)

@@ -210,14 +210,37 @@ class DeletionVectorCommitSuite extends SparkSuite {
     bytes(at) = (bytes(at) ^ 0x04).toByte
     Files.write(file, bytes)
     val e = intercept[SparkException](DeltaLog.forTable(spark, t).read().collect())
-    val typed = Iterator
-      .iterate[Throwable](e)(_.getCause)
-      .takeWhile(_ != null)
-      .collectFirst { case x: TxlogException => x }
-      .getOrElse(fail("no typed error", e))
+    val typed = typedCause(e)
     assert(typed.errorClass === ErrorClasses.DeletionVectorCorrupt)
     assert(typed.getMessage.contains(file.getFileName.toString), typed.getMessage)
     assert(typed.getMessage.toLowerCase.contains("checksum mismatch"), typed.getMessage)
     assert(typed.file.exists(_.endsWith(path)), typed.file)
+  }
+
+  private def typedCause(e: Throwable): TxlogException = Iterator
+    .iterate[Throwable](e)(_.getCause)
+    .takeWhile(_ != null)
+    .collectFirst { case x: TxlogException => x }
+    .getOrElse(fail("no typed error", e))
+
+  test("a new DV deleting fewer rows than the file's current one is refused, nothing committed") {
+    val t = copyOf(base)
+    val log = DeltaLog.forTable(spark, t)
+    val version = log.snapshot().version
+    val path =
+      log.snapshot().allFiles.where("deletionVector IS NOT NULL").head().getAs[String]("path")
+    val w = DeletionVectorWriter.open(t, spark.sparkContext.hadoopConfiguration)
+    val smaller = w.write(RowIndexSet.of(0L)) // the file's DV (delta-spark's) deletes 2 rows
+    w.close()
+    val schema = new StructType()
+      .add("path", StringType)
+      .add("newDeletionVector", ActionSchemas.deletionVector)
+    val newDvs = spark.createDataFrame(Seq(Row(path, smaller.toRow)).asJava, schema)
+    val txn = log.startTransaction()
+    txn.updateDeletionVectors(txn.readFiles().join(newDvs, "path"))
+    val typed = typedCause(intercept[Exception](txn.commit("DELETE")))
+    assert(typed.errorClass === ErrorClasses.InvalidCommitActions)
+    assert(typed.getMessage.contains(path) && typed.getMessage.contains("fewer"), typed.getMessage)
+    assert(DeltaLog.forTable(spark, t).snapshot().version === version)
   }
 }
