@@ -40,6 +40,8 @@ object TestGroups {
     "SqlParitySuite" -> 150, // added since: 115-220 s alone at load 5-8 (session start included)
     "SqlAlterParitySuite" -> 70, // added since: 58 s after other SQL suites, 168 s alone at load 8
     "ChangesSuite" -> 25, // added since: 17 s alone
+    "DeletionVectorCommitSuite" -> 30, // added since: 105 s alone at load 9-12, most of it the
+    // session start and delta-spark's first read and DELETE
     "RowTrackingReadSuite" -> 45, // added since: 99 s alone at load 11 on 2 cores
     "ChangeSchemaSuite" -> 10, // added since: 9 s after ChangesSuite (no session start)
     "DataWriteSuite" -> 60, // added since: 55 s alone, 34 s on Spark 3.5

@@ -4,7 +4,7 @@ import org.apache.spark.sql.{Column, DataFrame}
 
 import txlog.table.TableContext
 import txlog.protocol.ActionSchemas
-import txlog.txn.{ActionEntries, Committer, ReadSet, StagedActions}
+import txlog.txn.{ActionEntries, Committer, DvUpdates, ReadSet, StagedActions}
 import txlog.protocol.DomainAction
 import txlog.errors.TxlogErrors
 
@@ -127,6 +127,20 @@ final class Transaction private[txlog] (
     * }}}
     */
   def removeFiles(df: DataFrame): Transaction = stage(s => s.copy(removes = s.removes :+ df))
+
+  /** Stages new deletion vectors of files: for each row of `files` (rows of the read snapshot's
+    * `allFiles` with a column `newDeletionVector`, the file's new DV with its current one merged
+    * in), a remove of the file with its current DV and an add of the same file with the new one
+    * ([[txlog.txn.DvUpdates]]); the commit then checks them as any remove and add.
+    *
+    * {{{
+    * txn.updateDeletionVectors(txn.readFiles(cond).withColumn("newDeletionVector", dvs))
+    * }}}
+    */
+  private[txlog] def updateDeletionVectors(files: DataFrame): Transaction = {
+    removeFiles(DvUpdates.removes(files))
+    addFiles(DvUpdates.adds(ctx.root, files))
+  }
 
   /** Stages cdc actions (`path`, `partitionValues`, `size`, `dataChange`; `tags` optional).
     *

@@ -1,11 +1,22 @@
 package txlog.deletionvectors
 
+import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema
+
+import txlog.protocol.ActionSchemas
 
 /** A deletion vector descriptor, the `deletionVector` of an add or remove action ("Deletion Vector
   * Descriptor Schema"): where the DV is (`storageType` 'u', 'p' or 'i' and `pathOrInlineDv`), the
   * start of its data in its file (`offset`, absent for inline ones), the size of its serialized
-  * bitmap (`sizeInBytes`) and how many rows it deletes (`cardinality`).
+  * bitmap (`sizeInBytes`) and how many rows it deletes (`cardinality`). As a struct column or a
+  * JSON object it has the spec's camelCase field names, `offset` left out when absent.
+  *
+  * {{{
+  * val dv = DvDescriptor("u", "ab^-aqEH.-t@S}K{vb[*k^", Some(4), 40, 6L)
+  * dv.uniqueId // "uab^-aqEH.-t@S}K{vb[*k^@4"
+  * dv.toJson   // {"storageType":"u","pathOrInlineDv":"ab^-aqEH.-t@S}K{vb[*k^","offset":4,...}
+  * }}}
   */
 private[txlog] final case class DvDescriptor(
     storageType: String,
@@ -13,7 +24,32 @@ private[txlog] final case class DvDescriptor(
     offset: Option[Int],
     sizeInBytes: Int,
     cardinality: Long
-)
+) {
+
+  /** The spec's derived `uniqueId`: `<storageType><pathOrInlineDv>`, then `@<offset>` when there is
+    * one; what log replay keys a file by with its path (`FileKeys.dvId`).
+    */
+  def uniqueId: String = storageType + pathOrInlineDv + offset.fold("")(o => s"@$o")
+
+  /** The descriptor as a row of the actions' `deletionVector` struct (`maxRowIndex` null), for the
+    * `deletionVector` column of the adds and removes a transaction stages.
+    */
+  def toRow: Row = new GenericRowWithSchema(
+    Array[Any](storageType, pathOrInlineDv, offset.getOrElse(null), sizeInBytes, cardinality, null),
+    ActionSchemas.deletionVector
+  )
+
+  /** The `deletionVector` object of an add or remove in a commit file (and of the JSON entries
+    * Python's `add_files` takes).
+    */
+  def toJson: String = {
+    val o = DvDescriptor.mapper.createObjectNode()
+    o.put("storageType", storageType).put("pathOrInlineDv", pathOrInlineDv)
+    offset.foreach(v => o.put("offset", v))
+    o.put("sizeInBytes", sizeInBytes).put("cardinality", cardinality)
+    DvDescriptor.mapper.writeValueAsString(o)
+  }
+}
 
 /** Reads descriptors from the log's rows.
   *
@@ -23,6 +59,7 @@ private[txlog] final case class DvDescriptor(
   * }}}
   */
 private[txlog] object DvDescriptor {
+  private val mapper = new ObjectMapper()
   private val Fields = Seq("storageType", "pathOrInlineDv", "offset", "sizeInBytes", "cardinality")
 
   /** The descriptor a non-null `deletionVector` struct holds, its fields found by the spec's names

@@ -2,12 +2,14 @@ package txlog.deletionvectors
 
 import java.util.UUID
 
+import org.apache.spark.sql.delta.util.Codec.Base85Codec
 import org.scalatest.funsuite.AnyFunSuite
 
 import txlog.protocol.{DvPaths, Z85}
 
 /** [[Z85]]: the Z85 test vector, the spec's UUID example (through [[DvPaths]]), a round trip of
-  * random bytes, the trimming of padded inline DVs, and text that is not Z85.
+  * random bytes, the trimming of padded inline DVs, and text that is not Z85; encoding against the
+  * same literals, a fixture's DV file name and delta-spark's `Base85Codec`.
   */
 class Z85Suite extends AnyFunSuite {
   private val Alphabet =
@@ -84,5 +86,54 @@ class Z85Suite extends AnyFunSuite {
       assert(e.getMessage.contains(s"cannot be $size bytes"), e.getMessage)
     }
     assert(Z85.decode("", 0).isEmpty)
+  }
+
+  // ---- Encoding ---------------------------------------------------------------------------
+
+  test("encode: the Z85 specification's test vector and the largest group") {
+    val bytes = Array(0x86, 0x4f, 0xd2, 0x6f, 0xb5, 0x59, 0xf7, 0x5b).map(_.toByte)
+    assert(Z85.encode(bytes) === "HelloWorld")
+    assert(Z85.encode(Array.fill(4)((-1).toByte)) === "%nSc0")
+    assert(Z85.encode(Array.emptyByteArray) === "")
+    intercept[IllegalArgumentException](Z85.encode(null))
+  }
+
+  test("encode: the spec's UUID example and a fixture's DV file name") {
+    val spec = UUID.fromString("d2c639aa-8816-431a-aaf6-d3fe2512ff61")
+    assert(DvPaths.encodeUuid(spec) === "^-aqEH.-t@S}K{vb[*k^")
+    assert(DvPaths.relativeText(spec, "ab") === "ab^-aqEH.-t@S}K{vb[*k^")
+    // kernel/basic-dv-no-checkpoint: its one DV file, and the pathOrInlineDv its log names it by
+    val fixture = UUID.fromString("899cef78-06b3-4c14-b024-03860e62cd40")
+    assert(DvPaths.encodeUuid(fixture) === "IjB3V2d3#qUP%s94R0WF")
+    assert(DvPaths.fileName(fixture) === "deletion_vector_899cef78-06b3-4c14-b024-03860e62cd40.bin")
+    assert(
+      DvPaths.absolutePath("/t", "u", DvPaths.relativeText(fixture, "")).map(_.toString) ===
+        Some("/t/deletion_vector_899cef78-06b3-4c14-b024-03860e62cd40.bin")
+    )
+  }
+
+  test("encode: delta-spark's Base85Codec for random bytes of every length, and back") {
+    val random = new scala.util.Random(20)
+    (0 to 64).foreach { n =>
+      val bytes = Array.fill(n)(random.nextInt(256).toByte)
+      assert(Z85.encode(bytes) === Base85Codec.encodeBytes(bytes), s"$n bytes")
+      assert(Z85.decode(Z85.encode(bytes), n).toSeq === bytes.toSeq, s"$n bytes")
+    }
+    (1 to 20).foreach { _ =>
+      val id = new UUID(random.nextLong(), random.nextLong())
+      assert(DvPaths.encodeUuid(id) === Base85Codec.encodeUUID(id))
+      assert(DvPaths.uuid(DvPaths.encodeUuid(id)) === id)
+    }
+  }
+
+  test("a new DV file's prefix: letters and digits, of the length asked") {
+    (0 to 5).foreach { n =>
+      val p = DvPaths.randomPrefix(n)
+      assert(p.length === n && p.forall(c => c.isLetterOrDigit && c < 128), p)
+    }
+    val id = UUID.randomUUID()
+    Seq("a/b", "x y", "-", "\u00e9").foreach { bad =>
+      intercept[IllegalArgumentException](DvPaths.relativeText(id, bad))
+    }
   }
 }
