@@ -197,7 +197,7 @@ private[txlog] object RowIndexSet {
     }
 
     /** Adds every row index of `rows`. Example: `builder.addAll(Seq(1L, 2L))`. */
-    def addAll(rows: IterableOnce[Long]): Builder = {
+    def addAll(rows: Iterable[Long]): Builder = {
       rows.iterator.foreach(add)
       this
     }
