@@ -34,8 +34,17 @@ private[txlog] object TablePaths {
     }
 
   /** Whether a built-in catalog entry is a txlog table. */
-  def isTxlog(t: Table): Boolean =
-    Option(t.properties().get(TableCatalog.PROP_PROVIDER)).exists(_.equalsIgnoreCase("txlog"))
+  def isTxlog(t: Table): Boolean = isTxlogProvider(
+    Option(t.properties().get(TableCatalog.PROP_PROVIDER))
+  )
+
+  /** Whether a catalog entry's provider is txlog's. */
+  def isTxlogProvider(provider: Option[String]): Boolean =
+    provider.exists(_.equalsIgnoreCase(TxlogTable.Provider))
+
+  /** The location of a built-in catalog entry that is a txlog table; None for another provider's.
+    */
+  def txlogLocation(t: Table): Option[String] = if (isTxlog(t)) Some(location(t)) else None
 
   def location(t: Table): String = Option(t.properties().get(TableCatalog.PROP_LOCATION)).getOrElse(
     throw new IllegalStateException(s"the catalog entry ${t.name()} has no location")

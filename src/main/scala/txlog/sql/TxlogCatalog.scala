@@ -86,12 +86,7 @@ class TxlogCatalog extends DelegatingCatalogExtension with StagingTableCatalog {
     * not read); None for another provider's table, NoSuchTableException for an unknown name.
     */
   private[txlog] def txlogPath(ident: Identifier): Option[String] =
-    TablePaths.of(ident, named).orElse {
-      super.loadTable(ident) match {
-        case t if TablePaths.isTxlog(t) => Some(TablePaths.location(t))
-        case _                          => None
-      }
-    }
+    TablePaths.of(ident, named).orElse(TablePaths.txlogLocation(super.loadTable(ident)))
 
   /** Whether `ident` names a table. Example: `tableExists(Identifier.of(ns, "t"))`. */
   override def tableExists(ident: Identifier): Boolean = TablePaths.of(ident, named) match {

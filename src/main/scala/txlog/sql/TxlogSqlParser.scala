@@ -85,7 +85,7 @@ private[txlog] object TxlogSqlTables {
         case c if c.name.equalsIgnoreCase(CatalogManagerNames.Session) =>
           SessionCatalogs.entryOf(spark, ident) match {
             case Some((provider, location)) =>
-              if (!provider.exists(_.equalsIgnoreCase(TxlogTable.Provider))) None
+              if (!TablePaths.isTxlogProvider(provider)) None
               else {
                 Some(location.getOrElse {
                   throw new IllegalStateException(s"the catalog entry $ident has no location")
@@ -99,8 +99,7 @@ private[txlog] object TxlogSqlTables {
 
   private def loaded(catalog: TableCatalog, ident: Identifier): Option[String] =
     catalog.loadTable(ident) match {
-      case t: TxlogTable              => Some(t.snapshot.tablePath)
-      case t if TablePaths.isTxlog(t) => Some(TablePaths.location(t))
-      case _                          => None
+      case t: TxlogTable => Some(t.snapshot.tablePath)
+      case t             => TablePaths.txlogLocation(t)
     }
 }
