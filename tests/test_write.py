@@ -127,9 +127,29 @@ def test_replace_where_and_delete(spark: SparkSession, tmp_path: Path) -> None:
     assert isinstance(d, txlog.DeleteResult)
     assert d.committed and d.num_deleted_rows == 6 and d.version == 2
     assert deltalake.DeltaTable(path).to_pyarrow_table()["id"].to_pylist() == [100]
-    with pytest.raises(errors.InvalidArgumentError, match="partition columns"):
+    with pytest.raises(errors.UnsupportedFeatureError, match="enableDeletionVectors"):
         log.delete("id > 3")
+    with pytest.raises(errors.InvalidArgumentError, match="nope"):
+        log.delete("nope > 3")
     assert log.delete("p = 'none'").committed is False
+
+
+def test_delete_by_deletion_vectors_is_what_delta_rs_reads(spark: SparkSession,
+                                                          tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    rows = spark.sql("SELECT id, CAST(id % 2 AS STRING) AS p FROM range(20)")
+    txlog.write(rows.coalesce(1), path, partition_by=["p"],
+                properties={"delta.enableDeletionVectors": "true"})
+    log = txlog.DeltaLog.for_table(spark, path)
+    first = log.delete("id % 3 = 0")
+    assert first.committed and first.num_deleted_rows == 7 and first.num_removed_files == 0
+    second = log.delete("id < 5 AND p = '1'")
+    assert second.num_deleted_rows == 1  # ids 1 and 3; 3 is gone already
+    expected = [i for i in range(20) if i % 3 != 0 and not (i < 5 and i % 2 == 1)]
+    ids = deltalake.DeltaTable(path).scan(columns=["id"]).read_all().column("id").to_pylist()
+    assert sorted(ids) == expected
+    files = log.update().all_files().where("deletionVector IS NOT NULL").count()
+    assert files == 2
 
 
 def test_optimize_compacts_and_delta_rs_reads_the_same_rows(spark: SparkSession,

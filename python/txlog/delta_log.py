@@ -178,13 +178,19 @@ class DeltaLog(TableMaintenance):
         return self._wrap(call(self._facade.update, self._jlog))
 
     def delete(self, predicate: str) -> DeleteResult:
-        """Deletes the rows of the partitions ``predicate`` selects (a SQL condition naming only
-        partition columns) by removing their files whole, in one ``DELETE`` commit; nothing is
-        committed when no file matches. :class:`txlog.errors.InvalidArgumentError` for a
-        predicate naming another column.
+        """Deletes the rows ``predicate`` (a SQL condition on the table's columns) matches, in one
+        ``DELETE`` commit; nothing is committed when no row matches. A condition naming only
+        partition columns removes the files of the partitions it selects whole, reading no data;
+        any other deletes rows by deletion vectors, as SQL's ``DELETE FROM`` does: the table must
+        enable them (``delta.enableDeletionVectors``) and not record the change data feed, else
+        :class:`txlog.errors.UnsupportedFeatureError` before anything is written.
+        :class:`txlog.errors.InvalidArgumentError` for a predicate that does not parse or names
+        no column of the table.
 
         >>> log.delete("date < '2024-01-01'").num_removed_files
         12
+        >>> log.delete("user_id = 42").num_deleted_rows
+        3
         """
         if not isinstance(predicate, str):
             raise TypeError(f"predicate must be a str, got {type(predicate).__name__}")

@@ -10,19 +10,27 @@ package txlog
   */
 trait TableWrites { self: DeltaLog =>
 
-  /** Deletes the rows of the partitions `predicate` selects (a SQL condition naming only partition
-    * columns) by removing their files whole, as one `DELETE` commit; nothing is committed when no
-    * file matches. INVALID_ARGUMENT for a predicate that names another column or does not parse,
-    * APPEND_ONLY_VIOLATION on an append-only table, a conflict error when a concurrent commit adds
-    * or removes files the predicate selects.
+  /** Deletes the rows `predicate` (a SQL condition on the table's columns) matches, as one `DELETE`
+    * commit; nothing is committed when no row matches. A condition naming partition columns only
+    * removes the files of the partitions it selects whole, reading no data; any other deletes rows
+    * by deletion vectors, as SQL's `DELETE FROM` does (the table must enable them,
+    * `delta.enableDeletionVectors`, and not record the change data feed: else
+    * UNSUPPORTED_WRITER_FEATURES before anything is written). INVALID_ARGUMENT for a predicate that
+    * does not parse or names no column of the table, APPEND_ONLY_VIOLATION on an append-only table,
+    * a conflict error when a concurrent commit changes files the delete depends on.
     *
     * {{{
     * val r = log.delete("date < '2024-01-01' AND region = 'eu'")
     * println(s"${r.numRemovedFiles} files removed in v${r.version}")
+    * log.delete("user_id = 42") // by deletion vectors
     * }}}
     */
-  def delete(predicate: String): DeleteResult =
-    txlog.write.PartitionDelete.delete(context, predicate)
+  def delete(predicate: String): DeleteResult = {
+    val md = context.snapshots.update().metadata
+    if (txlog.write.PartitionPredicate.partitionOnly(context.spark, "predicate", predicate, md)) {
+      txlog.write.PartitionDelete.delete(context, predicate)
+    } else txlog.write.RowDelete.delete(context, predicate)
+  }
 
   /** OPTIMIZE: compacts the small files of the partitions `where` selects (all without it; a SQL
     * condition on partition columns) into files of about `targetSize` bytes, applying deletion

@@ -321,6 +321,19 @@ private[txlog] object Transaction {
   /** A transaction on the latest snapshot of `ctx`'s table (found with `update`). */
   def start(ctx: TableContext): Transaction = new Transaction(ctx, Some(ctx.snapshots.update()))
 
+  /** A transaction on `snapshot` of `ctx`'s table, one a Spark plan already read (a row-level
+    * operation's scan): conflicts are checked from its version on.
+    */
+  def at(ctx: TableContext, snapshot: Snapshot): Transaction = {
+    if (snapshot.tablePath != ctx.root) {
+      throw TxlogErrors.invalidArgument(
+        "snapshot",
+        s"is of ${snapshot.tablePath}, not of the transaction's table ${ctx.root}"
+      )
+    }
+    new Transaction(ctx, Some(snapshot))
+  }
+
   /** A transaction creating the table (read version -1). */
   def creating(ctx: TableContext): Transaction = new Transaction(ctx, None)
 }

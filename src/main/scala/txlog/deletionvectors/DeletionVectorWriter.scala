@@ -198,29 +198,54 @@ private[txlog] object DeletionVectorWriter {
       * file that may be incomplete is ever returned.
       */
     def writeAll[K](sets: Iterator[(K, RowIndexSet)]): Seq[(K, DvDescriptor)] = {
-      val done = ArrayBuffer.empty[(K, DvDescriptor)]
-      if (inline) {
-        sets.foreach { case (k, s) => done += k -> DeletionVectorWriter.inline(s) }
-        return done.toSeq
+      val s = sink[K]()
+      try sets.foreach { case (k, set) => s.add(k, set) }
+      catch {
+        case NonFatal(e) =>
+          s.abort(e)
+          throw e
       }
-      val opened = ArrayBuffer.empty[DeletionVectorWriter]
-      try {
-        var w: DeletionVectorWriter = null
-        sets.foreach { case (k, s) =>
-          if (w == null || !w.fits(s.serializedSizeInBytes, maxFileBytes)) {
+      s.finish()
+    }
+
+    /** [[writeAll]] for a writer given its sets one at a time (a Spark task's `DataWriter`):
+      * [[Sink.add]] each, then [[Sink.finish]] for the descriptors, or [[Sink.abort]] on failure.
+      */
+    def sink[K](): Sink[K] = new Sink[K]
+
+    /** The DV files of one writer, as [[writeAll]] writes them. */
+    final class Sink[K] private[Target] () {
+      private val done = ArrayBuffer.empty[(K, DvDescriptor)]
+      private val opened = ArrayBuffer.empty[DeletionVectorWriter]
+      private var w: DeletionVectorWriter = null
+
+      /** Writes `set` (not empty), the DV of `key`. */
+      def add(key: K, set: RowIndexSet): Unit =
+        if (inline) done += key -> DeletionVectorWriter.inline(set)
+        else {
+          if (w == null || !w.fits(set.serializedSizeInBytes, maxFileBytes)) {
             if (w != null) w.close()
             w = open(tableRoot, conf.value, DvPaths.randomPrefix(prefixLength))
             opened += w
           }
-          done += k -> w.write(s)
+          done += key -> w.write(set)
         }
-        if (w != null) w.close()
+
+      /** Closes the last file and returns every descriptor written, in order; on a failure, as
+        * [[abort]].
+        */
+      def finish(): Seq[(K, DvDescriptor)] = {
+        try if (w != null) w.close()
+        catch {
+          case NonFatal(e) =>
+            abort(e)
+            throw e
+        }
         done.toSeq
-      } catch {
-        case NonFatal(e) =>
-          opened.foreach(_.abort(e))
-          throw e
       }
+
+      /** Deletes every file this sink created (best effort, failures added to `cause`). */
+      def abort(cause: Throwable): Unit = opened.foreach(_.abort(cause))
     }
   }
 

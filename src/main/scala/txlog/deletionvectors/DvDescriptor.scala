@@ -62,6 +62,29 @@ private[txlog] object DvDescriptor {
   private val mapper = new ObjectMapper()
   private val Fields = Seq("storageType", "pathOrInlineDv", "offset", "sizeInBytes", "cardinality")
 
+  /** The descriptor of a JSON object as [[DvDescriptor.toJson]] writes it (the spec's field names,
+    * `offset` absent or null when there is none); a missing field raises an
+    * IllegalArgumentException naming it.
+    *
+    * {{{
+    * DvDescriptor.fromJson(dv.toJson) == dv // true
+    * }}}
+    */
+  def fromJson(json: String): DvDescriptor = {
+    val o = mapper.readTree(json)
+    def field(f: String) = Option(o.get(f)).filterNot(_.isNull)
+    def required(f: String) = field(f).getOrElse {
+      throw new IllegalArgumentException(s"deletionVector.$f is null or absent in $json")
+    }
+    DvDescriptor(
+      storageType = required("storageType").asText,
+      pathOrInlineDv = required("pathOrInlineDv").asText,
+      offset = field("offset").map(_.asInt),
+      sizeInBytes = required("sizeInBytes").asInt,
+      cardinality = required("cardinality").asLong
+    )
+  }
+
   /** The descriptor a non-null `deletionVector` struct holds, its fields found by the spec's names
     * (or, in a row without a schema, in the spec's order). A null or absent `offset` is None; any
     * other null or absent field raises an IllegalArgumentException naming it.

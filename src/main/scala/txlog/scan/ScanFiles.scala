@@ -39,6 +39,11 @@ private[txlog] object ScanFiles {
     */
   val DvKeepKey = "txlog_deletion_vector_keep"
 
+  /** The key of a file's path as its add action gives it (row-level operations name files by it,
+    * [[TableParquetFormat.rowLevelFields]]).
+    */
+  val PathKey = "txlog_path"
+
   /** The key of a file's `_change_type` when the file has no such column (change data feed). */
   val ChangeTypeKey = "txlog_change_type"
 
@@ -155,7 +160,7 @@ private[txlog] object ScanFiles {
           RowTrackingRead.BaseRowIdKey -> 6,
           RowTrackingRead.DefaultRowCommitVersionKey -> 7
         ).collect { case (key, i) if !r.isNullAt(i) => key -> r.getLong(i) }
-        FileStatusWithMetadata(status, meta ++ rowTracking)
+        FileStatusWithMetadata(status, meta ++ rowTracking + (PathKey -> r.getString(0)))
       }
       PartitionDirectory(values, statuses.toSeq)
     }

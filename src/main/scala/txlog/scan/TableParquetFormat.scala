@@ -5,7 +5,12 @@ import java.io.FileNotFoundException
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, Literal, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{
+  BoundReference,
+  FileSourceConstantMetadataStructField,
+  Literal,
+  UnsafeProjection
+}
 import org.apache.spark.sql.execution.datasources.PartitionedFile
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.sources.Filter
@@ -35,12 +40,19 @@ import txlog.util.SerializableConf
   * `default_row_commit_version` and `row_commit_version` ([[RowTrackingRead]]); reads asking for
   * them are row by row.
   *
+  * With `rowLevel` (the scan of a row-level operation, `txlog.sql.RowLevelColumns`) `_metadata`
+  * also has each file's path as its add action gives it and its deletion vector's descriptor
+  * ([[TableParquetFormat.rowLevelFields]]).
+  *
   * {{{
   * new TableParquetFormat(ReadSpec(snapshot))
   * }}}
   */
-private[txlog] final class TableParquetFormat(val table: ReadSpec, val changes: Boolean = false)
-    extends ParquetFileFormat {
+private[txlog] final class TableParquetFormat(
+    val table: ReadSpec,
+    val changes: Boolean = false,
+    val rowLevel: Boolean = false
+) extends ParquetFileFormat {
 
   override def shortName(): String = "txlog"
 
@@ -61,11 +73,16 @@ private[txlog] final class TableParquetFormat(val table: ReadSpec, val changes: 
     * `cdc` files no row ids).
     */
   override def metadataSchemaFields: Seq[StructField] =
-    TableParquetFormat.metadataFields(!changes && table.rowTracking.isDefined)
+    TableParquetFormat.metadataFields(!changes && table.rowTracking.isDefined) ++
+      (if (rowLevel) TableParquetFormat.rowLevelFields else Nil)
 
-  override def fileConstantMetadataExtractors: Map[String, PartitionedFile => Any] =
-    if (changes || table.rowTracking.isEmpty) super.fileConstantMetadataExtractors
-    else super.fileConstantMetadataExtractors ++ RowTrackingRead.extractors(table)
+  override def fileConstantMetadataExtractors: Map[String, PartitionedFile => Any] = {
+    val spark = super.fileConstantMetadataExtractors
+    val tracking =
+      if (changes || table.rowTracking.isEmpty) spark
+      else spark ++ RowTrackingRead.extractors(table)
+    if (rowLevel) tracking ++ TableParquetFormat.rowLevelExtractors(table) else tracking
+  }
 
   override def buildReaderWithPartitionValues(
       spark: SparkSession,
@@ -166,11 +183,11 @@ private[txlog] final class TableParquetFormat(val table: ReadSpec, val changes: 
   }
 
   override def equals(other: Any): Boolean = other match {
-    case o: TableParquetFormat => o.table == table && o.changes == changes
+    case o: TableParquetFormat => o.table == table && o.changes == changes && o.rowLevel == rowLevel
     case _                     => false
   }
 
-  override def hashCode: Int = (table, changes).hashCode
+  override def hashCode: Int = (table, changes, rowLevel).hashCode
 }
 
 private[txlog] object TableParquetFormat {
@@ -190,6 +207,43 @@ private[txlog] object TableParquetFormat {
     * TableParquetFormat.metadataFields(rowTracking = false).map(_.name) // file_path, ...
     * }}}
     */
+  /** The field of `_metadata` holding a file's path as its add action gives it (row-level scans).
+    */
+  val PathField = "txlog_path"
+
+  /** The field of `_metadata` holding a file's deletion vector descriptor as its JSON object, null
+    * for a file without one (row-level scans).
+    */
+  val DvField = "txlog_deletion_vector"
+
+  /** [[PathField]] and [[DvField]], constant per file. */
+  val rowLevelFields: Seq[StructField] = Seq(
+    FileSourceConstantMetadataStructField(PathField, StringType, nullable = false),
+    FileSourceConstantMetadataStructField(DvField, StringType, nullable = true)
+  )
+
+  /** The values of [[rowLevelFields]]: from the file's metadata ([[ScanFiles.PathKey]],
+    * [[ScanFiles.DvKey]]).
+    */
+  def rowLevelExtractors(table: ReadSpec): Map[String, PartitionedFile => Any] = Map(
+    PathField -> { (f: PartitionedFile) =>
+      f.otherConstantMetadataColumnValues.get(ScanFiles.PathKey) match {
+        case Some(p: String) => p
+        case _ =>
+          throw new IllegalStateException(
+            s"The scan of a row-level operation on ${table.root} v${table.version} got " +
+              s"${f.filePath} without its add's path."
+          )
+      }
+    },
+    DvField -> { (f: PartitionedFile) =>
+      f.otherConstantMetadataColumnValues.get(ScanFiles.DvKey) match {
+        case Some(dv: DvDescriptor) => dv.toJson
+        case _                      => null
+      }
+    }
+  )
+
   def metadataFields(rowTracking: Boolean): Seq[StructField] = {
     val spark = new ParquetFileFormat().metadataSchemaFields
     if (rowTracking) spark ++ RowTrackingRead.fields else spark

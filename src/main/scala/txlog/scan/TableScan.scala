@@ -16,20 +16,23 @@ import txlog.Snapshot
   */
 private[txlog] object TableScan {
 
-  def relation(snapshot: Snapshot): HadoopFsRelation = {
+  /** The relation; with `rowLevel`, its `_metadata` also has what row-level operations identify
+    * rows by ([[TableParquetFormat.rowLevelFields]]).
+    */
+  def relation(snapshot: Snapshot, rowLevel: Boolean = false): HadoopFsRelation = {
     val table = ReadSpec(snapshot)
     HadoopFsRelation(
       location = new SnapshotFileIndex(snapshot, table),
       partitionSchema = table.partitionSchema,
       dataSchema = table.dataSchema,
       bucketSpec = None,
-      fileFormat = new TableParquetFormat(table),
+      fileFormat = new TableParquetFormat(table, rowLevel = rowLevel),
       options = Map.empty
     )(snapshot.spark)
   }
 
-  def dataFrame(snapshot: Snapshot): DataFrame =
-    snapshot.spark.baseRelationToDataFrame(relation(snapshot))
+  def dataFrame(snapshot: Snapshot, rowLevel: Boolean = false): DataFrame =
+    snapshot.spark.baseRelationToDataFrame(relation(snapshot, rowLevel))
 
   /** The fields of `_metadata` in reads of `snapshot` ([[TableParquetFormat.metadataFields]]),
     * worked out from its protocol and metadata alone.

@@ -43,7 +43,8 @@ private[txlog] final class SnapshotScanBuilder(snapshot: Snapshot)
   override def pruneColumns(required: StructType): Unit = {
     val schema = snapshot.metadata.schema
     val names = required.fieldNames.toSet
-    val metadata = required.fields.filter(FileMetadata.asked(_, schema))
+    val metadata =
+      required.fields.filter(f => FileMetadata.asked(f, schema) || RowLevelColumns.asked(f, schema))
     columns = StructType(schema.filter(f => names(f.name)) ++ metadata)
   }
 
@@ -82,13 +83,15 @@ private[txlog] final class SnapshotRows(
     * of `_metadata` asked for are the reader's own ([[FileMetadata]]), in the same scan.
     */
   def rows: DataFrame = {
-    val all = snapshot.toDF
     val schema = snapshot.metadata.schema
+    val rowLevel = columns.fields.exists(RowLevelColumns.asked(_, schema))
+    val all = txlog.scan.TableScan.dataFrame(snapshot, rowLevel)
     val top = schema.fieldNames.toSet
     val kept = filters.flatMap(FilterSql.of(_, top)).foldLeft(all)((df, p) => df.where(expr(p)))
     kept.select(columns.fields.toSeq.map { f =>
       f.dataType match {
         case fields: StructType if FileMetadata.asked(f, schema) => FileMetadata.select(fields)
+        case _ if RowLevelColumns.asked(f, schema)               => RowLevelColumns.select(f.name)
         case _ => col(s"`${f.name.replace("`", "``")}`")
       }
     }: _*)

@@ -6,8 +6,10 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.connector.catalog.{
   MetadataColumn,
+  SupportsDelete,
   SupportsMetadataColumns,
   SupportsRead,
+  SupportsRowLevelOperations,
   SupportsWrite,
   Table,
   TableCapability,
@@ -15,22 +17,32 @@ import org.apache.spark.sql.connector.catalog.{
 }
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.read.ScanBuilder
-import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.connector.write.{
+  LogicalWriteInfo,
+  RowLevelOperationBuilder,
+  RowLevelOperationInfo,
+  WriteBuilder
+}
+import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import txlog.Snapshot
+import txlog.{DeltaLog, Snapshot}
 import txlog.errors.TxlogErrors
 
 /** A Delta table at one snapshot as a Spark table: its schema, partition columns and properties;
   * reads through [[SnapshotScanBuilder]], writes through [[TableWriteBuilder]] (each a commit); the
-  * metadata column `_metadata` ([[FileMetadata]]).
+  * metadata column `_metadata` ([[FileMetadata]]) and those of row-level operations
+  * ([[RowLevelColumns]]). `DELETE FROM`: by filters when the condition names partition columns only
+  * (whole files removed, `DeltaLog.delete`), else by deletion vectors ([[RowLevelDelete]]).
   */
 private[txlog] final class TxlogTable(tableName: String, val snapshot: Snapshot)
     extends Table
     with SupportsRead
     with SupportsWrite
-    with SupportsMetadataColumns {
+    with SupportsMetadataColumns
+    with SupportsDelete
+    with SupportsRowLevelOperations {
 
   override def name(): String = tableName
 
@@ -67,7 +79,47 @@ private[txlog] final class TxlogTable(tableName: String, val snapshot: Snapshot)
     * }}}
     */
   override def metadataColumns(): Array[MetadataColumn] =
-    FileMetadata.column(snapshot).toArray
+    (FileMetadata.column(snapshot).toSeq ++
+      RowLevelColumns.columns(snapshot.metadata.schema)).toArray
+
+  /** Whether `filters` (a DELETE's condition) name partition columns only, each with a SQL form:
+    * then [[deleteWhere]] removes whole files, reading no data.
+    */
+  override def canDeleteWhere(filters: Array[Filter]): Boolean = {
+    val parts = snapshot.metadata.partitionColumns.toSet
+    val top = snapshot.metadata.schema.fieldNames.toSet
+    filters.forall(f => f.references.forall(parts) && FilterSql.of(f, top).isDefined)
+  }
+
+  /** Deletes the partitions `filters` select, as `DeltaLog.delete` (one `DELETE` commit).
+    *
+    * {{{
+    * spark.sql("DELETE FROM txlog.db.events WHERE date < '2024-01-01'")
+    * }}}
+    */
+  override def deleteWhere(filters: Array[Filter]): Unit = {
+    val top = snapshot.metadata.schema.fieldNames.toSet
+    val predicate = FilterSql.conjunction(filters.toSeq, top).getOrElse {
+      throw TxlogErrors.invalidArgument("DELETE", s"no SQL form for ${filters.mkString(", ")}")
+    }
+    DeltaLog.forTable(snapshot.spark, snapshot.tablePath).delete(predicate)
+    ()
+  }
+
+  /** DELETE by deletion vectors ([[RowLevelDelete]]); UPDATE and MERGE are not built yet. */
+  override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder =
+    info.command() match {
+      case org.apache.spark.sql.connector.write.RowLevelOperation.Command.DELETE
+          if RowLevelColumns.clash(snapshot.metadata.schema).isEmpty =>
+        RowLevelDelete.builder(name(), snapshot)
+      case other =>
+        val clash = RowLevelColumns.clash(snapshot.metadata.schema)
+        throw TxlogErrors.unsupportedWriteFeature(
+          snapshot.tablePath,
+          if (clash.isEmpty) s"$other (only DELETE is built yet)"
+          else s"row-level operations on a table with a column named ${clash.mkString(", ")}"
+        )
+    }
 }
 
 private[txlog] object TxlogTable {

@@ -18,12 +18,17 @@ import txlog.errors.TxlogErrors
   */
 private[txlog] object PartitionPredicate {
 
-  def onFiles(
+  /** Whether `predicate` names partition columns only (INVALID_ARGUMENT naming `argument` when it
+    * is empty or does not parse).
+    */
+  def partitionOnly(
       spark: SparkSession,
       argument: String,
       predicate: String,
       md: Metadata
-  ): Column = {
+  ): Boolean = others(spark, argument, predicate, md)._2.isEmpty
+
+  private def others(spark: SparkSession, argument: String, predicate: String, md: Metadata) = {
     if (predicate == null || predicate.trim.isEmpty) {
       throw TxlogErrors.invalidArgument(argument, "is empty")
     }
@@ -37,9 +42,20 @@ private[txlog] object PartitionPredicate {
           )
       }
     val parts = md.partitionColumns.map(c => c.toLowerCase(Locale.ROOT) -> c).toMap
-    val others = parsed
+    val names = parsed
       .collect { case a: UnresolvedAttribute => a.nameParts }
       .filterNot(n => n.size == 1 && parts.contains(n.head.toLowerCase(Locale.ROOT)))
+    (parsed, names)
+  }
+
+  def onFiles(
+      spark: SparkSession,
+      argument: String,
+      predicate: String,
+      md: Metadata
+  ): Column = {
+    val (parsed, others) = this.others(spark, argument, predicate, md)
+    val parts = md.partitionColumns.map(c => c.toLowerCase(Locale.ROOT) -> c).toMap
     if (others.nonEmpty) {
       throw TxlogErrors.invalidArgument(
         argument,

@@ -31,30 +31,8 @@ class SqlCommandsParitySuite extends SparkSuite {
     "sqlcmds"
   }
 
-  /** A delta-spark table and a txlog table of one name, each at a fresh directory. */
-  private final case class Pair(name: String) {
-    val deltaTable = s"spark_catalog.$db.d_$name"
-    val txlogTable = s"txlog.$db.t_$name"
-    val deltaPath: String = tempDir("sqlcd").toString
-    val txlogPath: String = tempDir("sqlct").toString
-
-    def delta(sql: String): DataFrame = spark.sql(fill(sql, "delta", deltaTable, deltaPath))
-    def txlog(sql: String): DataFrame = spark.sql(fill(sql, "txlog", txlogTable, txlogPath))
-    def both(sql: String): Unit = { delta(sql).collect(); txlog(sql).collect(); () }
-
-    /** delta-spark's statement on the txlog table's path (the oracle reading txlog's table). */
-    def deltaOnTxlog(sql: String): DataFrame =
-      spark.sql(sql.replace("{t}", s"delta.`$txlogPath`"))
-
-    def sameRows(): Unit = {
-      val expected = Rows.sorted(spark.table(deltaTable))
-      assert(Rows.sorted(spark.table(txlogTable)) == expected)
-      assert(Rows.sorted(spark.read.format("delta").load(txlogPath)) == expected)
-    }
-
-    private def fill(sql: String, provider: String, table: String, path: String) =
-      sql.replace("{t}", table).replace("{p}", provider).replace("{loc}", path)
-  }
+  private type Pair = SqlPair
+  private def Pair(name: String): Pair = new SqlPair(spark, db, name, tempDir)
 
   private val create =
     "CREATE TABLE {t} (id BIGINT, part STRING) USING {p} PARTITIONED BY (part) LOCATION '{loc}'"

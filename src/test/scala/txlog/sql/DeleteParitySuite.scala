@@ -1,0 +1,141 @@
+package txlog.sql
+
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.txlog.SparkErrors
+
+import txlog.{DeltaLog, SparkSuite, TxlogException}
+
+/** SQL `DELETE FROM` on txlog tables against delta-spark's on the same rows: by deletion vectors (a
+  * condition on data columns, [[RowLevelDelete]]) and by removing whole files (partition columns
+  * only). Expected rows and metrics are delta-spark's, from the same statements in the same run;
+  * delta-spark also reads txlog's table back. Also: what txlog refuses (data conditions without
+  * deletion vectors, with the change data feed on), typed and with nothing written.
+  */
+class DeleteParitySuite extends SparkSuite {
+
+  override def extraConf: Map[String, String] =
+    Map("spark.sql.catalog.txlog" -> classOf[TxlogCatalog].getName)
+
+  private lazy val db: String = {
+    spark.sql(s"CREATE DATABASE IF NOT EXISTS sqldel LOCATION '${tempDir("sqldeldb")}'")
+    "sqldel"
+  }
+
+  private def pair(name: String) = new SqlPair(spark, db, name, tempDir)
+
+  private def create(dvs: Boolean) =
+    "CREATE TABLE {t} (id BIGINT, part STRING, v STRING) USING {p} PARTITIONED BY (part) " +
+      s"LOCATION '{loc}' TBLPROPERTIES ('delta.enableDeletionVectors' = '$dvs')"
+
+  /** The counts of a DELETE's commit (times and byte counts left out: the two writers' files differ
+    * in size).
+    */
+  private val counted = Seq(
+    "numRemovedFiles",
+    "numAddedFiles",
+    "numDeletedRows",
+    "numCopiedRows",
+    "numAddedChangeFiles",
+    "numDeletionVectorsAdded",
+    "numDeletionVectorsRemoved",
+    "numDeletionVectorsUpdated"
+  )
+
+  private def latest(table: String): Row =
+    spark.sql(s"DESCRIBE HISTORY $table LIMIT 1").collect().head
+
+  private def metrics(table: String): Map[String, String] = {
+    val m = latest(table).getAs[scala.collection.Map[String, String]]("operationMetrics")
+    counted.map(k => k -> m.getOrElse(k, "absent")).toMap
+  }
+
+  private def versionOf(table: String): Long = latest(table).getAs[Long]("version")
+
+  /** The same DELETE on both tables: the same rows after, the same operation and counts. */
+  private def sameDelete(p: SqlPair, sql: String): Unit = {
+    p.both(sql)
+    p.sameRows()
+    val (d, t) = (latest(p.deltaTable), latest(p.txlogTable))
+    assert(t.getAs[String]("operation") == d.getAs[String]("operation"), sql)
+    val expected = metrics(p.deltaTable)
+    assert(expected("numDeletedRows") != "absent", s"$sql: $expected")
+    assert(metrics(p.txlogTable) == expected, sql)
+  }
+
+  private def condition(t: Throwable): String = t match {
+    case e: TxlogException                  => e.errorClass
+    case e: org.apache.spark.SparkThrowable => SparkErrors.condition(e)
+    case other                              => other.getClass.getName
+  }
+
+  private def dvsOf(path: String): Seq[Row] =
+    DeltaLog.forTable(spark, path).update().allFiles.where("deletionVector IS NOT NULL").collect()
+
+  test("DELETE by deletion vectors: delta-spark's rows and counts, vectors merged, files dropped") {
+    val p = pair("dv")
+    p.both(create(dvs = true))
+    p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
+    p.both("INSERT INTO {t} VALUES (5, 'a', 'x'), (6, 'a', 'y'), (7, 'a', 'z'), (8, 'b', 'w')")
+    p.both("INSERT INTO {t} VALUES (9, 'c', 'q')")
+    // rows of three files in two partitions: new vectors
+    sameDelete(p, "DELETE FROM {t} WHERE v = 'x'")
+    assert(dvsOf(p.txlogPath).length == 3)
+    // more rows of files with vectors: the old vectors merged in, one file left without rows
+    sameDelete(p, "DELETE FROM {t} WHERE id IN (2, 3, 7)")
+    // every row of a file: the file removed whole
+    sameDelete(p, "DELETE FROM {t} WHERE v = 'q' AND id > 0")
+    // no row matches: nothing committed on either side
+    val (d, t) = (versionOf(p.deltaTable), versionOf(p.txlogTable))
+    p.both("DELETE FROM {t} WHERE id > 100")
+    assert(versionOf(p.deltaTable) == d && versionOf(p.txlogTable) == t && t == d)
+    p.sameRows()
+    // a condition on partition and data columns, then on a subquery
+    sameDelete(p, "DELETE FROM {t} WHERE part = 'a' AND v = 'y'")
+    // a subquery (delta-spark refuses them in DELETE: it gets the subquery's value)
+    val top = spark.table(p.deltaTable).selectExpr("max(id)").head().getLong(0)
+    p.delta(s"DELETE FROM {t} WHERE id = $top").collect()
+    p.txlog("DELETE FROM {t} WHERE id IN (SELECT max(id) FROM {t})").collect()
+    p.sameRows()
+    assert(metrics(p.txlogTable) == metrics(p.deltaTable))
+    assert(versionOf(p.txlogTable) == versionOf(p.deltaTable))
+  }
+
+  test("DELETE on partition columns removes whole files, as delta-spark's metadata-only delete") {
+    val p = pair("parts")
+    p.both(create(dvs = false))
+    p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'c', 'z')")
+    p.both("INSERT INTO {t} VALUES (4, 'a', 'x'), (5, 'b', 'y')")
+    sameDelete(p, "DELETE FROM {t} WHERE part = 'a'")
+    sameDelete(p, "DELETE FROM {t} WHERE part IN ('b', 'z')")
+    sameDelete(p, "DELETE FROM {t}")
+  }
+
+  test("refused typed, nothing written: no deletion vectors, the change data feed, append-only") {
+    def refused(p: SqlPair, sql: String, expected: String): Unit = {
+      val before = versionOf(p.txlogTable)
+      val files = DeltaLog.forTable(spark, p.txlogPath).update().allFiles.count()
+      val e = intercept[Throwable](p.txlog(sql).collect())
+      assert(condition(e) == expected, s"$sql: $e")
+      assert(e.getMessage.contains(p.txlogPath.stripPrefix("file:")), e.getMessage)
+      assert(versionOf(p.txlogTable) == before, sql)
+      assert(DeltaLog.forTable(spark, p.txlogPath).update().allFiles.count() == files)
+      val dvFiles = new java.io.File(p.txlogPath).listFiles().filter(_.getName.startsWith("deleti"))
+      assert(dvFiles.isEmpty, dvFiles.mkString(", "))
+    }
+    val plain = pair("plain")
+    plain.txlog(create(dvs = false)).collect()
+    plain.txlog("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')").collect()
+    refused(plain, "DELETE FROM {t} WHERE v = 'x'", "UNSUPPORTED_WRITER_FEATURES")
+    val cdf = pair("cdf")
+    cdf.txlog(create(dvs = true)).collect()
+    cdf.txlog("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')").collect()
+    cdf.txlog("ALTER TABLE {t} SET TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')").collect()
+    refused(cdf, "DELETE FROM {t} WHERE v = 'x'", "UNSUPPORTED_WRITER_FEATURES")
+    val appendOnly = pair("appendonly")
+    appendOnly.txlog(create(dvs = true)).collect()
+    appendOnly.txlog("INSERT INTO {t} VALUES (1, 'a', 'x')").collect()
+    appendOnly.txlog("ALTER TABLE {t} SET TBLPROPERTIES ('delta.appendOnly' = 'true')").collect()
+    refused(appendOnly, "DELETE FROM {t} WHERE v = 'x'", "APPEND_ONLY_VIOLATION")
+  }
+
+}

@@ -1,0 +1,40 @@
+package txlog.sql
+
+import java.nio.file.Path
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+
+import txlog.scan.Rows
+
+/** A delta-spark table and a txlog table of one name in database `db`, each at a fresh directory
+  * (`dir`): the parity suites run one statement on both (`{t}` the table, `{p}` the provider,
+  * `{loc}` the location) and compare. delta-spark's table is in `spark_catalog`, txlog's in the
+  * catalog `txlog`.
+  */
+final class SqlPair(spark: SparkSession, db: String, name: String, dir: String => Path) {
+  val deltaTable = s"spark_catalog.$db.d_$name"
+  val txlogTable = s"txlog.$db.t_$name"
+  val deltaPath: String = dir("sqld").toString
+  val txlogPath: String = dir("sqlt").toString
+
+  def delta(sql: String): DataFrame = spark.sql(fill(sql, "delta", deltaTable, deltaPath))
+  def txlog(sql: String): DataFrame = spark.sql(fill(sql, "txlog", txlogTable, txlogPath))
+  def both(sql: String): Unit = { delta(sql).collect(); txlog(sql).collect(); () }
+
+  /** delta-spark's statement on the txlog table's path (the oracle reading txlog's table). */
+  def deltaOnTxlog(sql: String): DataFrame = spark.sql(sql.replace("{t}", s"delta.`$txlogPath`"))
+
+  /** txlog's table, read by txlog and by delta-spark at its path, has delta-spark's table's rows.
+    */
+  def sameRows(): Unit = {
+    val expected = Rows.sorted(spark.table(deltaTable))
+    assert(Rows.sorted(spark.table(txlogTable)) == expected, s"txlog's rows of $name")
+    assert(
+      Rows.sorted(spark.read.format("delta").load(txlogPath)) == expected,
+      s"delta-spark's rows of txlog's $name"
+    )
+  }
+
+  private def fill(sql: String, provider: String, table: String, path: String) =
+    sql.replace("{t}", table).replace("{p}", provider).replace("{loc}", path)
+}

@@ -1,0 +1,106 @@
+package txlog.write
+
+import org.apache.spark.sql.functions.col
+
+import txlog.{DeltaLog, SparkSuite, TxlogException}
+import txlog.scan.Rows
+
+/** `DeltaLog.delete` with a condition on data columns ([[RowDelete]]): the rows it matches deleted
+  * by deletion vectors, as delta-spark's DELETE of the same rows (its rows and counts in the same
+  * run); partition conditions still remove whole files; bad predicates fail typed before anything
+  * is written.
+  */
+class RowDeleteSuite extends SparkSuite {
+
+  private def table(dvs: Boolean): (String, String) = {
+    val (t, d) = (tempDir("rowdelt").toString, tempDir("rowdeld").toString)
+    val df = spark.range(0, 40).selectExpr("id", "IF(id % 2 = 0, 'a', 'b') AS part")
+    val props = s"'delta.enableDeletionVectors' = '$dvs'"
+    spark.sql(
+      s"CREATE TABLE delta.`$d` (id BIGINT, part STRING) USING delta " +
+        s"PARTITIONED BY (part) TBLPROPERTIES ($props)"
+    )
+    df.coalesce(1).write.format("delta").mode("append").save(d)
+    // the same files: txlog's table is a copy of delta-spark's
+    org.apache.commons.io.FileUtils.copyDirectory(new java.io.File(d), new java.io.File(t))
+    (t, d)
+  }
+
+  private def counts(path: String): Map[String, String] = {
+    val keys = Seq(
+      "numRemovedFiles",
+      "numDeletedRows",
+      "numDeletionVectorsAdded",
+      "numDeletionVectorsUpdated",
+      "numDeletionVectorsRemoved",
+      "numCopiedRows"
+    )
+    val m = DeltaLog
+      .forTable(spark, path)
+      .history()
+      .head()
+      .getAs[scala.collection.Map[String, String]]("operationMetrics")
+    keys.map(k => k -> m.getOrElse(k, "absent")).toMap
+  }
+
+  private def rows(path: String) = Rows.sorted(spark.read.format("delta").load(path))
+
+  test("a data condition deletes by deletion vectors: delta-spark's rows and counts") {
+    val (t, d) = table(dvs = true)
+    val log = DeltaLog.forTable(spark, t)
+    for (cond <- Seq("id % 3 = 0", "id < 10 OR id = 39", "part = 'a' AND id > 30")) {
+      val r = log.delete(cond)
+      spark.sql(s"DELETE FROM delta.`$d` WHERE $cond")
+      assert(r.committed, cond)
+      assert(rows(t) == rows(d), cond)
+      assert(counts(t) == counts(d), cond)
+      assert(r.numDeletedRows.map(_.toString) == counts(d).get("numDeletedRows"), cond)
+    }
+    assert(log.update().allFiles.where(col("deletionVector").isNotNull).count() == 2)
+    val none = log.delete("id > 1000")
+    assert(!none.committed && none.numDeletedRows.contains(0L))
+    assert(Rows.sorted(log.update().toDF) == rows(d))
+  }
+
+  test("a concurrent commit: one changing the same files conflicts, a blind append does not") {
+    val (t, d) = table(dvs = true)
+    val log = DeltaLog.forTable(spark, t)
+    val ctx = log.context
+    val snap = log.update()
+    val started = System.nanoTime()
+    // the same file gets another vector first: this delete's removes name the old one
+    val touched = RowDelete.touched(ctx, snap, "id = 3")
+    assert(touched.map(_.dv.cardinality) == Seq(1L))
+    log.delete("id = 5")
+    val e = intercept[TxlogException](DvDelete.commit(ctx, snap, touched, Seq("id = 3"), started))
+    assert(e.errorClass.startsWith("CONCURRENT_"), e.errorClass)
+    assert(rows(t).length == 39)
+    // a blind append in between: both kept
+    val again = log.update()
+    val mine = RowDelete.touched(ctx, again, "id = 4")
+    spark
+      .range(100, 102)
+      .selectExpr("id", "'a' AS part")
+      .write
+      .format("txlog")
+      .mode("append")
+      .save(t)
+    val r = DvDelete.commit(ctx, again, mine, Seq("id = 4"), started).get
+    assert(r.committed && r.numDeletedRows.contains(1L))
+    val ids = spark.read.format("delta").load(t).select("id").collect().map(_.getLong(0)).toSeq
+    assert(!ids.contains(4L) && !ids.contains(5L) && ids.contains(3L) && ids.contains(101L))
+    assert(new java.io.File(d).exists)
+  }
+
+  test("bad predicates and tables without deletion vectors fail typed, nothing written") {
+    val (t, _) = table(dvs = false)
+    val log = DeltaLog.forTable(spark, t)
+    val before = log.update().version
+    def failure(p: String) = intercept[TxlogException](log.delete(p)).errorClass
+    assert(failure("id = 1") == "UNSUPPORTED_WRITER_FEATURES")
+    assert(failure("nope = 1") == "INVALID_ARGUMENT")
+    assert(failure("id = = 1") == "INVALID_ARGUMENT")
+    assert(log.update().version == before)
+    assert(log.delete("part = 'a'").numRemovedFiles == 1L)
+  }
+}
