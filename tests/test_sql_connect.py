@@ -130,6 +130,13 @@ def test_tables_by_name_over_connect(server: dict[str, Any]) -> None:
         {"name": "vacuum_short", "sql": "VACUUM events RETAIN 0 HOURS DRY RUN"},
         {"name": "restore", "sql": "RESTORE TABLE events TO VERSION AS OF 1"},
         {"name": "restored", "sql": "SELECT id, kind FROM events ORDER BY id"},
+        {"name": "dv_table", "sql": "CREATE TABLE dvs USING txlog TBLPROPERTIES "
+                                    "('delta.enableDeletionVectors' = 'true') AS "
+                                    "SELECT id, CAST(id % 2 AS STRING) AS kind FROM range(6)"},
+        {"name": "delete_rows", "sql": "DELETE FROM dvs WHERE id IN (SELECT 1 UNION SELECT 4)"},
+        {"name": "delete_kind", "sql": "DELETE FROM dvs WHERE kind = '1' AND id > 4"},
+        {"name": "dvs_left", "sql": "SELECT id FROM dvs ORDER BY id"},
+        {"name": "delete_plain", "sql": "DELETE FROM small WHERE id = 10"},
     ]
     got = run_client(server, "tables", steps)
     for name in ("create", "insert1", "insert2", "append", "ctas", "overwrite"):
@@ -149,10 +156,19 @@ def test_tables_by_name_over_connect(server: dict[str, Any]) -> None:
     assert got["vacuum_short"]["error_class"] == "VACUUM_RETENTION_TOO_SHORT", got["vacuum_short"]
     assert "error_class" not in got["restore"], got["restore"]
     assert got["restored"]["rows"] == [[1, "a"], [2, "b"]]
+    # DELETE by deletion vectors over Connect (a subquery too); refused typed on a table
+    # without them
+    for name in ("dv_table", "delete_rows", "delete_kind"):
+        assert "error_class" not in got[name], (name, got[name])
+    assert got["dvs_left"]["rows"] == [[0], [2], [3]]
+    assert got["delete_plain"]["error_class"] == "UNSUPPORTED_WRITER_FEATURES", got["delete_plain"]
 
     # What the server wrote, read by delta-rs: the managed tables under the warehouse.
     warehouse: Path = server["warehouse"]
     assert rs_rows(warehouse / "events") == sorted([[1, "a"], [2, "b"]], key=repr)
+    # (its scan applies deletion vectors; to_pyarrow_table refuses tables with them)
+    dvs = deltalake.DeltaTable(str(warehouse / "dvs")).scan(columns=["id"]).read_all()
+    assert sorted(dvs.column("id").to_pylist()) == [0, 2, 3]
     assert rs_rows(warehouse / "events", version=3) == sorted(
         [[1, "a"], [2, "b"], [3, "a"], [4, "c"]], key=repr)
     assert rs_rows(warehouse / "events", version=1) == sorted([[1, "a"], [2, "b"]], key=repr)
