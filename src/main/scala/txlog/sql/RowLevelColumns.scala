@@ -8,12 +8,12 @@ import org.apache.spark.sql.types.{DataType, LongType, StringType, StructField, 
 
 import txlog.scan.TableParquetFormat
 
-/** The metadata columns that identify a row for Spark's row-level operations ([[RowLevelDelete]]):
-  * the data file holding it, by the path its add action gives (`_txlog_file_path`), its index in
-  * that file (`_txlog_row_index`, the index a deletion vector counts), and the file's current
-  * deletion vector as its JSON descriptor (`_txlog_deletion_vector`, null for a file without one),
-  * which a new deletion vector must keep. A scan asked for them reads them from its reader's
-  * `_metadata` ([[TableParquetFormat.rowLevelFields]]).
+/** The metadata columns that identify a row for Spark's row-level operations ([[RowLevelDv]]): the
+  * data file holding it, by the path its add action gives (`_txlog_file_path`), its index in that
+  * file (`_txlog_row_index`, the index a deletion vector counts), and the file's current deletion
+  * vector as its JSON descriptor (`_txlog_deletion_vector`, null for a file without one), which a
+  * new deletion vector must keep. A scan asked for them reads them from its reader's `_metadata`
+  * ([[TableParquetFormat.rowLevelFields]]).
   *
   * {{{
   * spark.sql("SELECT _txlog_file_path, _txlog_row_index, id FROM txlog.db.events WHERE id = 7")

@@ -19,6 +19,7 @@ import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{
   LogicalWriteInfo,
+  RowLevelOperation,
   RowLevelOperationBuilder,
   RowLevelOperationInfo,
   WriteBuilder
@@ -34,7 +35,7 @@ import txlog.errors.TxlogErrors
   * reads through [[SnapshotScanBuilder]], writes through [[TableWriteBuilder]] (each a commit); the
   * metadata column `_metadata` ([[FileMetadata]]) and those of row-level operations
   * ([[RowLevelColumns]]). `DELETE FROM`: by filters when the condition names partition columns only
-  * (whole files removed, `DeltaLog.delete`), else by deletion vectors ([[RowLevelDelete]]).
+  * (whole files removed, `DeltaLog.delete`), else by deletion vectors ([[RowLevelDv]]).
   */
 private[txlog] final class TxlogTable(tableName: String, val snapshot: Snapshot)
     extends Table
@@ -106,20 +107,23 @@ private[txlog] final class TxlogTable(tableName: String, val snapshot: Snapshot)
     ()
   }
 
-  /** DELETE by deletion vectors ([[RowLevelDelete]]); UPDATE and MERGE are not built yet. */
-  override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder =
+  /** DELETE and UPDATE by deletion vectors ([[RowLevelDv]]); MERGE is not built yet. */
+  override def newRowLevelOperationBuilder(
+      info: RowLevelOperationInfo
+  ): RowLevelOperationBuilder = {
+    val clash = RowLevelColumns.clash(snapshot.metadata.schema)
     info.command() match {
-      case org.apache.spark.sql.connector.write.RowLevelOperation.Command.DELETE
-          if RowLevelColumns.clash(snapshot.metadata.schema).isEmpty =>
-        RowLevelDelete.builder(name(), snapshot)
+      case c @ (RowLevelOperation.Command.DELETE | RowLevelOperation.Command.UPDATE)
+          if clash.isEmpty =>
+        RowLevelDv.builder(name(), snapshot, c)
       case other =>
-        val clash = RowLevelColumns.clash(snapshot.metadata.schema)
         throw TxlogErrors.unsupportedWriteFeature(
           snapshot.tablePath,
-          if (clash.isEmpty) s"$other (only DELETE is built yet)"
+          if (clash.isEmpty) s"$other (DELETE and UPDATE are built, MERGE not yet)"
           else s"row-level operations on a table with a column named ${clash.mkString(", ")}"
         )
     }
+  }
 }
 
 private[txlog] object TxlogTable {

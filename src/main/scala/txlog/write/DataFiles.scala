@@ -93,73 +93,25 @@ private[txlog] object DataFiles {
       plan: FilePlan,
       checks: Seq[String]
   ): WrittenFiles = {
-    val FilePlan(layout, dataColumns, stats, tightBounds, tableSchema) = plan
-    // the check columns are the last ones, by position: a table column may have any name
-    val numColumns = schema.size - checks.size
-    val columns = StructType(schema.fields.take(numColumns))
-    val partitionColumns = layout.partitionColumns
-    val partOrdinals = partitionColumns.map(columns.fieldIndex)
-    val partTypes = partOrdinals.map(schema(_).dataType)
-    val dataOrdinals = columns.fields.indices.filterNot(partOrdinals.contains)
-    val checkOrdinals = checks.indices.map(numColumns + _).toArray
-    val nulls = NullChecks.of(tableSchema, columns)
-    val job = Job.getInstance(table.fs.getConf)
-    val factory: OutputWriterFactory =
-      new ParquetFileFormat().prepareWrite(spark, job, table.readOptions, dataColumns)
-    val conf = new SerializableConf(job.getConfiguration)
-    val root = table.root
-    val statsType = stats.schema(tightBounds)
-    val jobId = UUID.randomUUID().toString.take(8)
+    val spec = TaskSpec(spark, schema, table, plan, checks)
     val rows = input.mapPartitionsWithIndex { (part, it) =>
-      val task = new TaskWrite(
-        root,
-        conf,
-        factory,
-        dataColumns,
-        stats,
-        tightBounds,
-        part,
-        jobId,
-        layout,
-        partTypes,
-        partOrdinals,
-        dataOrdinals,
-        schema,
-        nulls,
-        checkOrdinals.zip(checks)
-      )
+      val task = spec.task(part)
       task.run(it)
     }
-    val outSchema = new StructType()
-      .add("path", StringType)
-      .add("partitionValues", MapType(StringType, StringType, valueContainsNull = true))
-      .add("size", LongType)
-      .add("modificationTime", LongType)
-      .add("numRecords", LongType)
-      .add("statsStruct", statsType)
-      .add("bin", IntegerType)
-    val collected = Jobs.named(spark, s"write data files to $root") {
-      try
-        spark
-          .createDataFrame(rows, outSchema)
-          .select(
-            col("path"),
-            col("partitionValues"),
-            col("size"),
-            col("modificationTime"),
-            lit(layout.dataChange).as("dataChange"),
-            to_json(col("statsStruct")).as("stats"),
-            col("numRecords"),
-            col("bin")
-          )
-          .collect()
+    val collected = Jobs.named(spark, s"write data files to ${table.root}") {
+      try spec.described(spark.createDataFrame(rows, spec.outSchema)).collect()
       catch {
         // a typed error raised by a task (a NOT NULL column's null) reaches the caller as itself
         case e: org.apache.spark.SparkException if typedCause(e).isDefined =>
           throw typedCause(e).get
       }
     }
-    val files = collected.toSeq.map { r =>
+    written(spark, collected.toSeq)
+  }
+
+  /** The [[WrittenFiles]] of the rows [[TaskSpec.described]] gives. */
+  def written(spark: SparkSession, collected: Seq[Row]): WrittenFiles = {
+    val files = collected.map { r =>
       WrittenFile(Row.fromSeq(r.toSeq.dropRight(2)), r.getLong(6), r.getInt(7))
     }
     WrittenFiles(
@@ -180,8 +132,102 @@ private[txlog] object DataFiles {
       case t: txlog.TxlogException => t
     }
 
-  /** One task's writing: files open one at a time (rows arrive sorted by partition values). */
-  private final class TaskWrite(
+  /** What a task needs to write a table's files, made on the driver and sent to the tasks: rows of
+    * `schema` (the table's columns in table order, then the boolean columns of `checks`) written as
+    * `plan` says.
+    */
+  final class TaskSpec private (
+      root: String,
+      conf: SerializableConf,
+      factory: OutputWriterFactory,
+      plan: FilePlan,
+      jobId: String,
+      schema: StructType,
+      checks: Seq[String]
+  ) extends Serializable {
+
+    /** The rows a task returns per file written (see [[described]]). */
+    def outSchema: StructType = new StructType()
+      .add("path", StringType)
+      .add("partitionValues", MapType(StringType, StringType, valueContainsNull = true))
+      .add("size", LongType)
+      .add("modificationTime", LongType)
+      .add("numRecords", LongType)
+      .add("statsStruct", plan.stats.schema(plan.tightBounds))
+      .add("bin", IntegerType)
+
+    /** The tasks' rows (of [[outSchema]]) as add entries ([[AddSchema]]), then `numRecords` and
+      * `bin`.
+      */
+    def described(rows: DataFrame): DataFrame = rows.select(
+      col("path"),
+      col("partitionValues"),
+      col("size"),
+      col("modificationTime"),
+      lit(plan.layout.dataChange).as("dataChange"),
+      to_json(col("statsStruct")).as("stats"),
+      col("numRecords"),
+      col("bin")
+    )
+
+    /** The writing of task (input partition) `part`. */
+    def task(part: Int): TaskWrite = {
+      val FilePlan(layout, dataColumns, stats, tightBounds, tableSchema) = plan
+      val numColumns = schema.size - checks.size
+      val columns = StructType(schema.fields.take(numColumns))
+      val partOrdinals = layout.partitionColumns.map(columns.fieldIndex)
+      new TaskWrite(
+        root,
+        conf,
+        factory,
+        dataColumns,
+        stats,
+        tightBounds,
+        part,
+        jobId,
+        layout,
+        partOrdinals.map(schema(_).dataType),
+        partOrdinals,
+        columns.fields.indices.filterNot(partOrdinals.contains),
+        schema,
+        NullChecks.of(tableSchema, columns),
+        checks.indices.map(numColumns + _).toArray.zip(checks)
+      )
+    }
+  }
+
+  object TaskSpec {
+
+    /** The spec of writing rows of `schema` (the check columns of `checks` last, by position: a
+      * table column may have any name) under `table` as `plan` says.
+      */
+    def apply(
+        spark: SparkSession,
+        schema: StructType,
+        table: TablePath,
+        plan: FilePlan,
+        checks: Seq[String]
+    ): TaskSpec = {
+      val job = Job.getInstance(table.fs.getConf)
+      val factory =
+        new ParquetFileFormat().prepareWrite(spark, job, table.readOptions, plan.fileSchema)
+      val conf = new SerializableConf(job.getConfiguration)
+      new TaskSpec(
+        table.root,
+        conf,
+        factory,
+        plan,
+        UUID.randomUUID().toString.take(8),
+        schema,
+        checks
+      )
+    }
+  }
+
+  /** One task's writing: files open one at a time (rows arrive sorted by partition values); fed all
+    * at once ([[run]]) or a row at a time ([[add]], then [[finish]], or [[abort]]).
+    */
+  final class TaskWrite private[DataFiles] (
       root: String,
       conf: SerializableConf,
       factory: OutputWriterFactory,
@@ -220,45 +266,57 @@ private[txlog] object DataFiles {
     private var fileStats: FileStatistics = null
 
     def run(rows: Iterator[InternalRow]): Iterator[Row] = {
-      try {
-        rows.foreach { row =>
-          if (!nulls.isEmpty) nulls.violation(row).foreach { path =>
-            throw TxlogErrors.constraintViolation(root, s"NOT NULL $path", describe(row))
-          }
-          var i = 0
-          while (i < checks.length) {
-            if (!row.getBoolean(checks(i)._1)) {
-              throw TxlogErrors.constraintViolation(root, checks(i)._2, describe(row))
-            }
-            i += 1
-          }
-          // partition values compared in Spark's binary form; their text made once per file
-          val key = partitionKey(row)
-          if (writer == null || key != currentKey) {
-            close()
-            currentKey = key.copy()
-            val values = partOrdinals.indices.map { k =>
-              PartitionValueText.of(
-                if (currentKey.isNullAt(k)) null else currentKey.get(k, partTypes(k)),
-                partTypes(k)
-              )
-            }
-            open(values)
-          }
-          val data = project(row)
-          writer.write(data)
-          fileStats.add(data)
-        }
-        close()
-      } catch {
+      try rows.foreach(add)
+      catch {
         case e: Throwable =>
-          if (writer != null)
-            try writer.close()
-            catch { case _: Throwable => () }
-          writer = null
+          abort()
           throw e
       }
-      out.result().iterator
+      finish().iterator
+    }
+
+    /** Writes `row` (checked: NOT NULL, the check columns). */
+    def add(row: InternalRow): Unit = {
+      if (!nulls.isEmpty) nulls.violation(row).foreach { path =>
+        throw TxlogErrors.constraintViolation(root, s"NOT NULL $path", describe(row))
+      }
+      var i = 0
+      while (i < checks.length) {
+        if (!row.getBoolean(checks(i)._1)) {
+          throw TxlogErrors.constraintViolation(root, checks(i)._2, describe(row))
+        }
+        i += 1
+      }
+      // partition values compared in Spark's binary form; their text made once per file
+      val key = partitionKey(row)
+      if (writer == null || key != currentKey) {
+        close()
+        currentKey = key.copy()
+        val values = partOrdinals.indices.map { k =>
+          PartitionValueText.of(
+            if (currentKey.isNullAt(k)) null else currentKey.get(k, partTypes(k)),
+            partTypes(k)
+          )
+        }
+        open(values)
+      }
+      val data = project(row)
+      writer.write(data)
+      fileStats.add(data)
+    }
+
+    /** Closes the last file; the entries of every file written (rows of [[TaskSpec.outSchema]]). */
+    def finish(): Seq[Row] = {
+      close()
+      out.result()
+    }
+
+    /** After a failure: closes the open file quietly (a file no entry names is never committed). */
+    def abort(): Unit = {
+      if (writer != null)
+        try writer.close()
+        catch { case _: Throwable => () }
+      writer = null
     }
 
     /** The table columns of `row`, as `name = value`, each value cut to 50 characters. */

@@ -255,7 +255,7 @@ private[txlog] object DataFrameWrite {
   /** Table features whose data rules this writer does not implement yet:
     * UNSUPPORTED_WRITER_FEATURES naming them, before anything is written.
     */
-  private def refuseUnimplemented(table: String, p: Protocol, md: Metadata): Unit = {
+  private[write] def refuseUnimplemented(table: String, p: Protocol, md: Metadata): Unit = {
     val mapping = TableConfiguration(p, md).columnMappingMode
     if (mapping != "none" && !PhysicalSchema.maps(mapping)) {
       throw TxlogErrors.unsupportedWriteFeature(table, s"column mapping mode $mapping")

@@ -15,7 +15,7 @@ import txlog.util.Jobs
 
 /** `DeltaLog.delete` with a condition on data columns: the rows it matches deleted by deletion
   * vectors, as SQL's `DELETE FROM` does through Spark's row-level operations
-  * (`txlog.sql.RowLevelDelete`): the table's rows with their file and row index, filtered by the
+  * (`txlog.sql.RowLevelDv`): the table's rows with their file and row index, filtered by the
   * condition, clustered by file and sorted by row index; each task writes its files' new vectors
   * ([[DvDeletion]]); the driver commits them as one `DELETE` ([[DvDelete]]).
   */

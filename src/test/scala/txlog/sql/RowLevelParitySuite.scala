@@ -11,7 +11,7 @@ import txlog.{DeltaLog, SparkSuite, TxlogException}
   * delta-spark also reads txlog's table back. Also: what txlog refuses (data conditions without
   * deletion vectors, with the change data feed on), typed and with nothing written.
   */
-class DeleteParitySuite extends SparkSuite {
+class RowLevelParitySuite extends SparkSuite {
 
   override def extraConf: Map[String, String] =
     Map("spark.sql.catalog.txlog" -> classOf[TxlogCatalog].getName)
@@ -34,6 +34,7 @@ class DeleteParitySuite extends SparkSuite {
     "numRemovedFiles",
     "numAddedFiles",
     "numDeletedRows",
+    "numUpdatedRows",
     "numCopiedRows",
     "numAddedChangeFiles",
     "numDeletionVectorsAdded",
@@ -51,15 +52,28 @@ class DeleteParitySuite extends SparkSuite {
 
   private def versionOf(table: String): Long = latest(table).getAs[Long]("version")
 
-  /** The same DELETE on both tables: the same rows after, the same operation and counts. */
-  private def sameDelete(p: SqlPair, sql: String): Unit = {
+  /** The same DELETE or UPDATE on both tables: the same rows after, the same operation and counts.
+    * The files an UPDATE writes its rows into are each writer's own layout (delta-spark writes one
+    * per touched file, txlog one per partition a task writes): their number is left out, and with
+    * `filesOfUpdates` (the statement touches files an earlier UPDATE wrote) so are the counts of
+    * touched files.
+    */
+  private def sameChange(p: SqlPair, sql: String, filesOfUpdates: Boolean = false): Unit = {
     p.both(sql)
     p.sameRows()
     val (d, t) = (latest(p.deltaTable), latest(p.txlogTable))
     assert(t.getAs[String]("operation") == d.getAs[String]("operation"), sql)
-    val expected = metrics(p.deltaTable)
-    assert(expected("numDeletedRows") != "absent", s"$sql: $expected")
-    assert(metrics(p.txlogTable) == expected, sql)
+    val files = counted.filter(k => k.contains("Files") || k.contains("DeletionVectors"))
+    val layout =
+      if (filesOfUpdates) files.toSet
+      else if (sql.startsWith("UPDATE")) Set("numAddedFiles")
+      else Set.empty[String]
+    val expected = metrics(p.deltaTable) -- layout
+    assert(
+      expected("numDeletedRows") != "absent" || expected("numUpdatedRows") != "absent",
+      s"$sql: $expected"
+    )
+    assert(metrics(p.txlogTable) -- layout == expected, sql)
   }
 
   private def condition(t: Throwable): String = t match {
@@ -78,19 +92,19 @@ class DeleteParitySuite extends SparkSuite {
     p.both("INSERT INTO {t} VALUES (5, 'a', 'x'), (6, 'a', 'y'), (7, 'a', 'z'), (8, 'b', 'w')")
     p.both("INSERT INTO {t} VALUES (9, 'c', 'q')")
     // rows of three files in two partitions: new vectors
-    sameDelete(p, "DELETE FROM {t} WHERE v = 'x'")
+    sameChange(p, "DELETE FROM {t} WHERE v = 'x'")
     assert(dvsOf(p.txlogPath).length == 3)
     // more rows of files with vectors: the old vectors merged in, one file left without rows
-    sameDelete(p, "DELETE FROM {t} WHERE id IN (2, 3, 7)")
+    sameChange(p, "DELETE FROM {t} WHERE id IN (2, 3, 7)")
     // every row of a file: the file removed whole
-    sameDelete(p, "DELETE FROM {t} WHERE v = 'q' AND id > 0")
+    sameChange(p, "DELETE FROM {t} WHERE v = 'q' AND id > 0")
     // no row matches: nothing committed on either side
     val (d, t) = (versionOf(p.deltaTable), versionOf(p.txlogTable))
     p.both("DELETE FROM {t} WHERE id > 100")
     assert(versionOf(p.deltaTable) == d && versionOf(p.txlogTable) == t && t == d)
     p.sameRows()
     // a condition on partition and data columns, then on a subquery
-    sameDelete(p, "DELETE FROM {t} WHERE part = 'a' AND v = 'y'")
+    sameChange(p, "DELETE FROM {t} WHERE part = 'a' AND v = 'y'")
     // a subquery (delta-spark refuses them in DELETE: it gets the subquery's value)
     val top = spark.table(p.deltaTable).selectExpr("max(id)").head().getLong(0)
     p.delta(s"DELETE FROM {t} WHERE id = $top").collect()
@@ -100,14 +114,37 @@ class DeleteParitySuite extends SparkSuite {
     assert(versionOf(p.txlogTable) == versionOf(p.deltaTable))
   }
 
+  test("UPDATE by deletion vectors: delta-spark's rows and counts, rows moved between partitions") {
+    val p = pair("upd")
+    p.both(create(dvs = true))
+    p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
+    p.both("INSERT INTO {t} VALUES (5, 'a', 'x'), (6, 'a', 'y'), (7, 'b', 'z')")
+    sameChange(p, "UPDATE {t} SET v = 'u' WHERE id % 2 = 0")
+    // rows of files with vectors and of the files the last update wrote
+    sameChange(
+      p,
+      "UPDATE {t} SET v = concat(v, '!'), id = id + 100 WHERE v IN ('u', 'z')",
+      filesOfUpdates = true
+    )
+    // into another partition; every row of a file
+    sameChange(p, "UPDATE {t} SET part = 'c' WHERE part = 'b'", filesOfUpdates = true)
+    val (d, t) = (versionOf(p.deltaTable), versionOf(p.txlogTable))
+    // the new files have statistics, as any file txlog writes
+    val files = DeltaLog.forTable(spark, p.txlogPath).update().allFiles
+    assert(files.where("stats_parsed.numRecords IS NULL").count() == 0)
+    p.both("UPDATE {t} SET v = 'none' WHERE id > 1000")
+    assert(versionOf(p.deltaTable) == d && versionOf(p.txlogTable) == t && t == d)
+    p.sameRows()
+  }
+
   test("DELETE on partition columns removes whole files, as delta-spark's metadata-only delete") {
     val p = pair("parts")
     p.both(create(dvs = false))
     p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'c', 'z')")
     p.both("INSERT INTO {t} VALUES (4, 'a', 'x'), (5, 'b', 'y')")
-    sameDelete(p, "DELETE FROM {t} WHERE part = 'a'")
-    sameDelete(p, "DELETE FROM {t} WHERE part IN ('b', 'z')")
-    sameDelete(p, "DELETE FROM {t}")
+    sameChange(p, "DELETE FROM {t} WHERE part = 'a'")
+    sameChange(p, "DELETE FROM {t} WHERE part IN ('b', 'z')")
+    sameChange(p, "DELETE FROM {t}")
   }
 
   test("refused typed, nothing written: no deletion vectors, the change data feed, append-only") {
@@ -126,6 +163,7 @@ class DeleteParitySuite extends SparkSuite {
     plain.txlog(create(dvs = false)).collect()
     plain.txlog("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')").collect()
     refused(plain, "DELETE FROM {t} WHERE v = 'x'", "UNSUPPORTED_WRITER_FEATURES")
+    refused(plain, "UPDATE {t} SET v = 'y' WHERE v = 'x'", "UNSUPPORTED_WRITER_FEATURES")
     val cdf = pair("cdf")
     cdf.txlog(create(dvs = true)).collect()
     cdf.txlog("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')").collect()
@@ -136,6 +174,18 @@ class DeleteParitySuite extends SparkSuite {
     appendOnly.txlog("INSERT INTO {t} VALUES (1, 'a', 'x')").collect()
     appendOnly.txlog("ALTER TABLE {t} SET TBLPROPERTIES ('delta.appendOnly' = 'true')").collect()
     refused(appendOnly, "DELETE FROM {t} WHERE v = 'x'", "APPEND_ONLY_VIOLATION")
+    refused(appendOnly, "UPDATE {t} SET v = 'y'", "APPEND_ONLY_VIOLATION")
+    val tracked = pair("tracked")
+    tracked
+      .txlog(create(dvs = true).dropRight(1) + ", 'delta.enableRowTracking' = 'true')")
+      .collect()
+    tracked.txlog("INSERT INTO {t} VALUES (1, 'a', 'x')").collect()
+    refused(tracked, "UPDATE {t} SET v = 'y'", "UNSUPPORTED_WRITER_FEATURES")
+    refused(
+      tracked,
+      "MERGE INTO {t} USING {t} s ON {t}.id = s.id WHEN MATCHED THEN DELETE",
+      "UNSUPPORTED_WRITER_FEATURES"
+    )
   }
 
 }

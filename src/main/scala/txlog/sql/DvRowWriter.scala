@@ -1,0 +1,111 @@
+package txlog.sql
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, WriterCommitMessage}
+
+import txlog.deletionvectors.DeletionVectorWriter
+import txlog.protocol.DvPaths
+import txlog.write.{DataFiles, DvDeletion}
+import txlog.write.DvDelete.Touched
+
+/** Makes one [[DvRowWriter]] a task (serialized to the executors); `data` is how an UPDATE's new
+  * rows are written (None for a DELETE).
+  */
+private[txlog] final class DvRowWriterFactory(
+    target: DeletionVectorWriter.Target,
+    data: Option[DataFiles.TaskSpec]
+) extends DeltaWriterFactory {
+  override def createWriter(partitionId: Int, taskId: Long): DeltaWriter[InternalRow] =
+    new DvRowWriter(target, data.map(_.task(partitionId)))
+}
+
+/** A task's part of a DELETE or UPDATE: each deleted or updated row's id (the file's path and the
+  * row's index, with the file's deletion vector as metadata) marked in its file's new deletion
+  * vector ([[DvDeletion]]); an updated row's new values written into the task's new data files
+  * (`data`, with statistics and NOT NULL checks).
+  */
+private[txlog] final class DvRowWriter(
+    target: DeletionVectorWriter.Target,
+    data: Option[DataFiles.TaskWrite]
+) extends DeltaWriter[InternalRow] {
+
+  private val deletion = new DvDeletion(target)
+
+  /** `id`: the file's path and the row's index; `metadata`: the file's deletion vector (JSON). */
+  override def delete(metadata: InternalRow, id: InternalRow): Unit = deletion.delete(
+    id.getUTF8String(0).toString,
+    if (metadata.isNullAt(0)) null else metadata.getUTF8String(0).toString,
+    id.getLong(1)
+  )
+
+  override def update(metadata: InternalRow, id: InternalRow, row: InternalRow): Unit = {
+    delete(metadata, id)
+    insert(row)
+  }
+
+  override def insert(row: InternalRow): Unit = data match {
+    case Some(w) => w.add(row)
+    case None    => throw new UnsupportedOperationException("A txlog DELETE inserts no row.")
+  }
+
+  override def commit(): WriterCommitMessage = {
+    val written = data.fold(Seq.empty[Row])(_.finish())
+    DvRowMessage(deletion.finish(), written)
+  }
+
+  override def abort(): Unit = {
+    data.foreach(_.abort())
+    val attempt = Option(TaskContext.get()).fold("")(t => s" (task attempt ${t.taskAttemptId()})")
+    deletion.abort(new RuntimeException(s"the task was aborted$attempt"))
+  }
+
+  override def close(): Unit = ()
+}
+
+/** A task's new deletion vectors, one per file it touched, and the data files it wrote (rows of
+  * `DataFiles.TaskSpec.outSchema`).
+  */
+private[txlog] final case class DvRowMessage(files: Seq[Touched], written: Seq[Row])
+    extends WriterCommitMessage
+
+private[txlog] object DvRowMessage {
+
+  /** Every file the tasks touched; a file touched by two tasks fails the commit (a bug: the write
+    * asks Spark to cluster rows by file). Null messages (tasks that failed) are skipped.
+    */
+  def touched(messages: Array[WriterCommitMessage]): Seq[Touched] = {
+    val all = messages.toSeq.collect { case DvRowMessage(files, _) => files }.flatten
+    val twice = all.groupBy(_.path).collect { case (p, fs) if fs.length > 1 => p }
+    if (twice.nonEmpty) {
+      throw new IllegalStateException(
+        s"Two tasks of a txlog row-level operation wrote deletion vectors of " +
+          s"${twice.toSeq.sorted.take(3)}; nothing was committed."
+      )
+    }
+    all
+  }
+
+  /** The data files the tasks wrote. */
+  def written(messages: Array[WriterCommitMessage]): Seq[Row] =
+    messages.toSeq.collect { case DvRowMessage(_, rows) => rows }.flatten
+
+  /** Deletes the DV files `messages` name (best effort: a file left behind is referenced by no
+    * version, and VACUUM removes it).
+    */
+  def deleteFiles(
+      target: DeletionVectorWriter.Target,
+      messages: Array[WriterCommitMessage],
+      conf: Configuration
+  ): Unit = {
+    val files =
+      Option(messages).toSeq.flatten.collect { case DvRowMessage(fs, _) => fs }.flatten
+    files.map(_.dv).filter(_.storageType == "u").map(_.pathOrInlineDv).distinct.foreach { text =>
+      DvPaths.absolutePath(target.tableRoot, "u", text).foreach { p =>
+        scala.util.Try(p.getFileSystem(conf).delete(p, false))
+      }
+    }
+  }
+}

@@ -1,0 +1,191 @@
+package txlog.sql
+
+import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
+import org.apache.spark.sql.connector.expressions.{
+  Expression,
+  Expressions,
+  SortDirection,
+  SortOrder
+}
+import org.apache.spark.sql.connector.read.ScanBuilder
+import org.apache.spark.sql.connector.write.{
+  DeltaBatchWrite,
+  DeltaWrite,
+  DeltaWriteBuilder,
+  DeltaWriterFactory,
+  LogicalWriteInfo,
+  PhysicalWriteInfo,
+  RequiresDistributionAndOrdering,
+  RowLevelOperation,
+  RowLevelOperationBuilder,
+  SupportsDelta,
+  WriterCommitMessage
+}
+import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import txlog.{DeltaLog, Snapshot}
+import txlog.deletionvectors.DeletionVectorWriter
+import txlog.write.{DataFiles, DvDelete, FilePlan}
+
+/** SQL `DELETE FROM` with a condition on data columns, and `UPDATE`, as a delta-based row-level
+  * operation of Spark's (`SupportsDelta`): Spark scans the table with each row's id
+  * ([[RowLevelColumns]]: its file and index in it) and the file's deletion vector, keeps the rows
+  * the condition matches, and hands them to [[DvRowWriter]]s, clustered by file and sorted by row
+  * index (an UPDATE's with their new values). Each task writes the new deletion vectors of its
+  * files (the old ones merged in) into one DV file, and an UPDATE's new rows into new data files
+  * with statistics; the driver then commits them as one `DELETE` or `UPDATE`
+  * ([[DvDelete.commitChanges]]): each touched file removed and added back with its new vector, or
+  * removed whole when no row of it is left, and the new files added. No data file is rewritten.
+  *
+  * A DELETE condition on partition columns alone never gets here: Spark deletes by filters first
+  * (`TxlogTable.deleteWhere`, whole files). The table is checked before any task runs
+  * ([[DvDelete.check]]): a table the operation may not change fails typed and nothing is written.
+  *
+  * {{{
+  * spark.sql("DELETE FROM txlog.db.events WHERE user_id = 42")
+  * spark.sql("UPDATE txlog.db.events SET status = 'closed' WHERE id = 7")
+  * }}}
+  */
+private[txlog] final class RowLevelDv(
+    tableName: String,
+    snapshot: Snapshot,
+    command: RowLevelOperation.Command
+) extends SupportsDelta {
+
+  @volatile private var scan: Option[SnapshotScanBuilder] = None
+
+  override def command(): RowLevelOperation.Command = command
+
+  override def description(): String = s"txlog $command on $tableName v${snapshot.version}"
+
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
+    TxlogTable.refuseOptions(options, s"a $command of a txlog table by name takes no options")
+    val b = new SnapshotScanBuilder(snapshot)
+    scan = Some(b)
+    b
+  }
+
+  override def rowId(): Array[org.apache.spark.sql.connector.expressions.NamedReference] =
+    RowLevelColumns.rowId
+
+  override def requiredMetadataAttributes()
+      : Array[org.apache.spark.sql.connector.expressions.NamedReference] =
+    RowLevelColumns.required
+
+  // an update is one call with the row's id and new values: one DV mark and one row written
+  override def representUpdateAsDeleteAndInsert(): Boolean = false
+
+  override def newWriteBuilder(info: LogicalWriteInfo): DeltaWriteBuilder = {
+    TxlogTable.refuseOptions(
+      info.options(),
+      s"a $command of a txlog table by name takes no options"
+    )
+    new DeltaWriteBuilder {
+      override def build(): DeltaWrite = new DvRowWrite(
+        snapshot,
+        command,
+        () => scan.fold(Seq.empty[Filter])(_.pushedFilters().toSeq)
+      )
+    }
+  }
+}
+
+private[txlog] object RowLevelDv {
+
+  /** The builder Spark asks a table for (DELETE or UPDATE). */
+  def builder(
+      tableName: String,
+      snapshot: Snapshot,
+      command: RowLevelOperation.Command
+  ): RowLevelOperationBuilder =
+    new RowLevelOperationBuilder {
+      override def build(): RowLevelOperation = new RowLevelDv(tableName, snapshot, command)
+    }
+}
+
+/** The write of a DELETE or UPDATE: the rows clustered by file (so one task writes each file's
+  * vector) and sorted by row index; committed by the driver as one commit.
+  */
+private[txlog] final class DvRowWrite(
+    snapshot: Snapshot,
+    command: RowLevelOperation.Command,
+    filters: () => Seq[Filter]
+) extends DeltaWrite
+    with RequiresDistributionAndOrdering {
+
+  private val file: Expression = Expressions.column(RowLevelColumns.FilePath)
+  private val index: Expression = Expressions.column(RowLevelColumns.RowIndex)
+  private val update = command == RowLevelOperation.Command.UPDATE
+
+  override def description(): String = s"txlog $command ${snapshot.tablePath}"
+
+  override def requiredDistribution(): Distribution = Distributions.clustered(Array(file))
+
+  override def requiredOrdering(): Array[SortOrder] = Array(
+    Expressions.sort(file, SortDirection.ASCENDING),
+    Expressions.sort(index, SortDirection.ASCENDING)
+  )
+
+  override def toBatch(): DeltaBatchWrite = {
+    val started = System.nanoTime()
+    val log = DeltaLog.forTable(snapshot.spark, snapshot.tablePath)
+    val ctx = log.context
+    // before any task writes: a table this operation may not change fails here, typed
+    DvDelete.check(ctx, snapshot, update)
+    val target = DeletionVectorWriter.Target(
+      snapshot.tablePath,
+      snapshot.version,
+      snapshot.config,
+      ctx.table.hadoopConf
+    )
+    val data =
+      if (!update) None
+      else {
+        val md = snapshot.metadata
+        val plan = FilePlan.of(ctx.root, snapshot.protocol, md, dataChange = true)
+        Some(DataFiles.TaskSpec(snapshot.spark, md.schema, ctx.table, plan, Nil))
+      }
+    new DvRowBatch(log, snapshot, command.toString, target, data, filters, started)
+  }
+}
+
+/** Commits the tasks' deletion vectors (and new files); on a failure before the commit was tried,
+  * deletes the DV files the tasks wrote (nothing refers to them). Once tried, they stay: a commit
+  * whose outcome is unknown may refer to them, and VACUUM removes those that no version does.
+  */
+private[txlog] final class DvRowBatch(
+    log: DeltaLog,
+    snapshot: Snapshot,
+    operation: String,
+    target: DeletionVectorWriter.Target,
+    data: Option[DataFiles.TaskSpec],
+    filters: () => Seq[Filter],
+    started: Long
+) extends DeltaBatchWrite {
+
+  @volatile private var commitTried = false
+
+  override def createBatchWriterFactory(info: PhysicalWriteInfo): DeltaWriterFactory =
+    new DvRowWriterFactory(target, data)
+
+  override def commit(messages: Array[WriterCommitMessage]): Unit = {
+    commitTried = true
+    val top = snapshot.metadata.schema.fieldNames.toSet
+    val predicate = filters().flatMap(FilterSql.of(_, top))
+    val spark = snapshot.spark
+    val written = data.map { spec =>
+      val rows = DvRowMessage.written(messages)
+      val described = spec.described(
+        spark.createDataFrame(spark.sparkContext.parallelize(rows, 1), spec.outSchema)
+      )
+      DataFiles.written(spark, described.collect().toSeq)
+    }
+    val touched = DvRowMessage.touched(messages)
+    DvDelete.commitChanges(log.context, snapshot, operation, touched, written, predicate, started)
+    ()
+  }
+
+  override def abort(messages: Array[WriterCommitMessage]): Unit =
+    if (!commitTried) DvRowMessage.deleteFiles(target, messages, log.context.table.hadoopConf)
+}
