@@ -40,6 +40,7 @@ object TestGroups {
     "SqlParitySuite" -> 150, // added since: 115-220 s alone at load 5-8 (session start included)
     "RowLevelParitySuite" -> 130, // added since: 130 s alone (session start included)
     "RowDeleteSuite" -> 25, // added since: 24 s after RowLevelParitySuite
+    "MergeParitySuite" -> 90, // added since: 83 s alone (session start included)
     "SqlAlterParitySuite" -> 70, // added since: 58 s after other SQL suites, 168 s alone at load 8
     "ChangesSuite" -> 25, // added since: 17 s alone
     "DeletionVectorCommitSuite" -> 30, // added since: 105 s alone at load 9-12, most of it the

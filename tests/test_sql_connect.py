@@ -137,6 +137,11 @@ def test_tables_by_name_over_connect(server: dict[str, Any]) -> None:
         {"name": "delete_kind", "sql": "DELETE FROM dvs WHERE kind = '1' AND id > 4"},
         {"name": "dvs_left", "sql": "SELECT id FROM dvs ORDER BY id"},
         {"name": "delete_plain", "sql": "DELETE FROM small WHERE id = 10"},
+        {"name": "merge", "sql": "MERGE INTO dvs t USING (SELECT id FROM range(2, 8)) s "
+                                 "ON t.id = s.id WHEN MATCHED AND t.id = 2 THEN DELETE "
+                                 "WHEN MATCHED THEN UPDATE SET kind = 'm' "
+                                 "WHEN NOT MATCHED THEN INSERT (id, kind) VALUES (s.id, 'i')"},
+        {"name": "merged", "sql": "SELECT id, kind FROM dvs ORDER BY id"},
     ]
     got = run_client(server, "tables", steps)
     for name in ("create", "insert1", "insert2", "append", "ctas", "overwrite"):
@@ -162,13 +167,16 @@ def test_tables_by_name_over_connect(server: dict[str, Any]) -> None:
         assert "error_class" not in got[name], (name, got[name])
     assert got["dvs_left"]["rows"] == [[0], [2], [3]]
     assert got["delete_plain"]["error_class"] == "UNSUPPORTED_WRITER_FEATURES", got["delete_plain"]
+    # MERGE over Connect: 2 deleted, 3 updated, 4 to 7 inserted (4 and 5 were deleted before)
+    assert "error_class" not in got["merge"], got["merge"]
+    assert got["merged"]["rows"] == [[0, "0"], [3, "m"], [4, "i"], [5, "i"], [6, "i"], [7, "i"]]
 
     # What the server wrote, read by delta-rs: the managed tables under the warehouse.
     warehouse: Path = server["warehouse"]
     assert rs_rows(warehouse / "events") == sorted([[1, "a"], [2, "b"]], key=repr)
     # (its scan applies deletion vectors; to_pyarrow_table refuses tables with them)
     dvs = deltalake.DeltaTable(str(warehouse / "dvs")).scan(columns=["id"]).read_all()
-    assert sorted(dvs.column("id").to_pylist()) == [0, 2, 3]
+    assert sorted(dvs.column("id").to_pylist()) == [0, 3, 4, 5, 6, 7]
     assert rs_rows(warehouse / "events", version=3) == sorted(
         [[1, "a"], [2, "b"], [3, "a"], [4, "c"]], key=repr)
     assert rs_rows(warehouse / "events", version=1) == sorted([[1, "a"], [2, "b"]], key=repr)

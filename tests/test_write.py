@@ -152,6 +152,48 @@ def test_delete_by_deletion_vectors_is_what_delta_rs_reads(spark: SparkSession,
     assert files == 2
 
 
+def _rs_merged(path: Path) -> list[list[object]]:
+    """The rows (id, v) delta-rs reads, deletion vectors applied, sorted."""
+    table = deltalake.DeltaTable(str(path)).scan(columns=["id", "v"]).read_all()
+    return sorted([list(r) for r in zip(table.column("id").to_pylist(),
+                                        table.column("v").to_pylist())])
+
+
+def test_merge_by_deletion_vectors_is_what_delta_rs_reads(spark: SparkSession,
+                                                         tmp_path: Path) -> None:
+    """SQL MERGE and DataFrame.mergeInto on a table by name (the tests' session catalog is
+    txlog's): matched rows updated and deleted by deletion vectors, new rows inserted; delta-rs
+    reads the rows the statements say, and the history records the MERGEs."""
+    path = tmp_path / "m"
+    spark.sql("CREATE TABLE merge_rows (id BIGINT, v STRING) USING txlog "
+              f"LOCATION '{path}' TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    try:
+        spark.sql("INSERT INTO merge_rows SELECT id, 'old' FROM range(6)")
+        spark.createDataFrame([(1, "new"), (2, "drop"), (9, "ins")], "id BIGINT, v STRING") \
+            .createOrReplaceTempView("merge_src")
+        spark.sql("MERGE INTO merge_rows t USING merge_src s ON t.id = s.id "
+                  "WHEN MATCHED AND s.v = 'drop' THEN DELETE "
+                  "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT *")
+        expected = [[0, "old"], [1, "new"], [3, "old"], [4, "old"], [5, "old"], [9, "ins"]]
+        assert _rs_merged(path) == expected
+        history = spark.sql("DESCRIBE HISTORY merge_rows LIMIT 1").collect()[0]
+        assert history["operation"] == "MERGE"
+        m = history["operationMetrics"]
+        assert (m["numTargetRowsUpdated"], m["numTargetRowsDeleted"],
+                m["numTargetRowsInserted"]) == ("1", "1", "1")
+        if hasattr(spark.table("merge_src"), "mergeInto"):  # pyspark 4.0 and later
+            from pyspark.sql.functions import col, expr
+            src = spark.createDataFrame([(0, "df"), (7, "df")], "id BIGINT, v STRING")
+            src.alias("s").mergeInto("merge_rows", expr("merge_rows.id = s.id")) \
+                .whenMatched().update({"v": col("s.v")}) \
+                .whenNotMatched().insertAll() \
+                .merge()
+            expected = [[0, "df"]] + expected[1:] + [[7, "df"]]
+            assert _rs_merged(path) == sorted(expected)
+    finally:
+        spark.sql("DROP TABLE IF EXISTS merge_rows")
+
+
 def test_optimize_compacts_and_delta_rs_reads_the_same_rows(spark: SparkSession,
                                                             tmp_path: Path) -> None:
     path = str(tmp_path / "t")

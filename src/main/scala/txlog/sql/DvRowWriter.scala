@@ -11,8 +11,8 @@ import txlog.protocol.DvPaths
 import txlog.write.{DataFiles, DvDeletion}
 import txlog.write.DvDelete.Touched
 
-/** Makes one [[DvRowWriter]] a task (serialized to the executors); `data` is how an UPDATE's new
-  * rows are written (None for a DELETE).
+/** Makes one [[DvRowWriter]] a task (serialized to the executors); `data` is how an UPDATE's or
+  * MERGE's new rows are written (None for a DELETE).
   */
 private[txlog] final class DvRowWriterFactory(
     target: DeletionVectorWriter.Target,
@@ -22,10 +22,10 @@ private[txlog] final class DvRowWriterFactory(
     new DvRowWriter(target, data.map(_.task(partitionId)))
 }
 
-/** A task's part of a DELETE or UPDATE: each deleted or updated row's id (the file's path and the
-  * row's index, with the file's deletion vector as metadata) marked in its file's new deletion
-  * vector ([[DvDeletion]]); an updated row's new values written into the task's new data files
-  * (`data`, with statistics and NOT NULL checks).
+/** A task's part of a DELETE, UPDATE or MERGE: each deleted or updated row's id (the file's path
+  * and the row's index, with the file's deletion vector as metadata) marked in its file's new
+  * deletion vector ([[DvDeletion]]); an updated row's new values, and a MERGE's inserted rows,
+  * written into the task's new data files (`data`, with statistics and NOT NULL checks).
   */
 private[txlog] final class DvRowWriter(
     target: DeletionVectorWriter.Target,
@@ -33,6 +33,7 @@ private[txlog] final class DvRowWriter(
 ) extends DeltaWriter[InternalRow] {
 
   private val deletion = new DvDeletion(target)
+  private var updated = 0L
 
   /** `id`: the file's path and the row's index; `metadata`: the file's deletion vector (JSON). */
   override def delete(metadata: InternalRow, id: InternalRow): Unit = deletion.delete(
@@ -44,6 +45,7 @@ private[txlog] final class DvRowWriter(
   override def update(metadata: InternalRow, id: InternalRow, row: InternalRow): Unit = {
     delete(metadata, id)
     insert(row)
+    updated += 1
   }
 
   override def insert(row: InternalRow): Unit = data match {
@@ -53,7 +55,7 @@ private[txlog] final class DvRowWriter(
 
   override def commit(): WriterCommitMessage = {
     val written = data.fold(Seq.empty[Row])(_.finish())
-    DvRowMessage(deletion.finish(), written)
+    DvRowMessage(deletion.finish(), written, updated)
   }
 
   override def abort(): Unit = {
@@ -65,10 +67,11 @@ private[txlog] final class DvRowWriter(
   override def close(): Unit = ()
 }
 
-/** A task's new deletion vectors, one per file it touched, and the data files it wrote (rows of
-  * `DataFiles.TaskSpec.outSchema`).
+/** A task's new deletion vectors, one per file it touched, the data files it wrote (rows of
+  * `DataFiles.TaskSpec.outSchema`) and how many of their rows are updates (the rest: a MERGE's
+  * inserts).
   */
-private[txlog] final case class DvRowMessage(files: Seq[Touched], written: Seq[Row])
+private[txlog] final case class DvRowMessage(files: Seq[Touched], written: Seq[Row], updated: Long)
     extends WriterCommitMessage
 
 private[txlog] object DvRowMessage {
@@ -77,7 +80,7 @@ private[txlog] object DvRowMessage {
     * asks Spark to cluster rows by file). Null messages (tasks that failed) are skipped.
     */
   def touched(messages: Array[WriterCommitMessage]): Seq[Touched] = {
-    val all = messages.toSeq.collect { case DvRowMessage(files, _) => files }.flatten
+    val all = messages.toSeq.collect { case DvRowMessage(files, _, _) => files }.flatten
     val twice = all.groupBy(_.path).collect { case (p, fs) if fs.length > 1 => p }
     if (twice.nonEmpty) {
       throw new IllegalStateException(
@@ -90,7 +93,11 @@ private[txlog] object DvRowMessage {
 
   /** The data files the tasks wrote. */
   def written(messages: Array[WriterCommitMessage]): Seq[Row] =
-    messages.toSeq.collect { case DvRowMessage(_, rows) => rows }.flatten
+    messages.toSeq.collect { case DvRowMessage(_, rows, _) => rows }.flatten
+
+  /** How many of the rows the tasks wrote are updates. */
+  def updated(messages: Array[WriterCommitMessage]): Long =
+    messages.toSeq.collect { case m: DvRowMessage => m.updated }.sum
 
   /** Deletes the DV files `messages` name (best effort: a file left behind is referenced by no
     * version, and VACUUM removes it).
@@ -101,7 +108,7 @@ private[txlog] object DvRowMessage {
       conf: Configuration
   ): Unit = {
     val files =
-      Option(messages).toSeq.flatten.collect { case DvRowMessage(fs, _) => fs }.flatten
+      Option(messages).toSeq.flatten.collect { case DvRowMessage(fs, _, _) => fs }.flatten
     files.map(_.dv).filter(_.storageType == "u").map(_.pathOrInlineDv).distinct.foreach { text =>
       DvPaths.absolutePath(target.tableRoot, "u", text).foreach { p =>
         scala.util.Try(p.getFileSystem(conf).delete(p, false))

@@ -28,15 +28,16 @@ import txlog.{DeltaLog, Snapshot}
 import txlog.deletionvectors.DeletionVectorWriter
 import txlog.write.{DataFiles, DvDelete, FilePlan}
 
-/** SQL `DELETE FROM` with a condition on data columns, and `UPDATE`, as a delta-based row-level
-  * operation of Spark's (`SupportsDelta`): Spark scans the table with each row's id
+/** SQL `DELETE FROM` with a condition on data columns, `UPDATE` and `MERGE INTO`, as a delta-based
+  * row-level operation of Spark's (`SupportsDelta`): Spark scans the table with each row's id
   * ([[RowLevelColumns]]: its file and index in it) and the file's deletion vector, keeps the rows
   * the condition matches, and hands them to [[DvRowWriter]]s, clustered by file and sorted by row
-  * index (an UPDATE's with their new values). Each task writes the new deletion vectors of its
-  * files (the old ones merged in) into one DV file, and an UPDATE's new rows into new data files
-  * with statistics; the driver then commits them as one `DELETE` or `UPDATE`
-  * ([[DvDelete.commitChanges]]): each touched file removed and added back with its new vector, or
-  * removed whole when no row of it is left, and the new files added. No data file is rewritten.
+  * index (an UPDATE's with their new values; a MERGE's inserted rows, which have no file, go to one
+  * task). Each task writes the new deletion vectors of its files (the old ones merged in) into one
+  * DV file, and the new rows into new data files with statistics; the driver then commits them as
+  * one `DELETE`, `UPDATE` or `MERGE` ([[DvDelete.commitChanges]]): each touched file removed and
+  * added back with its new vector, or removed whole when no row of it is left, and the new files
+  * added. No data file is rewritten.
   *
   * A DELETE condition on partition columns alone never gets here: Spark deletes by filters first
   * (`TxlogTable.deleteWhere`, whole files). The table is checked before any task runs
@@ -45,7 +46,12 @@ import txlog.write.{DataFiles, DvDelete, FilePlan}
   * {{{
   * spark.sql("DELETE FROM txlog.db.events WHERE user_id = 42")
   * spark.sql("UPDATE txlog.db.events SET status = 'closed' WHERE id = 7")
+  * spark.sql("""MERGE INTO txlog.db.events t USING updates s ON t.id = s.id
+  *   WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *""")
   * }}}
+  *
+  * A MERGE with only `WHEN NOT MATCHED` clauses never gets here: Spark plans it as an append of the
+  * source's unmatched rows (`TxlogTable`'s write, a `WRITE` commit).
   */
 private[txlog] final class RowLevelDv(
     tableName: String,
@@ -93,7 +99,7 @@ private[txlog] final class RowLevelDv(
 
 private[txlog] object RowLevelDv {
 
-  /** The builder Spark asks a table for (DELETE or UPDATE). */
+  /** The builder Spark asks a table for (DELETE, UPDATE or MERGE). */
   def builder(
       tableName: String,
       snapshot: Snapshot,
@@ -104,8 +110,8 @@ private[txlog] object RowLevelDv {
     }
 }
 
-/** The write of a DELETE or UPDATE: the rows clustered by file (so one task writes each file's
-  * vector) and sorted by row index; committed by the driver as one commit.
+/** The write of a DELETE, UPDATE or MERGE: the rows clustered by file (so one task writes each
+  * file's vector) and sorted by row index; committed by the driver as one commit.
   */
 private[txlog] final class DvRowWrite(
     snapshot: Snapshot,
@@ -116,7 +122,7 @@ private[txlog] final class DvRowWrite(
 
   private val file: Expression = Expressions.column(RowLevelColumns.FilePath)
   private val index: Expression = Expressions.column(RowLevelColumns.RowIndex)
-  private val update = command == RowLevelOperation.Command.UPDATE
+  private val writesRows = command != RowLevelOperation.Command.DELETE
 
   override def description(): String = s"txlog $command ${snapshot.tablePath}"
 
@@ -132,7 +138,7 @@ private[txlog] final class DvRowWrite(
     val log = DeltaLog.forTable(snapshot.spark, snapshot.tablePath)
     val ctx = log.context
     // before any task writes: a table this operation may not change fails here, typed
-    DvDelete.check(ctx, snapshot, update)
+    DvDelete.check(ctx, snapshot, command.toString)
     val target = DeletionVectorWriter.Target(
       snapshot.tablePath,
       snapshot.version,
@@ -140,7 +146,7 @@ private[txlog] final class DvRowWrite(
       ctx.table.hadoopConf
     )
     val data =
-      if (!update) None
+      if (!writesRows) None
       else {
         val md = snapshot.metadata
         val plan = FilePlan.of(ctx.root, snapshot.protocol, md, dataChange = true)
@@ -182,7 +188,17 @@ private[txlog] final class DvRowBatch(
       DataFiles.written(spark, described.collect().toSeq)
     }
     val touched = DvRowMessage.touched(messages)
-    DvDelete.commitChanges(log.context, snapshot, operation, touched, written, predicate, started)
+    val updated = DvRowMessage.updated(messages)
+    DvDelete.commitChanges(
+      log.context,
+      snapshot,
+      operation,
+      touched,
+      written,
+      predicate,
+      started,
+      updated
+    )
     ()
   }
 

@@ -107,20 +107,17 @@ private[txlog] final class TxlogTable(tableName: String, val snapshot: Snapshot)
     ()
   }
 
-  /** DELETE and UPDATE by deletion vectors ([[RowLevelDv]]); MERGE is not built yet. */
+  /** DELETE, UPDATE and MERGE by deletion vectors ([[RowLevelDv]]). */
   override def newRowLevelOperationBuilder(
       info: RowLevelOperationInfo
   ): RowLevelOperationBuilder = {
     val clash = RowLevelColumns.clash(snapshot.metadata.schema)
     info.command() match {
-      case c @ (RowLevelOperation.Command.DELETE | RowLevelOperation.Command.UPDATE)
-          if clash.isEmpty =>
-        RowLevelDv.builder(name(), snapshot, c)
-      case other =>
+      case c if clash.isEmpty => RowLevelDv.builder(name(), snapshot, c)
+      case _ =>
         throw TxlogErrors.unsupportedWriteFeature(
           snapshot.tablePath,
-          if (clash.isEmpty) s"$other (DELETE and UPDATE are built, MERGE not yet)"
-          else s"row-level operations on a table with a column named ${clash.mkString(", ")}"
+          s"row-level operations on a table with a column named ${clash.mkString(", ")}"
         )
     }
   }

@@ -35,16 +35,21 @@ private[txlog] object DvDelete {
     */
   final case class Touched(path: String, dv: DvDescriptor, oldCardinality: Long)
 
-  /** Refuses, typed and before anything is written, a table a DELETE (or, with `update`, an UPDATE)
+  /** Refuses, typed and before anything is written, a table a DELETE, UPDATE or MERGE (`operation`)
     * by deletion vectors may not change: one whose protocol this writer does not support, that is
     * append-only, that does not enable deletion vectors (copy-on-write is not built yet), or that
-    * records the change data feed (the changed rows would need `cdc` files). An UPDATE also writes
-    * new rows: tables whose rows need checks (CHECK constraints, generated columns, CHAR / VARCHAR
-    * limits), row tracking (the updated rows keep their ids), identity columns or an unsupported
-    * column mapping mode are refused too.
+    * records the change data feed (the changed rows would need `cdc` files). An UPDATE or MERGE
+    * also writes new rows: tables whose rows need checks (CHECK constraints, generated columns,
+    * CHAR / VARCHAR limits), row tracking (the updated rows keep their ids), identity columns or an
+    * unsupported column mapping mode are refused too.
     */
-  def check(ctx: TableContext, snap: Snapshot, update: Boolean = false): Unit = {
-    val what = if (update) "an UPDATE" else "a DELETE whose condition names data columns"
+  def check(ctx: TableContext, snap: Snapshot, operation: String = "DELETE"): Unit = {
+    val writesRows = operation != "DELETE"
+    val what = operation match {
+      case "UPDATE" => "an UPDATE"
+      case "MERGE"  => "a MERGE"
+      case _        => "a DELETE whose condition names data columns"
+    }
     txlog.txn.WriterRules
       .checkDataCommit(ctx.root, snap.version, snap.protocol, snap.metadata, "delete")
     val c = snap.config
@@ -54,7 +59,7 @@ private[txlog] object DvDelete {
         ctx.root,
         s"$what on a table without deletion vectors (txlog changes rows by deletion vectors " +
           "only; set delta.enableDeletionVectors to true" +
-          (if (update) ")" else ", or delete whole partitions)")
+          (if (writesRows) ")" else ", or delete whole partitions)")
       )
     }
     if (c.changeDataFeed) {
@@ -64,18 +69,18 @@ private[txlog] object DvDelete {
           "would need change data files)"
       )
     }
-    if (update) {
+    if (writesRows) {
       if (c.rowTracking) {
         throw TxlogErrors.unsupportedWriteFeature(
           ctx.root,
-          "row tracking with an UPDATE (the updated rows would need their old row ids)"
+          s"row tracking with $what (the updated rows would need their old row ids)"
         )
       }
       val checks = RowChecks.of(ctx.root, snap.metadata)
       if (checks.nonEmpty) {
         throw TxlogErrors.unsupportedWriteFeature(
           ctx.root,
-          s"an UPDATE of a table whose rows are checked (${checks.map(_.name).mkString(", ")})"
+          s"$what of a table whose rows are checked (${checks.map(_.name).mkString(", ")})"
         )
       }
       DataFrameWrite.refuseUnimplemented(ctx.root, snap.protocol, snap.metadata)
@@ -113,8 +118,9 @@ private[txlog] object DvDelete {
       added: Long
   )
 
-  /** Commits `touched` (and, for an UPDATE, the files `written` with the rows' new values) on
-    * `snap` as one `operation` (None when nothing was touched), with delta-spark's metrics.
+  /** Commits `touched` (and, for an UPDATE or MERGE, the files `written` with the rows' new values,
+    * `updatedRows` of whose rows are updates of rows the vectors delete) on `snap` as one
+    * `operation` (None when nothing was touched or written), with delta-spark's metrics.
     */
   def commitChanges(
       ctx: TableContext,
@@ -123,8 +129,9 @@ private[txlog] object DvDelete {
       touched: Seq[Touched],
       written: Option[WrittenFiles],
       predicate: Seq[String],
-      started: Long
-  ): Option[Committed] = if (touched.isEmpty) None
+      started: Long,
+      updatedRows: Long = 0L
+  ): Option[Committed] = if (touched.isEmpty && written.forall(_.numFiles == 0)) None
   else {
     val spark = ctx.spark
     val scanMs = (System.nanoTime() - started) / 1000000L
@@ -139,11 +146,11 @@ private[txlog] object DvDelete {
       files
         .agg(
           count(lit(1)),
-          sum(when(whole, 1L).otherwise(0L)),
-          sum(when(whole, col("size")).otherwise(0L)),
-          sum(when(had, 1L).otherwise(0L)),
-          sum(when(!whole && had, 1L).otherwise(0L)),
-          sum(col(s"${DvUpdates.NewDv}.cardinality") - col("oldCardinality")),
+          coalesce(sum(when(whole, 1L).otherwise(0L)), lit(0L)),
+          coalesce(sum(when(whole, col("size")).otherwise(0L)), lit(0L)),
+          coalesce(sum(when(had, 1L).otherwise(0L)), lit(0L)),
+          coalesce(sum(when(!whole && had, 1L).otherwise(0L)), lit(0L)),
+          coalesce(sum(col(s"${DvUpdates.NewDv}.cardinality") - col("oldCardinality")), lit(0L)),
           coalesce(sum(col("size")), lit(0L))
         )
         .collect()
@@ -156,34 +163,27 @@ private[txlog] object DvDelete {
           s"touched are not live in version ${snap.version}."
       )
     }
-    val (removed, removedBytes, dvsRemoved, dvsUpdated, changed) =
-      (m.getLong(1), m.getLong(2), m.getLong(3), m.getLong(4), m.getLong(5))
-    txn.removeFiles(FilePlan.removes(files.where(whole), dataChange = true))
-    txn.updateDeletionVectors(files.where(!whole))
+    if (touched.nonEmpty) {
+      txn.removeFiles(FilePlan.removes(files.where(whole), dataChange = true))
+      txn.updateDeletionVectors(files.where(!whole))
+    }
     written.foreach(w => txn.addFiles(w.adds))
-    val (added, addedBytes) = written.fold((0L, 0L))(w => (w.numFiles, w.bytes))
-    val update = operation == "UPDATE"
-    val rowsKey = if (update) "numUpdatedRows" else "numDeletedRows"
-    // delta-spark's UPDATE counts every touched file as removed, its DELETE those removed whole
-    val (removedFiles, removedFileBytes) =
-      if (update) (touched.length.toLong, m.getLong(6)) else (removed, removedBytes)
-    val metrics = Map(
-      "numRemovedFiles" -> removedFiles.toString,
-      "numRemovedBytes" -> removedFileBytes.toString,
-      "numAddedFiles" -> added.toString,
-      "numAddedBytes" -> addedBytes.toString,
-      "numAddedChangeFiles" -> "0",
-      "numCopiedRows" -> "0",
-      rowsKey -> changed.toString,
-      // delta-spark's: the adds with a vector, the removes with one, the files whose vector grew
-      "numDeletionVectorsAdded" -> (touched.length - removed).toString,
-      "numDeletionVectorsRemoved" -> dvsRemoved.toString,
-      "numDeletionVectorsUpdated" -> dvsUpdated.toString,
-      "scanTimeMs" -> scanMs.toString,
-      "rewriteTimeMs" -> "0",
-      "executionTimeMs" -> ((System.nanoTime() - started) / 1000000L).toString
+    val counts = DmlMetrics.Counts(
+      touched = touched.length.toLong,
+      touchedBytes = m.getLong(6),
+      removedWhole = m.getLong(1),
+      removedWholeBytes = m.getLong(2),
+      dvsRemoved = m.getLong(3),
+      dvsUpdated = m.getLong(4),
+      marked = m.getLong(5),
+      added = written.fold(0L)(_.numFiles),
+      addedBytes = written.fold(0L)(_.bytes),
+      addedRows = written.fold(0L)(_.rows),
+      updatedRows = if (operation == "UPDATE") m.getLong(5) else updatedRows
     )
+    val metrics = DmlMetrics.of(operation, counts, scanMs, started)
     val r = txn.commit(operation, Map("predicate" -> JsonText.array(predicate)), metrics)
-    Some(Committed(r, removed, removedBytes, changed, added))
+    val changed = if (operation == "MERGE") counts.marked + counts.addedRows else counts.marked
+    Some(Committed(r, counts.removedWhole, counts.removedWholeBytes, changed, counts.added))
   }
 }
