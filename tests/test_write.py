@@ -8,6 +8,7 @@ suite (DataWriteSuite).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import deltalake
@@ -127,8 +128,10 @@ def test_replace_where_and_delete(spark: SparkSession, tmp_path: Path) -> None:
     assert isinstance(d, txlog.DeleteResult)
     assert d.committed and d.num_deleted_rows == 6 and d.version == 2
     assert deltalake.DeltaTable(path).to_pyarrow_table()["id"].to_pylist() == [100]
-    with pytest.raises(errors.UnsupportedFeatureError, match="enableDeletionVectors"):
-        log.delete("id > 3")
+    # a data column on a table without deletion vectors: its files rewritten without the rows
+    c = log.delete("id > 3")
+    assert c.committed and c.num_deleted_rows == 1 and c.num_removed_files == 1
+    assert deltalake.DeltaTable(path).to_pyarrow_table()["id"].to_pylist() == []
     with pytest.raises(errors.InvalidArgumentError, match="nope"):
         log.delete("nope > 3")
     assert log.delete("p = 'none'").committed is False
@@ -159,14 +162,15 @@ def _rs_merged(path: Path) -> list[list[object]]:
                                         table.column("v").to_pylist())])
 
 
-def test_merge_by_deletion_vectors_is_what_delta_rs_reads(spark: SparkSession,
-                                                         tmp_path: Path) -> None:
+@pytest.mark.parametrize("dvs", ["true", "false"])
+def test_merge_is_what_delta_rs_reads(spark: SparkSession, tmp_path: Path, dvs: str) -> None:
     """SQL MERGE and DataFrame.mergeInto on a table by name (the tests' session catalog is
-    txlog's): matched rows updated and deleted by deletion vectors, new rows inserted; delta-rs
-    reads the rows the statements say, and the history records the MERGEs."""
+    txlog's): matched rows updated and deleted (by deletion vectors, or without them by rewriting
+    the touched files), new rows inserted; delta-rs reads the rows the statements say, and the
+    history records the MERGEs."""
     path = tmp_path / "m"
     spark.sql("CREATE TABLE merge_rows (id BIGINT, v STRING) USING txlog "
-              f"LOCATION '{path}' TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+              f"LOCATION '{path}' TBLPROPERTIES ('delta.enableDeletionVectors' = '{dvs}')")
     try:
         spark.sql("INSERT INTO merge_rows SELECT id, 'old' FROM range(6)")
         spark.createDataFrame([(1, "new"), (2, "drop"), (9, "ins")], "id BIGINT, v STRING") \
@@ -181,6 +185,8 @@ def test_merge_by_deletion_vectors_is_what_delta_rs_reads(spark: SparkSession,
         m = history["operationMetrics"]
         assert (m["numTargetRowsUpdated"], m["numTargetRowsDeleted"],
                 m["numTargetRowsInserted"]) == ("1", "1", "1")
+        vectors = [f for f in os.listdir(path) if f.startswith("deletion_vector")]
+        assert bool(vectors) == (dvs == "true")
         if hasattr(spark.table("merge_src"), "mergeInto"):  # pyspark 4.0 and later
             from pyspark.sql.functions import col, expr
             src = spark.createDataFrame([(0, "df"), (7, "df")], "id BIGINT, v STRING")

@@ -181,8 +181,9 @@ class DeltaLog(TableMaintenance):
         """Deletes the rows ``predicate`` (a SQL condition on the table's columns) matches, in one
         ``DELETE`` commit; nothing is committed when no row matches. A condition naming only
         partition columns removes the files of the partitions it selects whole, reading no data;
-        any other deletes rows by deletion vectors, as SQL's ``DELETE FROM`` does: the table must
-        enable them (``delta.enableDeletionVectors``) and not record the change data feed, else
+        any other deletes rows as SQL's ``DELETE FROM`` does: by deletion vectors where the
+        table enables them (``delta.enableDeletionVectors``), else by rewriting the files that
+        hold matching rows. A table recording the change data feed is
         :class:`txlog.errors.UnsupportedFeatureError` before anything is written.
         :class:`txlog.errors.InvalidArgumentError` for a predicate that does not parse or names
         no column of the table.

@@ -13,11 +13,12 @@ trait TableWrites { self: DeltaLog =>
   /** Deletes the rows `predicate` (a SQL condition on the table's columns) matches, as one `DELETE`
     * commit; nothing is committed when no row matches. A condition naming partition columns only
     * removes the files of the partitions it selects whole, reading no data; any other deletes rows
-    * by deletion vectors, as SQL's `DELETE FROM` does (the table must enable them,
-    * `delta.enableDeletionVectors`, and not record the change data feed: else
-    * UNSUPPORTED_WRITER_FEATURES before anything is written). INVALID_ARGUMENT for a predicate that
-    * does not parse or names no column of the table, APPEND_ONLY_VIOLATION on an append-only table,
-    * a conflict error when a concurrent commit changes files the delete depends on.
+    * as SQL's `DELETE FROM` does: by deletion vectors where the table enables them
+    * (`delta.enableDeletionVectors`), else by rewriting the files holding matched rows
+    * (copy-on-write). A table recording the change data feed is UNSUPPORTED_WRITER_FEATURES before
+    * anything is written. INVALID_ARGUMENT for a predicate that does not parse or names no column
+    * of the table, APPEND_ONLY_VIOLATION on an append-only table, a conflict error when a
+    * concurrent commit changes files the delete depends on.
     *
     * {{{
     * val r = log.delete("date < '2024-01-01' AND region = 'eu'")

@@ -13,6 +13,7 @@ import org.apache.spark.sql.execution.datasources.{
 import org.apache.spark.sql.types.StructType
 
 import txlog.Snapshot
+import txlog.deletionvectors.DvDescriptor
 import txlog.errors.TxlogErrors
 
 /** The rows of some of a snapshot's files, one RDD partition per group of them (OPTIMIZE's bins),
@@ -34,19 +35,27 @@ private[txlog] object FileGroups {
     * without the partition columns) then its partition columns, as the returned schema says. A file
     * of a group that is not live in the snapshot is INVALID_COMMIT_ACTIONS before any is read: a
     * group never silently reads fewer files than it names.
+    *
+    * `vectors` gives some files (by URI) the deletion vector to read them with in place of their
+    * own (which it must include: a copy-on-write DML's vectors, the old one merged in); the files
+    * are then read as on a table with deletion vectors even if this one has none.
     */
   def rows(
       snapshot: Snapshot,
       only: DataFrame,
-      groups: Seq[Seq[String]]
+      groups: Seq[Seq[String]],
+      vectors: Map[String, DvDescriptor] = Map.empty
   ): (RDD[InternalRow], StructType) = {
     val spark = snapshot.spark
-    val table = ReadSpec(snapshot)
+    val spec = ReadSpec(snapshot)
+    val table = if (vectors.isEmpty) spec else spec.copy(deletionVectors = true)
     val selected = new SnapshotFileIndex(snapshot, table, Some(only)).listFiles(Nil, Nil)
     // each selected file by its URI, as Spark's scan would plan it: one pass over the selection
     val byUri = selected.flatMap { d =>
       d.files.map { f =>
-        f.getPath.toUri.toString -> PartitionedFile(
+        val uri = f.getPath.toUri.toString
+        val meta = vectors.get(uri).fold(f.metadata)(dv => f.metadata + (ScanFiles.DvKey -> dv))
+        uri -> PartitionedFile(
           d.values,
           SparkPath.fromPath(f.getPath),
           0L,
@@ -54,7 +63,7 @@ private[txlog] object FileGroups {
           Array.empty[String],
           f.getModificationTime,
           f.getLen,
-          f.metadata
+          meta
         )
       }
     }.toMap

@@ -7,8 +7,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, WriterCommitMessage}
 
 import txlog.deletionvectors.DeletionVectorWriter
-import txlog.protocol.DvPaths
-import txlog.write.{DataFiles, DvDeletion}
+import txlog.write.{CopyOnWrite, DataFiles, DvDeletion}
 import txlog.write.DvDelete.Touched
 
 /** Makes one [[DvRowWriter]] a task (serialized to the executors); `data` is how an UPDATE's or
@@ -109,10 +108,6 @@ private[txlog] object DvRowMessage {
   ): Unit = {
     val files =
       Option(messages).toSeq.flatten.collect { case DvRowMessage(fs, _, _) => fs }.flatten
-    files.map(_.dv).filter(_.storageType == "u").map(_.pathOrInlineDv).distinct.foreach { text =>
-      DvPaths.absolutePath(target.tableRoot, "u", text).foreach { p =>
-        scala.util.Try(p.getFileSystem(conf).delete(p, false))
-      }
-    }
+    CopyOnWrite.dropVectors(target.tableRoot, files.map(_.dv), conf)
   }
 }

@@ -37,7 +37,9 @@ import txlog.write.{DataFiles, DvDelete, FilePlan}
   * DV file, and the new rows into new data files with statistics; the driver then commits them as
   * one `DELETE`, `UPDATE` or `MERGE` ([[DvDelete.commitChanges]]): each touched file removed and
   * added back with its new vector, or removed whole when no row of it is left, and the new files
-  * added. No data file is rewritten.
+  * added. No data file is rewritten, except on a table without deletion vectors: there the vectors
+  * only say which rows to drop, and the commit rewrites every touched file without them
+  * (copy-on-write, `txlog.write.CopyOnWrite`).
   *
   * A DELETE condition on partition columns alone never gets here: Spark deletes by filters first
   * (`TxlogTable.deleteWhere`, whole files). The table is checked before any task runs

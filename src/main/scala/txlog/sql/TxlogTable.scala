@@ -35,7 +35,8 @@ import txlog.errors.TxlogErrors
   * reads through [[SnapshotScanBuilder]], writes through [[TableWriteBuilder]] (each a commit); the
   * metadata column `_metadata` ([[FileMetadata]]) and those of row-level operations
   * ([[RowLevelColumns]]). `DELETE FROM`: by filters when the condition names partition columns only
-  * (whole files removed, `DeltaLog.delete`), else by deletion vectors ([[RowLevelDv]]).
+  * (whole files removed, `DeltaLog.delete`), else by deletion vectors, or copy-on-write on tables
+  * without them ([[RowLevelDv]]).
   */
 private[txlog] final class TxlogTable(tableName: String, val snapshot: Snapshot)
     extends Table
@@ -107,7 +108,7 @@ private[txlog] final class TxlogTable(tableName: String, val snapshot: Snapshot)
     ()
   }
 
-  /** DELETE, UPDATE and MERGE by deletion vectors ([[RowLevelDv]]). */
+  /** DELETE, UPDATE and MERGE by deletion vectors or copy-on-write ([[RowLevelDv]]). */
   override def newRowLevelOperationBuilder(
       info: RowLevelOperationInfo
   ): RowLevelOperationBuilder = {

@@ -1,8 +1,8 @@
 package txlog.write
 
-/** The `operationMetrics` of a DELETE, UPDATE or MERGE by deletion vectors, under delta-spark's
-  * names and with its counting (checked against delta-spark's own commits by `RowLevelParitySuite`
-  * and `MergeParitySuite`).
+/** The `operationMetrics` of a DELETE, UPDATE or MERGE (by deletion vectors or copy-on-write),
+  * under delta-spark's names and with its counting (checked against delta-spark's own commits by
+  * `RowLevelParitySuite` and `MergeParitySuite`).
   *
   * A MERGE leaves out what its writer cannot know: the source's row count (`numSourceRows`) and
   * which clause (matched or not matched by source) updated or deleted a row; Spark hands the writer
@@ -17,7 +17,9 @@ private[txlog] object DmlMetrics {
   /** What the commit does: the files touched (given new vectors or removed whole) and their bytes,
     * those removed whole and their bytes, the touched files that had a vector, those whose vector
     * grew (had one and keep rows), the rows the new vectors newly delete (`marked`), the files,
-    * bytes and rows written, and how many of the written rows are updates (the rest inserts).
+    * bytes and rows written, and how many of the written rows are updates (the rest inserts);
+    * copy-on-write ([[CopyOnWrite]]) also the rows copied into rewritten files (whose files and
+    * bytes are among those written, not among `addedRows`) and the rewrite's time.
     */
   final case class Counts(
       touched: Long,
@@ -30,7 +32,9 @@ private[txlog] object DmlMetrics {
       added: Long,
       addedBytes: Long,
       addedRows: Long,
-      updatedRows: Long
+      updatedRows: Long,
+      copied: Long = 0L,
+      rewriteMs: Long = 0L
   )
 
   /** The metrics of `operation` ("DELETE", "UPDATE" or "MERGE"); `started` is the statement's start
@@ -44,7 +48,7 @@ private[txlog] object DmlMetrics {
     )
     val times = Map(
       "scanTimeMs" -> scanMs,
-      "rewriteTimeMs" -> 0L,
+      "rewriteTimeMs" -> c.rewriteMs,
       "executionTimeMs" -> (System.nanoTime() - started) / 1000000L
     )
     val counts = operation match {
@@ -53,8 +57,8 @@ private[txlog] object DmlMetrics {
           "numTargetRowsInserted" -> (c.addedRows - c.updatedRows),
           "numTargetRowsUpdated" -> c.updatedRows,
           "numTargetRowsDeleted" -> (c.marked - c.updatedRows),
-          "numTargetRowsCopied" -> 0L,
-          "numOutputRows" -> c.addedRows,
+          "numTargetRowsCopied" -> c.copied,
+          "numOutputRows" -> (c.addedRows + c.copied),
           "numTargetFilesAdded" -> c.added,
           "numTargetBytesAdded" -> c.addedBytes,
           "numTargetFilesRemoved" -> c.removedWhole,
@@ -73,7 +77,7 @@ private[txlog] object DmlMetrics {
           "numAddedFiles" -> c.added,
           "numAddedBytes" -> c.addedBytes,
           "numAddedChangeFiles" -> 0L,
-          "numCopiedRows" -> 0L,
+          "numCopiedRows" -> c.copied,
           (if (update) "numUpdatedRows" else "numDeletedRows") -> c.marked
         ) ++ dvs.map { case (k, v) => s"num$k" -> v }
     }

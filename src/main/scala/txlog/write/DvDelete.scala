@@ -19,6 +19,8 @@ import txlog.util.{Jobs, JsonText}
   * concurrent commit that changes files (other than a blind append, under WriteSerializable) fails
   * it with the conflict's typed error, and the touched files' removes name their current vectors,
   * so one that a concurrent commit changed conflicts too. Nothing is committed when no row matched.
+  * On a table without deletion vectors the vectors only say which rows to drop: the touched files
+  * are rewritten without them and removed whole ([[CopyOnWrite]]).
   *
   * Driver memory: one entry per touched file (its path and new descriptor, about 200 bytes), as
   * Spark's file scan already holds one per file it reads.
@@ -36,12 +38,13 @@ private[txlog] object DvDelete {
   final case class Touched(path: String, dv: DvDescriptor, oldCardinality: Long)
 
   /** Refuses, typed and before anything is written, a table a DELETE, UPDATE or MERGE (`operation`)
-    * by deletion vectors may not change: one whose protocol this writer does not support, that is
-    * append-only, that does not enable deletion vectors (copy-on-write is not built yet), or that
-    * records the change data feed (the changed rows would need `cdc` files). An UPDATE or MERGE
-    * also writes new rows: tables whose rows need checks (CHECK constraints, generated columns,
-    * CHAR / VARCHAR limits), row tracking (the updated rows keep their ids), identity columns or an
-    * unsupported column mapping mode are refused too.
+    * may not change: one whose protocol this writer does not support, that is append-only, or that
+    * records the change data feed (the changed rows would need `cdc` files). A table without
+    * deletion vectors is changed copy-on-write ([[CopyOnWrite]]); with row tracking that is refused
+    * (the copied rows would need their row ids kept). An UPDATE or MERGE also writes new rows:
+    * tables whose rows need checks (CHECK constraints, generated columns, CHAR / VARCHAR limits),
+    * row tracking (the updated rows keep their ids), identity columns or an unsupported column
+    * mapping mode are refused too.
     */
   def check(ctx: TableContext, snap: Snapshot, operation: String = "DELETE"): Unit = {
     val writesRows = operation != "DELETE"
@@ -54,14 +57,6 @@ private[txlog] object DvDelete {
       .checkDataCommit(ctx.root, snap.version, snap.protocol, snap.metadata, "delete")
     val c = snap.config
     if (c.appendOnly) throw TxlogErrors.appendOnlyViolation(ctx.root)
-    if (!c.deletionVectorsSupported || !c.deletionVectorsEnabled) {
-      throw TxlogErrors.unsupportedWriteFeature(
-        ctx.root,
-        s"$what on a table without deletion vectors (txlog changes rows by deletion vectors " +
-          "only; set delta.enableDeletionVectors to true" +
-          (if (writesRows) ")" else ", or delete whole partitions)")
-      )
-    }
     if (c.changeDataFeed) {
       throw TxlogErrors.unsupportedWriteFeature(
         ctx.root,
@@ -69,13 +64,15 @@ private[txlog] object DvDelete {
           "would need change data files)"
       )
     }
+    if (c.rowTracking && (writesRows || CopyOnWrite.applies(snap))) {
+      val why =
+        if (writesRows) "the updated rows would need their old row ids"
+        else
+          "a table without deletion vectors is rewritten, and the copied rows would need " +
+            "their row ids"
+      throw TxlogErrors.unsupportedWriteFeature(ctx.root, s"row tracking with $what ($why)")
+    }
     if (writesRows) {
-      if (c.rowTracking) {
-        throw TxlogErrors.unsupportedWriteFeature(
-          ctx.root,
-          s"row tracking with $what (the updated rows would need their old row ids)"
-        )
-      }
       val checks = RowChecks.of(ctx.root, snap.metadata)
       if (checks.nonEmpty) {
         throw TxlogErrors.unsupportedWriteFeature(
@@ -120,7 +117,9 @@ private[txlog] object DvDelete {
 
   /** Commits `touched` (and, for an UPDATE or MERGE, the files `written` with the rows' new values,
     * `updatedRows` of whose rows are updates of rows the vectors delete) on `snap` as one
-    * `operation` (None when nothing was touched or written), with delta-spark's metrics.
+    * `operation` (None when nothing was touched or written), with delta-spark's metrics. On a table
+    * without deletion vectors the touched files are rewritten first, then removed whole, and the
+    * vectors' files deleted whatever the outcome ([[CopyOnWrite]]).
     */
   def commitChanges(
       ctx: TableContext,
@@ -132,7 +131,23 @@ private[txlog] object DvDelete {
       started: Long,
       updatedRows: Long = 0L
   ): Option[Committed] = if (touched.isEmpty && written.forall(_.numFiles == 0)) None
-  else {
+  else if (!CopyOnWrite.applies(snap)) {
+    commitTouched(ctx, snap, operation, touched, written, predicate, started, updatedRows)
+  } else {
+    try commitTouched(ctx, snap, operation, touched, written, predicate, started, updatedRows)
+    finally CopyOnWrite.dropVectors(ctx.root, touched.map(_.dv), ctx.table.hadoopConf)
+  }
+
+  private def commitTouched(
+      ctx: TableContext,
+      snap: Snapshot,
+      operation: String,
+      touched: Seq[Touched],
+      written: Option[WrittenFiles],
+      predicate: Seq[String],
+      started: Long,
+      updatedRows: Long
+  ): Option[Committed] = {
     val spark = ctx.spark
     val scanMs = (System.nanoTime() - started) / 1000000L
     val txn = Transaction.at(ctx, snap)
@@ -142,20 +157,27 @@ private[txlog] object DvDelete {
     val records = col("stats_parsed.numRecords")
     val whole = coalesce(col(s"${DvUpdates.NewDv}.cardinality") === records, lit(false))
     val had = col("oldCardinality") > 0
-    val m = Jobs.named(spark, s"count the files a $operation changes in ${ctx.root}") {
-      files
-        .agg(
-          count(lit(1)),
-          coalesce(sum(when(whole, 1L).otherwise(0L)), lit(0L)),
-          coalesce(sum(when(whole, col("size")).otherwise(0L)), lit(0L)),
-          coalesce(sum(when(had, 1L).otherwise(0L)), lit(0L)),
-          coalesce(sum(when(!whole && had, 1L).otherwise(0L)), lit(0L)),
-          coalesce(sum(col(s"${DvUpdates.NewDv}.cardinality") - col("oldCardinality")), lit(0L)),
-          coalesce(sum(col("size")), lit(0L))
-        )
-        .collect()
-        .head
-    }
+    val m =
+      if (touched.isEmpty) Row.fromSeq(Seq.fill(7)(0L))
+      else {
+        Jobs.named(spark, s"count the files a $operation changes in ${ctx.root}") {
+          files
+            .agg(
+              count(lit(1)),
+              coalesce(sum(when(whole, 1L).otherwise(0L)), lit(0L)),
+              coalesce(sum(when(whole, col("size")).otherwise(0L)), lit(0L)),
+              coalesce(sum(when(had, 1L).otherwise(0L)), lit(0L)),
+              coalesce(sum(when(!whole && had, 1L).otherwise(0L)), lit(0L)),
+              coalesce(
+                sum(col(s"${DvUpdates.NewDv}.cardinality") - col("oldCardinality")),
+                lit(0L)
+              ),
+              coalesce(sum(col("size")), lit(0L))
+            )
+            .collect()
+            .head
+        }
+      }
     if (m.getLong(0) != touched.length) {
       throw TxlogErrors.invalidCommitActions(
         ctx.root,
@@ -163,23 +185,33 @@ private[txlog] object DvDelete {
           s"touched are not live in version ${snap.version}."
       )
     }
-    if (touched.nonEmpty) {
+    val cow = CopyOnWrite.applies(snap)
+    val rewriteStart = System.nanoTime()
+    val copied =
+      if (cow && touched.nonEmpty) Some(CopyOnWrite.rewrite(ctx, snap, files, touched)) else None
+    val rewriteMs = copied.fold(0L)(_ => (System.nanoTime() - rewriteStart) / 1000000L)
+    if (cow && touched.nonEmpty) txn.removeFiles(DvUpdates.removes(files))
+    else if (touched.nonEmpty) {
       txn.removeFiles(FilePlan.removes(files.where(whole), dataChange = true))
       txn.updateDeletionVectors(files.where(!whole))
     }
     written.foreach(w => txn.addFiles(w.adds))
+    copied.foreach(w => txn.addFiles(w.adds))
+    val adds = written.toSeq ++ copied.toSeq
     val counts = DmlMetrics.Counts(
       touched = touched.length.toLong,
       touchedBytes = m.getLong(6),
-      removedWhole = m.getLong(1),
-      removedWholeBytes = m.getLong(2),
+      removedWhole = if (cow) touched.length.toLong else m.getLong(1),
+      removedWholeBytes = if (cow) m.getLong(6) else m.getLong(2),
       dvsRemoved = m.getLong(3),
-      dvsUpdated = m.getLong(4),
+      dvsUpdated = if (cow) 0L else m.getLong(4),
       marked = m.getLong(5),
-      added = written.fold(0L)(_.numFiles),
-      addedBytes = written.fold(0L)(_.bytes),
+      added = adds.map(_.numFiles).sum,
+      addedBytes = adds.map(_.bytes).sum,
       addedRows = written.fold(0L)(_.rows),
-      updatedRows = if (operation == "UPDATE") m.getLong(5) else updatedRows
+      updatedRows = if (operation == "UPDATE") m.getLong(5) else updatedRows,
+      copied = copied.fold(0L)(_.rows),
+      rewriteMs = rewriteMs
     )
     val metrics = DmlMetrics.of(operation, counts, scanMs, started)
     val r = txn.commit(operation, Map("predicate" -> JsonText.array(predicate)), metrics)

@@ -2,13 +2,14 @@ package txlog.sql
 
 import org.apache.spark.sql.Row
 
-import txlog.{DeltaLog, SparkSuite, TxlogException}
+import txlog.{DeltaLog, SparkSuite}
 
 /** SQL `MERGE INTO` on txlog tables against delta-spark's on the same rows: matched updates and
   * deletes, inserts, and the clauses on target rows the source does not match, by deletion vectors;
   * a MERGE that only inserts (an append); a source row matching two target rows (an error on both,
-  * nothing written); tables txlog refuses, typed. Expected rows and metrics are delta-spark's, from
-  * the same statements in the same run; delta-spark also reads txlog's table.
+  * nothing written); copy-on-write on a table without deletion vectors. Expected rows and metrics
+  * are delta-spark's, from the same statements in the same run; delta-spark also reads txlog's
+  * table.
   */
 class MergeParitySuite extends SparkSuite {
 
@@ -145,21 +146,24 @@ class MergeParitySuite extends SparkSuite {
     assert(dvFiles(p.txlogPath).isEmpty, dvFiles(p.txlogPath).mkString(", "))
   }
 
-  test("refused typed, nothing written: MERGE on a table without deletion vectors") {
-    val p = pair("plain")
-    p.txlog(create(dvs = false)).collect()
-    p.txlog("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')").collect()
-    val before = versionOf(p.txlogTable)
-    val s = source("mp", "(1L, 'u'), (3L, 'n')")
-    val e = intercept[TxlogException](
-      p.txlog(
-        s"MERGE INTO {t} t USING $s s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v " +
-          "WHEN NOT MATCHED THEN INSERT (id, part, v) VALUES (s.id, 'n', s.v)"
-      ).collect()
+  test("without deletion vectors: MERGE rewrites the touched files, as delta-spark's") {
+    val p = pair("cow")
+    p.both(create(dvs = false))
+    p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
+    p.both("INSERT INTO {t} VALUES (5, 'a', 'x'), (6, 'a', 'y'), (7, 'b', 'z'), (8, 'c', 'w')")
+    // the files written differ in number (txlog writes the changed rows apart from the copied)
+    val s1 = source("mw1", "(2L, 'u'), (3L, 'gone'), (10L, 'new')")
+    sameMerge(
+      p,
+      s"MERGE INTO {t} t USING $s1 s ON t.id = s.id " +
+        "WHEN MATCHED AND s.v = 'gone' THEN DELETE " +
+        "WHEN MATCHED THEN UPDATE SET v = s.v " +
+        "WHEN NOT MATCHED THEN INSERT (id, part, v) VALUES (s.id, 'n', s.v)"
     )
-    assert(e.errorClass == "UNSUPPORTED_WRITER_FEATURES", e.getMessage)
-    assert(e.getMessage.contains("a MERGE on a table without deletion vectors"), e.getMessage)
-    assert(versionOf(p.txlogTable) == before)
-    assert(spark.table(p.txlogTable).count() == 2)
+    val s2 = source("mw2", "(8L, 'x')")
+    sameMerge(p, s"MERGE INTO {t} t USING $s2 s ON t.id = s.id WHEN MATCHED THEN DELETE")
+    val files = DeltaLog.forTable(spark, p.txlogPath).update().allFiles
+    assert(files.where("deletionVector IS NOT NULL").count() == 0)
+    assert(dvFiles(p.txlogPath).isEmpty, dvFiles(p.txlogPath).mkString(", "))
   }
 }

@@ -8,8 +8,9 @@ import txlog.{DeltaLog, SparkSuite, TxlogException}
 /** SQL `DELETE FROM` on txlog tables against delta-spark's on the same rows: by deletion vectors (a
   * condition on data columns, [[RowLevelDelete]]) and by removing whole files (partition columns
   * only). Expected rows and metrics are delta-spark's, from the same statements in the same run;
-  * delta-spark also reads txlog's table back. Also: what txlog refuses (data conditions without
-  * deletion vectors, with the change data feed on), typed and with nothing written.
+  * delta-spark also reads txlog's table back. Without deletion vectors, copy-on-write as
+  * delta-spark's. Also: what txlog refuses (the change data feed on, row tracking where rows would
+  * be copied or updated), typed and with nothing written.
   */
 class RowLevelParitySuite extends SparkSuite {
 
@@ -56,9 +57,16 @@ class RowLevelParitySuite extends SparkSuite {
     * The files an UPDATE writes its rows into are each writer's own layout (delta-spark writes one
     * per touched file, txlog one per partition a task writes): their number is left out, and with
     * `filesOfUpdates` (the statement touches files an earlier UPDATE wrote) so are the counts of
-    * touched files.
+    * touched files. Files rewritten copy-on-write (`rewritten`) are packed into tasks as Spark's
+    * file scan packs them, in an order among files of one size that is each writer's own: their
+    * number is left out too.
     */
-  private def sameChange(p: SqlPair, sql: String, filesOfUpdates: Boolean = false): Unit = {
+  private def sameChange(
+      p: SqlPair,
+      sql: String,
+      filesOfUpdates: Boolean = false,
+      rewritten: Boolean = false
+  ): Unit = {
     p.both(sql)
     p.sameRows()
     val (d, t) = (latest(p.deltaTable), latest(p.txlogTable))
@@ -66,7 +74,7 @@ class RowLevelParitySuite extends SparkSuite {
     val files = counted.filter(k => k.contains("Files") || k.contains("DeletionVectors"))
     val layout =
       if (filesOfUpdates) files.toSet
-      else if (sql.startsWith("UPDATE")) Set("numAddedFiles")
+      else if (sql.startsWith("UPDATE") || rewritten) Set("numAddedFiles")
       else Set.empty[String]
     val expected = metrics(p.deltaTable) -- layout
     assert(
@@ -137,6 +145,31 @@ class RowLevelParitySuite extends SparkSuite {
     p.sameRows()
   }
 
+  test("without deletion vectors: DELETE and UPDATE rewrite the touched files, as delta-spark's") {
+    val p = pair("cow")
+    p.both(create(dvs = false))
+    p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
+    p.both("INSERT INTO {t} VALUES (5, 'a', 'x'), (6, 'a', 'y'), (7, 'b', 'z'), (8, 'c', 'w')")
+    // rows of three files in two partitions: rewritten without them, the rest copied
+    sameChange(p, "DELETE FROM {t} WHERE v = 'x'", rewritten = true)
+    // every row of a file: removed, nothing written for it
+    sameChange(p, "DELETE FROM {t} WHERE part = 'c' AND v = 'w'", rewritten = true)
+    // rows of files both writers laid out their own way: their counts left out
+    sameChange(p, "UPDATE {t} SET v = 'u' WHERE id % 2 = 0", filesOfUpdates = true)
+    // into another partition
+    sameChange(p, "UPDATE {t} SET part = 'd' WHERE v = 'z'", filesOfUpdates = true)
+    val (d, t) = (versionOf(p.deltaTable), versionOf(p.txlogTable))
+    p.both("DELETE FROM {t} WHERE id > 100")
+    p.both("UPDATE {t} SET v = 'none' WHERE id > 100")
+    assert(versionOf(p.deltaTable) == d && versionOf(p.txlogTable) == t)
+    val files = DeltaLog.forTable(spark, p.txlogPath).update().allFiles
+    assert(
+      files.where("deletionVector IS NOT NULL OR stats_parsed.numRecords IS NULL").count() == 0
+    )
+    val dvFiles = new java.io.File(p.txlogPath).listFiles().filter(_.getName.startsWith("deleti"))
+    assert(dvFiles.isEmpty, dvFiles.mkString(", "))
+  }
+
   test("DELETE on partition columns removes whole files, as delta-spark's metadata-only delete") {
     val p = pair("parts")
     p.both(create(dvs = false))
@@ -147,7 +180,7 @@ class RowLevelParitySuite extends SparkSuite {
     sameChange(p, "DELETE FROM {t}")
   }
 
-  test("refused typed, nothing written: no deletion vectors, the change data feed, append-only") {
+  test("refused typed, nothing written: the change data feed, append-only, row tracking") {
     def refused(p: SqlPair, sql: String, expected: String): Unit = {
       val before = versionOf(p.txlogTable)
       val files = DeltaLog.forTable(spark, p.txlogPath).update().allFiles.count()
@@ -159,11 +192,13 @@ class RowLevelParitySuite extends SparkSuite {
       val dvFiles = new java.io.File(p.txlogPath).listFiles().filter(_.getName.startsWith("deleti"))
       assert(dvFiles.isEmpty, dvFiles.mkString(", "))
     }
-    val plain = pair("plain")
-    plain.txlog(create(dvs = false)).collect()
-    plain.txlog("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')").collect()
-    refused(plain, "DELETE FROM {t} WHERE v = 'x'", "UNSUPPORTED_WRITER_FEATURES")
-    refused(plain, "UPDATE {t} SET v = 'y' WHERE v = 'x'", "UNSUPPORTED_WRITER_FEATURES")
+    // a table without deletion vectors is rewritten: its copied rows would lose their row ids
+    val rewritten = pair("trackedcow")
+    rewritten
+      .txlog(create(dvs = false).dropRight(1) + ", 'delta.enableRowTracking' = 'true')")
+      .collect()
+    rewritten.txlog("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')").collect()
+    refused(rewritten, "DELETE FROM {t} WHERE v = 'x'", "UNSUPPORTED_WRITER_FEATURES")
     val cdf = pair("cdf")
     cdf.txlog(create(dvs = true)).collect()
     cdf.txlog("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')").collect()

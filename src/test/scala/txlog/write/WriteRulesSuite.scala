@@ -195,9 +195,11 @@ class WriteRulesSuite extends SparkSuite {
     assert(history.getAs[Map[String, String]]("operationMetrics")("numRemovedFiles") === "4")
     val none = log.delete("p = 'zzz'")
     assert(!none.committed && none.version === r.version && none.numRemovedFiles === 0)
-    // a data column: deleted by deletion vectors, which this table does not enable
-    val e = refused(t, "UNSUPPORTED_WRITER_FEATURES")(log.delete("id > 3"))
-    assert(e.getMessage.contains("delta.enableDeletionVectors"), e.getMessage)
+    // a data column on a table without deletion vectors: its files rewritten (copy-on-write)
+    val kept = Rows.sorted(spark.read.format("delta").load(t).where("id <= 3"))
+    val rewritten = log.delete("id > 3")
+    assert(rewritten.committed && rewritten.numDeletedRows === Some(3L))
+    assert(Rows.sorted(spark.read.format("delta").load(t)) === kept)
     refused(t, "INVALID_ARGUMENT")(log.delete("p = "))
     refused(t, "INVALID_ARGUMENT")(log.delete("nope > 3"))
   }
