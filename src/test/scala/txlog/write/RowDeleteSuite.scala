@@ -113,6 +113,20 @@ class RowDeleteSuite extends SparkSuite {
     assert(!log.delete("id > 1000").committed)
   }
 
+  test("vectors turned off: files with vectors rewritten without their rows, as delta-spark's") {
+    val (t, d) = table(dvs = true)
+    val log = DeltaLog.forTable(spark, t)
+    log.delete("id % 5 = 0")
+    spark.sql(s"DELETE FROM delta.`$d` WHERE id % 5 = 0")
+    val off = "ALTER TABLE delta.`%s` SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'false')"
+    Seq(t, d).foreach(p => spark.sql(off.format(p)))
+    val r = log.delete("id = 3 OR id = 4")
+    spark.sql(s"DELETE FROM delta.`$d` WHERE id = 3 OR id = 4")
+    assert(r.committed && rows(t) == rows(d))
+    assert(counts(t) == counts(d))
+    assert(log.update().allFiles.where(col("deletionVector").isNotNull).count() == 0)
+  }
+
   test("bad predicates fail typed, nothing written") {
     val (t, _) = table(dvs = false)
     val log = DeltaLog.forTable(spark, t)
