@@ -131,11 +131,13 @@ private[txlog] object DvDelete {
       started: Long,
       updatedRows: Long = 0L
   ): Option[Committed] = if (touched.isEmpty && written.forall(_.numFiles == 0)) None
-  else if (!CopyOnWrite.applies(snap)) {
-    commitTouched(ctx, snap, operation, touched, written, predicate, started, updatedRows)
-  } else {
-    try commitTouched(ctx, snap, operation, touched, written, predicate, started, updatedRows)
-    finally CopyOnWrite.dropVectors(ctx.root, touched.map(_.dv), ctx.table.hadoopConf)
+  else {
+    try Some(commitTouched(ctx, snap, operation, touched, written, predicate, started, updatedRows))
+    finally {
+      if (CopyOnWrite.applies(snap)) {
+        CopyOnWrite.dropVectors(ctx.root, touched.map(_.dv), ctx.table.hadoopConf)
+      }
+    }
   }
 
   private def commitTouched(
@@ -147,7 +149,7 @@ private[txlog] object DvDelete {
       predicate: Seq[String],
       started: Long,
       updatedRows: Long
-  ): Option[Committed] = {
+  ): Committed = {
     val spark = ctx.spark
     val scanMs = (System.nanoTime() - started) / 1000000L
     val txn = Transaction.at(ctx, snap)
@@ -216,6 +218,6 @@ private[txlog] object DvDelete {
     val metrics = DmlMetrics.of(operation, counts, scanMs, started)
     val r = txn.commit(operation, Map("predicate" -> JsonText.array(predicate)), metrics)
     val changed = if (operation == "MERGE") counts.marked + counts.addedRows else counts.marked
-    Some(Committed(r, counts.removedWhole, counts.removedWholeBytes, changed, counts.added))
+    Committed(r, counts.removedWhole, counts.removedWholeBytes, changed, counts.added)
   }
 }

@@ -1,8 +1,6 @@
 package txlog.sql
 
-import org.apache.spark.sql.Row
-
-import txlog.{DeltaLog, SparkSuite}
+import txlog.DeltaLog
 
 /** SQL `MERGE INTO` on txlog tables against delta-spark's on the same rows: matched updates and
   * deletes, inserts, and the clauses on target rows the source does not match, by deletion vectors;
@@ -11,21 +9,9 @@ import txlog.{DeltaLog, SparkSuite}
   * are delta-spark's, from the same statements in the same run; delta-spark also reads txlog's
   * table.
   */
-class MergeParitySuite extends SparkSuite {
+class MergeParitySuite extends SqlParity {
 
-  override def extraConf: Map[String, String] =
-    Map("spark.sql.catalog.txlog" -> classOf[TxlogCatalog].getName)
-
-  private lazy val db: String = {
-    spark.sql(s"CREATE DATABASE IF NOT EXISTS sqlmerge LOCATION '${tempDir("sqlmergedb")}'")
-    "sqlmerge"
-  }
-
-  private def pair(name: String) = new SqlPair(spark, db, name, tempDir)
-
-  private def create(dvs: Boolean) =
-    "CREATE TABLE {t} (id BIGINT, part STRING, v STRING) USING {p} PARTITIONED BY (part) " +
-      s"LOCATION '{loc}' TBLPROPERTIES ('delta.enableDeletionVectors' = '$dvs')"
+  override protected def database: String = "sqlmerge"
 
   /** The counts txlog records as delta-spark does (times and byte counts left out: the two writers'
     * files differ in size; the number of files written is each writer's layout).
@@ -43,25 +29,15 @@ class MergeParitySuite extends SparkSuite {
     "numTargetDeletionVectorsUpdated"
   )
 
-  private def latest(table: String): Row =
-    spark.sql(s"DESCRIBE HISTORY $table LIMIT 1").collect().head
-
-  private def metrics(table: String, keys: Seq[String]): Map[String, String] = {
-    val m = latest(table).getAs[scala.collection.Map[String, String]]("operationMetrics")
-    keys.map(k => k -> m.getOrElse(k, "absent")).toMap
-  }
-
-  private def versionOf(table: String): Long = latest(table).getAs[Long]("version")
-
   /** The same MERGE on both tables: the same rows after, the same operation and counts. */
   private def sameMerge(p: SqlPair, sql: String, keys: Seq[String] = counted): Unit = {
     p.both(sql)
     p.sameRows()
     val (d, t) = (latest(p.deltaTable), latest(p.txlogTable))
     assert(t.getAs[String]("operation") == d.getAs[String]("operation"), sql)
-    val expected = metrics(p.deltaTable, keys)
+    val expected = metricsOf(p.deltaTable, keys)
     assert(!expected.values.exists(_ == "absent"), s"$sql: delta-spark's $expected")
-    assert(metrics(p.txlogTable, keys) == expected, sql)
+    assert(metricsOf(p.txlogTable, keys) == expected, sql)
   }
 
   private def source(name: String, rows: String): String = {

@@ -3,7 +3,7 @@ package txlog.sql
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.txlog.SparkErrors
 
-import txlog.{DeltaLog, SparkSuite, TxlogException}
+import txlog.{DeltaLog, TxlogException}
 
 /** SQL `DELETE FROM` on txlog tables against delta-spark's on the same rows: by deletion vectors (a
   * condition on data columns, [[RowLevelDelete]]) and by removing whole files (partition columns
@@ -12,21 +12,9 @@ import txlog.{DeltaLog, SparkSuite, TxlogException}
   * delta-spark's. Also: what txlog refuses (the change data feed on, row tracking where rows would
   * be copied or updated), typed and with nothing written.
   */
-class RowLevelParitySuite extends SparkSuite {
+class RowLevelParitySuite extends SqlParity {
 
-  override def extraConf: Map[String, String] =
-    Map("spark.sql.catalog.txlog" -> classOf[TxlogCatalog].getName)
-
-  private lazy val db: String = {
-    spark.sql(s"CREATE DATABASE IF NOT EXISTS sqldel LOCATION '${tempDir("sqldeldb")}'")
-    "sqldel"
-  }
-
-  private def pair(name: String) = new SqlPair(spark, db, name, tempDir)
-
-  private def create(dvs: Boolean) =
-    "CREATE TABLE {t} (id BIGINT, part STRING, v STRING) USING {p} PARTITIONED BY (part) " +
-      s"LOCATION '{loc}' TBLPROPERTIES ('delta.enableDeletionVectors' = '$dvs')"
+  override protected def database: String = "sqldel"
 
   /** The counts of a DELETE's commit (times and byte counts left out: the two writers' files differ
     * in size).
@@ -43,15 +31,7 @@ class RowLevelParitySuite extends SparkSuite {
     "numDeletionVectorsUpdated"
   )
 
-  private def latest(table: String): Row =
-    spark.sql(s"DESCRIBE HISTORY $table LIMIT 1").collect().head
-
-  private def metrics(table: String): Map[String, String] = {
-    val m = latest(table).getAs[scala.collection.Map[String, String]]("operationMetrics")
-    counted.map(k => k -> m.getOrElse(k, "absent")).toMap
-  }
-
-  private def versionOf(table: String): Long = latest(table).getAs[Long]("version")
+  private def metrics(table: String): Map[String, String] = metricsOf(table, counted)
 
   /** The same DELETE or UPDATE on both tables: the same rows after, the same operation and counts.
     * The files an UPDATE writes its rows into are each writer's own layout (delta-spark writes one
