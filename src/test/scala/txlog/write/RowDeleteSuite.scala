@@ -113,6 +113,37 @@ class RowDeleteSuite extends SparkSuite {
     assert(!log.delete("id > 1000").committed)
   }
 
+  test("copy-on-write racing delta-spark: a rewritten file conflicts, an append does not") {
+    val (t, _) = table(dvs = false)
+    val log = DeltaLog.forTable(spark, t)
+    val ctx = log.context
+    val snap = log.update()
+    val started = System.nanoTime()
+    val touched = RowDelete.touched(ctx, snap, "id = 3")
+    // delta-spark rewrites the same file first: this delete must not bring row 5 back
+    spark.sql(s"DELETE FROM delta.`$t` WHERE id = 5")
+    val e = intercept[TxlogException](DvDelete.commit(ctx, snap, touched, Seq("id = 3"), started))
+    assert(e.errorClass.startsWith("CONCURRENT_"), e.errorClass)
+    assert(rows(t).length == 39)
+    def notes = new java.io.File(t).listFiles().map(_.getName).filter(_.startsWith("deletion"))
+    assert(notes.isEmpty, notes.mkString(", "))
+    // a blind append in between: both kept, the append's rows not rewritten away
+    val again = log.update()
+    val mine = RowDelete.touched(ctx, again, "id = 4")
+    spark
+      .range(100, 102)
+      .selectExpr("id", "'a' AS part")
+      .write
+      .format("delta")
+      .mode("append")
+      .save(t)
+    val r = DvDelete.commit(ctx, again, mine, Seq("id = 4"), started).get
+    assert(r.committed && r.numDeletedRows.contains(1L))
+    val ids = spark.read.format("delta").load(t).select("id").collect().map(_.getLong(0)).toSeq
+    assert(ids.sorted == ((0L until 40L).filterNot(Set(4L, 5L)) ++ Seq(100L, 101L)))
+    assert(notes.isEmpty, notes.mkString(", "))
+  }
+
   test("vectors turned off: files with vectors rewritten without their rows, as delta-spark's") {
     val (t, d) = table(dvs = true)
     val log = DeltaLog.forTable(spark, t)
