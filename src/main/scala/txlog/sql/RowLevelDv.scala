@@ -185,7 +185,8 @@ private[txlog] final class DvRowBatch(
     val written = data.map { spec =>
       val rows = DvRowMessage.written(messages)
       val described = spec.described(
-        spark.createDataFrame(spark.sparkContext.parallelize(rows, 1), spec.outSchema)
+        // a local relation: the description is worked out on the driver, without a Spark job
+        spark.createDataFrame(java.util.Arrays.asList(rows: _*), spec.outSchema)
       )
       DataFiles.written(spark, described.collect().toSeq)
     }
