@@ -131,93 +131,81 @@ private[txlog] object DvDelete {
       started: Long,
       updatedRows: Long = 0L
   ): Option[Committed] = if (touched.isEmpty && written.forall(_.numFiles == 0)) None
-  else {
-    try Some(commitTouched(ctx, snap, operation, touched, written, predicate, started, updatedRows))
-    finally {
+  else
+    try {
+      val spark = ctx.spark
+      val scanMs = (System.nanoTime() - started) / 1000000L
+      val txn = Transaction.at(ctx, snap)
+      val rows = touched.map(t => Row(t.path, t.dv.toRow, t.oldCardinality))
+      val local = spark.createDataFrame(spark.sparkContext.parallelize(rows, 1), touchedSchema)
+      val files = txn.readFiles().join(broadcast(local), Seq("path"))
+      val records = col("stats_parsed.numRecords")
+      val whole = coalesce(col(s"${DvUpdates.NewDv}.cardinality") === records, lit(false))
+      val had = col("oldCardinality") > 0
+      val m =
+        if (touched.isEmpty) Row.fromSeq(Seq.fill(7)(0L))
+        else {
+          Jobs.named(spark, s"count the files a $operation changes in ${ctx.root}") {
+            files
+              .agg(
+                count(lit(1)),
+                coalesce(sum(when(whole, 1L).otherwise(0L)), lit(0L)),
+                coalesce(sum(when(whole, col("size")).otherwise(0L)), lit(0L)),
+                coalesce(sum(when(had, 1L).otherwise(0L)), lit(0L)),
+                coalesce(sum(when(!whole && had, 1L).otherwise(0L)), lit(0L)),
+                coalesce(
+                  sum(col(s"${DvUpdates.NewDv}.cardinality") - col("oldCardinality")),
+                  lit(0L)
+                ),
+                coalesce(sum(col("size")), lit(0L))
+              )
+              .collect()
+              .head
+          }
+        }
+      if (m.getLong(0) != touched.length) {
+        throw TxlogErrors.invalidCommitActions(
+          ctx.root,
+          s"${touched.length - m.getLong(0)} of the ${touched.length} files the $operation " +
+            s"touched are not live in version ${snap.version}."
+        )
+      }
+      val cow = CopyOnWrite.applies(snap)
+      val rewriteStart = System.nanoTime()
+      val copied =
+        if (cow && touched.nonEmpty) Some(CopyOnWrite.rewrite(ctx, snap, files, touched)) else None
+      val rewriteMs = copied.fold(0L)(_ => (System.nanoTime() - rewriteStart) / 1000000L)
+      if (cow && touched.nonEmpty) txn.removeFiles(DvUpdates.removes(files))
+      else if (touched.nonEmpty) {
+        txn.removeFiles(FilePlan.removes(files.where(whole), dataChange = true))
+        txn.updateDeletionVectors(files.where(!whole))
+      }
+      written.foreach(w => txn.addFiles(w.adds))
+      copied.foreach(w => txn.addFiles(w.adds))
+      val adds = written.toSeq ++ copied.toSeq
+      val counts = DmlMetrics.Counts(
+        touched = touched.length.toLong,
+        touchedBytes = m.getLong(6),
+        removedWhole = if (cow) touched.length.toLong else m.getLong(1),
+        removedWholeBytes = if (cow) m.getLong(6) else m.getLong(2),
+        dvsRemoved = m.getLong(3),
+        dvsUpdated = if (cow) 0L else m.getLong(4),
+        marked = m.getLong(5),
+        added = adds.map(_.numFiles).sum,
+        addedBytes = adds.map(_.bytes).sum,
+        addedRows = written.fold(0L)(_.rows),
+        updatedRows = if (operation == "UPDATE") m.getLong(5) else updatedRows,
+        copied = copied.fold(0L)(_.rows),
+        rewriteMs = rewriteMs
+      )
+      val metrics = DmlMetrics.of(operation, counts, scanMs, started)
+      val r = txn.commit(operation, Map("predicate" -> JsonText.array(predicate)), metrics)
+      val changed = if (operation == "MERGE") counts.marked + counts.addedRows else counts.marked
+      Some(Committed(r, counts.removedWhole, counts.removedWholeBytes, changed, counts.added))
+    } finally {
+      // a copy-on-write change's vectors are notes no version names, whatever the outcome
       if (CopyOnWrite.applies(snap)) {
         CopyOnWrite.dropVectors(ctx.root, touched.map(_.dv), ctx.table.hadoopConf)
       }
     }
-  }
-
-  private def commitTouched(
-      ctx: TableContext,
-      snap: Snapshot,
-      operation: String,
-      touched: Seq[Touched],
-      written: Option[WrittenFiles],
-      predicate: Seq[String],
-      started: Long,
-      updatedRows: Long
-  ): Committed = {
-    val spark = ctx.spark
-    val scanMs = (System.nanoTime() - started) / 1000000L
-    val txn = Transaction.at(ctx, snap)
-    val rows = touched.map(t => Row(t.path, t.dv.toRow, t.oldCardinality))
-    val local = spark.createDataFrame(spark.sparkContext.parallelize(rows, 1), touchedSchema)
-    val files = txn.readFiles().join(broadcast(local), Seq("path"))
-    val records = col("stats_parsed.numRecords")
-    val whole = coalesce(col(s"${DvUpdates.NewDv}.cardinality") === records, lit(false))
-    val had = col("oldCardinality") > 0
-    val m =
-      if (touched.isEmpty) Row.fromSeq(Seq.fill(7)(0L))
-      else {
-        Jobs.named(spark, s"count the files a $operation changes in ${ctx.root}") {
-          files
-            .agg(
-              count(lit(1)),
-              coalesce(sum(when(whole, 1L).otherwise(0L)), lit(0L)),
-              coalesce(sum(when(whole, col("size")).otherwise(0L)), lit(0L)),
-              coalesce(sum(when(had, 1L).otherwise(0L)), lit(0L)),
-              coalesce(sum(when(!whole && had, 1L).otherwise(0L)), lit(0L)),
-              coalesce(
-                sum(col(s"${DvUpdates.NewDv}.cardinality") - col("oldCardinality")),
-                lit(0L)
-              ),
-              coalesce(sum(col("size")), lit(0L))
-            )
-            .collect()
-            .head
-        }
-      }
-    if (m.getLong(0) != touched.length) {
-      throw TxlogErrors.invalidCommitActions(
-        ctx.root,
-        s"${touched.length - m.getLong(0)} of the ${touched.length} files the $operation " +
-          s"touched are not live in version ${snap.version}."
-      )
-    }
-    val cow = CopyOnWrite.applies(snap)
-    val rewriteStart = System.nanoTime()
-    val copied =
-      if (cow && touched.nonEmpty) Some(CopyOnWrite.rewrite(ctx, snap, files, touched)) else None
-    val rewriteMs = copied.fold(0L)(_ => (System.nanoTime() - rewriteStart) / 1000000L)
-    if (cow && touched.nonEmpty) txn.removeFiles(DvUpdates.removes(files))
-    else if (touched.nonEmpty) {
-      txn.removeFiles(FilePlan.removes(files.where(whole), dataChange = true))
-      txn.updateDeletionVectors(files.where(!whole))
-    }
-    written.foreach(w => txn.addFiles(w.adds))
-    copied.foreach(w => txn.addFiles(w.adds))
-    val adds = written.toSeq ++ copied.toSeq
-    val counts = DmlMetrics.Counts(
-      touched = touched.length.toLong,
-      touchedBytes = m.getLong(6),
-      removedWhole = if (cow) touched.length.toLong else m.getLong(1),
-      removedWholeBytes = if (cow) m.getLong(6) else m.getLong(2),
-      dvsRemoved = m.getLong(3),
-      dvsUpdated = if (cow) 0L else m.getLong(4),
-      marked = m.getLong(5),
-      added = adds.map(_.numFiles).sum,
-      addedBytes = adds.map(_.bytes).sum,
-      addedRows = written.fold(0L)(_.rows),
-      updatedRows = if (operation == "UPDATE") m.getLong(5) else updatedRows,
-      copied = copied.fold(0L)(_.rows),
-      rewriteMs = rewriteMs
-    )
-    val metrics = DmlMetrics.of(operation, counts, scanMs, started)
-    val r = txn.commit(operation, Map("predicate" -> JsonText.array(predicate)), metrics)
-    val changed = if (operation == "MERGE") counts.marked + counts.addedRows else counts.marked
-    Committed(r, counts.removedWhole, counts.removedWholeBytes, changed, counts.added)
-  }
 }

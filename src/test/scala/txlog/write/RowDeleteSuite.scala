@@ -62,32 +62,42 @@ class RowDeleteSuite extends SparkSuite {
     assert(Rows.sorted(log.update().toDF) == rows(d))
   }
 
-  test("a concurrent commit: one changing the same files conflicts, a blind append does not") {
-    val (t, d) = table(dvs = true)
+  /** A delete of row 3 that a commit changing its file (`concurrently`) overtakes: it must fail as
+    * a conflict with no row brought back (`afterConflict` checks more); then a delete of row 4 with
+    * a blind append of rows 100 and 101 (`format`) in between, which must commit. The ids after.
+    */
+  private def raced(t: String, format: String)(concurrently: => Unit)(
+      afterConflict: => Unit
+  ): Seq[Long] = {
     val log = DeltaLog.forTable(spark, t)
     val ctx = log.context
     val snap = log.update()
     val started = System.nanoTime()
-    // the same file gets another vector first: this delete's removes name the old one
     val touched = RowDelete.touched(ctx, snap, "id = 3")
     assert(touched.map(_.dv.cardinality) == Seq(1L))
-    log.delete("id = 5")
+    concurrently
     val e = intercept[TxlogException](DvDelete.commit(ctx, snap, touched, Seq("id = 3"), started))
     assert(e.errorClass.startsWith("CONCURRENT_"), e.errorClass)
     assert(rows(t).length == 39)
-    // a blind append in between: both kept
+    afterConflict
     val again = log.update()
     val mine = RowDelete.touched(ctx, again, "id = 4")
     spark
       .range(100, 102)
       .selectExpr("id", "'a' AS part")
       .write
-      .format("txlog")
+      .format(format)
       .mode("append")
       .save(t)
     val r = DvDelete.commit(ctx, again, mine, Seq("id = 4"), started).get
     assert(r.committed && r.numDeletedRows.contains(1L))
-    val ids = spark.read.format("delta").load(t).select("id").collect().map(_.getLong(0)).toSeq
+    spark.read.format("delta").load(t).select("id").collect().map(_.getLong(0)).toSeq
+  }
+
+  test("a concurrent commit: one changing the same files conflicts, a blind append does not") {
+    val (t, d) = table(dvs = true)
+    // the same file gets another vector first: this delete's removes name the old one
+    val ids = raced(t, "txlog")(DeltaLog.forTable(spark, t).delete("id = 5"))(())
     assert(!ids.contains(4L) && !ids.contains(5L) && ids.contains(3L) && ids.contains(101L))
     assert(new java.io.File(d).exists)
   }
@@ -115,31 +125,12 @@ class RowDeleteSuite extends SparkSuite {
 
   test("copy-on-write racing delta-spark: a rewritten file conflicts, an append does not") {
     val (t, _) = table(dvs = false)
-    val log = DeltaLog.forTable(spark, t)
-    val ctx = log.context
-    val snap = log.update()
-    val started = System.nanoTime()
-    val touched = RowDelete.touched(ctx, snap, "id = 3")
-    // delta-spark rewrites the same file first: this delete must not bring row 5 back
-    spark.sql(s"DELETE FROM delta.`$t` WHERE id = 5")
-    val e = intercept[TxlogException](DvDelete.commit(ctx, snap, touched, Seq("id = 3"), started))
-    assert(e.errorClass.startsWith("CONCURRENT_"), e.errorClass)
-    assert(rows(t).length == 39)
     def notes = new java.io.File(t).listFiles().map(_.getName).filter(_.startsWith("deletion"))
-    assert(notes.isEmpty, notes.mkString(", "))
-    // a blind append in between: both kept, the append's rows not rewritten away
-    val again = log.update()
-    val mine = RowDelete.touched(ctx, again, "id = 4")
-    spark
-      .range(100, 102)
-      .selectExpr("id", "'a' AS part")
-      .write
-      .format("delta")
-      .mode("append")
-      .save(t)
-    val r = DvDelete.commit(ctx, again, mine, Seq("id = 4"), started).get
-    assert(r.committed && r.numDeletedRows.contains(1L))
-    val ids = spark.read.format("delta").load(t).select("id").collect().map(_.getLong(0)).toSeq
+    // delta-spark rewrites the same file first: this delete must not bring row 5 back; the
+    // append's rows are not rewritten away
+    val ids = raced(t, "delta")(spark.sql(s"DELETE FROM delta.`$t` WHERE id = 5")) {
+      assert(notes.isEmpty, notes.mkString(", "))
+    }
     assert(ids.sorted == ((0L until 40L).filterNot(Set(4L, 5L)) ++ Seq(100L, 101L)))
     assert(notes.isEmpty, notes.mkString(", "))
   }
