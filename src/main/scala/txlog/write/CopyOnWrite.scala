@@ -26,9 +26,9 @@ import txlog.util.Jobs
   *
   * The rewrite packs the touched files into tasks as Spark's file scan packs a read of them
   * (`spark.sql.files.maxPartitionBytes`, `openCostInBytes`, the default parallelism), as
-  * delta-spark rewrites them through such a scan, so a DELETE writes as many files as
-  * delta-spark's; a file is never split. Driver memory: one entry per touched file (its path, size
-  * and partition values).
+  * delta-spark rewrites them through such a scan; files of one size may be packed in another order
+  * than delta-spark's, so the number of files written can differ. A file is never split. Driver
+  * memory: one entry per touched file (its path, size and partition values).
   *
   * {{{
   * if (CopyOnWrite.applies(snap)) CopyOnWrite.rewrite(ctx, snap, touchedFiles)
