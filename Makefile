@@ -186,14 +186,17 @@ test-compat:
 
 test-matrix: test-breadth $(addprefix test-line-,$(MATRIX_LINES))
 
-# The breadth suites (src/test/scala/txlog/testing/Breadth.scala) with every item, on the
-# default line: `make test` runs a share of each, rotating by day. test-matrix's lines run every
-# item too.
+# The breadth suites (src/test/scala/txlog/testing/Breadth.scala) with every item, and the suites
+# whose heaviest tests take turns (txlog.testing.InTurn) with every test, on the default line:
+# `make test` runs a share of each, rotating by day. test-matrix's lines run every item too.
 BREADTH_SCALA := txlog.checkpoint.CheckpointRoundTripSuite \
   txlog.checkpoint.CheckpointRoundTripSuite2 txlog.inspect.ValidateSuite \
   txlog.DistributedReplayAgreementSuite txlog.compaction.DistributedLogCompactionSuite \
   txlog.txn.InteropMatrixSuite txlog.txn.ProcessWritersSuite txlog.vacuum.VacuumFixturesSuite \
-  txlog.restore.RestoreFixturesSuite txlog.restore.RestoreAgreementSuite
+  txlog.restore.RestoreFixturesSuite txlog.restore.RestoreAgreementSuite \
+  txlog.sql.SqlParitySuite txlog.sql.RowLevelParitySuite txlog.sql.MergeParitySuite \
+  txlog.sql.SqlCommandsParitySuite txlog.sql.SqlAlterParitySuite txlog.write.RowDeleteSuite \
+  txlog.write.OptimizeSuite txlog.repair.RepairSuite txlog.vacuum.VacuumAgreementSuite
 test-breadth: jar venv
 	$(SBT) -Dtxlog.breadth=full -Dtxlog.testForks=$(TEST_FORKS) "testOnly $(BREADTH_SCALA)" </dev/null
 	TXLOG_CLUSTER_FIXTURES=all $(VENV_PY) -m pytest tests/test_cluster.py -q

@@ -13,96 +13,96 @@
 object TestGroups {
   val forks: Int = sys.props.get("txlog.testForks").map(_.toInt).getOrElse(1).max(1)
 
-  /** Seconds per suite (simple class name): its time in the JUnit report of a `make test` run of
-    * the default line on 2026-11-26 at fdf93e1 (two forks beside the Python lane,
-    * `target/test-reports`), the checkpoint round trips at three quarters of it (delta-spark reads
-    * back fewer multi-part checkpoints since); suites under 5 s count as [[Unlisted]].
+  /** Seconds per suite (simple class name): its time in the JUnit report of the clean-clone `make
+    * test` run of 1c9de5a on 2026-12-03 (two forks beside the Python lane, `target/test-reports`,
+    * 38 minutes), scaled to the share of its tests `make test` now runs (the tests of
+    * txlog.testing.InTurn in turn, the Breadth suites' shares); suites under 5 s count as
+    * [[Unlisted]].
     */
   val seconds: Map[String, Double] = Map(
-    "CheckpointRoundTripSuite2" -> 120, // since: a third of the fixtures (Breadth)
-    "CheckpointRoundTripSuite" -> 100, // since: a third of the fixtures (Breadth)
-    "ProcessWritersSuite" -> 230, // since: 8 commits per writer
-    "ValidateSuite" -> 200, // since: a sixth of the fixtures (Breadth)
-    "RestoreAgreementSuite" -> 130, // since: half its restores (Breadth)
-    "DistributedReplayAgreementSuite" -> 80, // since: half of its 82 fixtures (Breadth)
-    "InteropMatrixSuite" -> 80, // since: 4 of its 9 tables (Breadth)
-    "DistributedLogCompactionSuite" -> 110, // since: half the ranges (Breadth)
-    "VacuumAgreementSuite" -> 133,
-    "VacuumFixturesSuite" -> 60, // since: 6 of its 11 fixtures (Breadth)
-    "RestoreFixturesSuite" -> 70, // since: half its tables (Breadth)
-    "RepairSuite" -> 95,
-    "CheckpointWriterSuite" -> 84,
-    "S3TablesSuite" -> 73,
-    "TimeTravelAgreementSuite" -> 59,
-    "RowAgreementSuite" -> 46, // added since: 46 s alone
-    "ScanSuite" -> 30, // added since: 22-32 s alone
-    "SqlCommandsParitySuite" -> 110, // added since: 127 s alone (delta VACUUM listing at 4 tasks)
-    "SqlParitySuite" -> 150, // added since: 115-220 s alone at load 5-8 (session start included)
-    "RowLevelParitySuite" -> 145, // added since: 130 s alone, + copy-on-write 15 s
-    "RowDeleteSuite" -> 45, // added since: 24 s after RowLevelParitySuite, + copy-on-write
-    "MergeParitySuite" -> 95, // added since: 83 s alone, + copy-on-write 8 s
-    "SqlAlterParitySuite" -> 70, // added since: 58 s after other SQL suites, 168 s alone at load 8
-    "ChangesSuite" -> 25, // added since: 17 s alone
-    "DeletionVectorCommitSuite" -> 30, // added since: 105 s alone at load 9-12, most of it the
-    // session start and delta-spark's first read and DELETE
-    "RowTrackingReadSuite" -> 45, // added since: 99 s alone at load 11 on 2 cores
-    "ChangeSchemaSuite" -> 10, // added since: 9 s after ChangesSuite (no session start)
-    "DataWriteSuite" -> 60, // added since: 55 s alone, 34 s on Spark 3.5
-    "OptimizeSuite" -> 70, // added since: about 2 minutes alone at load 5
-    "WriteRulesSuite" -> 30, // added since: 35 s alone
-    "FailClosedWriteSuite" -> 45, // added since: 40 s alone (session start included)
-    "SchemaEvolutionSuite" -> 40, // added since: about 40 s alone (session start included)
-    "CheckpointStatsSuite" -> 40, // added since: 40 s in CI
-    "LogCompactionSuite" -> 56,
-    "S3ObjectStoreSuite" -> 52,
-    "S3FaultsSuite" -> 48,
-    "S3ConditionalPutSuite" -> 35, // added since: 24 s alone
-    "S3OwnClientSuite" -> 30, // added since: 26 s alone
-    "NamespaceRenameSuite" -> 30, // added since: 25 s alone
-    "RepairFaultsSuite" -> 45,
+    "ProcessWritersSuite" -> 212,
+    "RestoreAgreementSuite" -> 208,
+    "SqlParitySuite" -> 192,
+    "ValidateSuite" -> 147,
+    "VacuumAgreementSuite" -> 116,
+    "CheckpointWriterSuite" -> 111,
+    "RowLevelParitySuite" -> 103,
+    "S3TablesSuite" -> 94,
+    "TimeTravelAgreementSuite" -> 91,
+    "RepairSuite" -> 86,
+    "DistributedLogCompactionSuite" -> 85,
+    "OptimizeSuite" -> 83,
+    "MergeParitySuite" -> 83,
+    "SqlCommandsParitySuite" -> 79,
+    "CheckpointStatsSuite" -> 79,
+    "RestoreFixturesSuite" -> 73,
+    "DistributedReplayAgreementSuite" -> 69,
+    "LogCompactionSuite" -> 65,
+    "InteropMatrixSuite" -> 64,
+    "CheckpointRoundTripSuite2" -> 64,
+    "S3FaultsSuite" -> 63,
+    "DataWriteSuite" -> 63,
+    "VacuumSafetySuite" -> 62,
+    "RowAgreementSuite" -> 62,
+    "RepairFaultsSuite" -> 61,
+    "ConflictCheckerSuite" -> 60,
+    "RowDeleteSuite" -> 59,
+    "SqlAlterParitySuite" -> 57,
+    "CliSuite" -> 57,
+    "CheckpointRoundTripSuite" -> 56,
+    "FailClosedWriteSuite" -> 53,
+    "VacuumFixturesSuite" -> 52,
+    "S3ObjectStoreSuite" -> 51,
+    "RowTrackingReadSuite" -> 50,
+    "VersionChecksumSuite" -> 47,
     "DriverBudgetSuite" -> 44,
-    "VacuumSafetySuite" -> 43,
-    "ConflictCheckerSuite" -> 41,
-    "CleanupFailClosedSuite" -> 36,
-    "CliSuite" -> 36,
-    "VersionChecksumSuite" -> 34,
-    "ListingFromHintSuite" -> 33,
-    "MetadataCleanupSuite" -> 31,
-    "TransactionSuite" -> 29,
-    "CommitTimelineSuite" -> 25,
-    "CommitChecksumSuite" -> 25,
-    "RowTrackingRulesSuite" -> 25,
-    "RacingWritersSuite" -> 24,
-    "ConflictCheckerDeletesSuite" -> 20,
-    "CommitOnFixturesSuite" -> 20,
-    "FixtureAgreementSuite" -> 20,
-    "CliContractSuite" -> 16,
-    "RestoreConcurrencySuite" -> 16,
-    "DriverParquetSuite" -> 14,
-    "LogSegmentSuite" -> 13,
-    "SnapshotCacheSuite" -> 13,
-    "BadInputSuite" -> 11,
-    "TableContextSuite" -> 10,
-    "DescribeSuite" -> 9,
-    "DemoTableSuite" -> 9,
-    "SingleFileCheckpointSuite" -> 8,
-    "FileActionRulesSuite" -> 8,
-    "MetadataRulesSuite" -> 6,
-    "PostCommitSuite" -> 5,
-    "DistributedCompactionFidelitySuite" -> 5
+    "SchemaEvolutionSuite" -> 42,
+    "CleanupFailClosedSuite" -> 39,
+    "ListingFromHintSuite" -> 36,
+    "ScanSuite" -> 35,
+    "MetadataCleanupSuite" -> 29,
+    "ChangesSuite" -> 28,
+    "WriteRulesSuite" -> 24,
+    "CommitTimelineSuite" -> 23,
+    "DeletionVectorCommitSuite" -> 22,
+    "RacingWritersSuite" -> 21,
+    "CommitChecksumSuite" -> 21,
+    "S3ConditionalPutSuite" -> 20,
+    "ConflictCheckerDeletesSuite" -> 16,
+    "TransactionSuite" -> 15,
+    "S3OwnClientSuite" -> 13,
+    "ChangeSchemaSuite" -> 12,
+    "RestoreConcurrencySuite" -> 11,
+    "RowTrackingRulesSuite" -> 10,
+    "FixtureAgreementSuite" -> 10,
+    "NamespaceRenameSuite" -> 9,
+    "LiveRemovesSuite" -> 9,
+    "DriverParquetSuite" -> 9,
+    "CommitOnFixturesSuite" -> 9,
+    "TimestampSnapshotSuite" -> 8,
+    "SnapshotCacheSuite" -> 8,
+    "LogSegmentSuite" -> 8,
+    "CliContractSuite" -> 8,
+    "TableContextSuite" -> 7,
+    "SingleFileCheckpointSuite" -> 7,
+    "VacuumPathsSuite" -> 6,
+    "RepairTrustSuite" -> 6,
+    "ReadFailureSuite" -> 5,
+    "FileActionRulesSuite" -> 5,
+    "DemoTableSuite" -> 5,
+    "BadInputSuite" -> 5
   )
   val Unlisted = 5.0
 
   /** Suites `make test` runs in its second lane, after the Python suite and the Spark 3.5 run,
     * which otherwise end minutes before the Scala suites do: `-Dtxlog.testPart=tail` runs only
     * these, `-Dtxlog.testPart=main` every other suite, and without the property every suite runs.
-    * ProcessWritersSuite spends most of its time waiting on the writer JVMs it starts; the two
-    * others bring the lanes to about the same length (in the run of e0f6a7e the second lane ended
-    * 2:40 before the first, and the cluster test's settings took about 2 minutes more off the
-    * Python suite).
+    * ProcessWritersSuite spends most of its time waiting on the writer JVMs it starts;
+    * VacuumAgreementSuite brings the lanes to about the same length (by [[seconds]], the first
+    * lane's two forks about 27 minutes each, the second lane about 28;
+    * DistributedLogCompactionSuite was here too until the parity suites took turns).
     */
-  val tail: Set[String] =
-    Set("ProcessWritersSuite", "DistributedLogCompactionSuite", "VacuumAgreementSuite")
+  val tail: Set[String] = Set("ProcessWritersSuite", "VacuumAgreementSuite")
 
   /** `names` narrowed to the part `-Dtxlog.testPart` names (main or tail), or all of them. */
   def selected(names: Seq[String]): Seq[String] = sys.props.get("txlog.testPart") match {

@@ -77,11 +77,11 @@ class FixtureAgreementSuite extends SparkSuite with txlog.oracle.LiveSample {
   * The tasks' work is the tail, the commits after the newest checkpoint: every fixture whose tail
   * has two commits or more (reconciled across commits) or that a replay refuses (the error must
   * come back typed from a task), and every third of the others (one commit or none after the
-  * checkpoint: the same tasks over less): 82 of the 133 fixtures. `make test` replays half of them,
-  * which half rotating by day ([[txlog.testing.Breadth]]), and every one a replay refuses; `make
-  * test-breadth` all 82. The distributed replay of a fixture costs ten times the driver's (all 133
-  * were 200 s of a CI run, the 82 were 146 s of a 35-minute one). The recorded answers are re-asked
-  * of delta-spark by [[FixtureAgreementSuite]].
+  * checkpoint: the same tasks over less): 82 of the 133 fixtures. `make test` replays a third of
+  * them, which third rotating by day ([[txlog.testing.Breadth]]), and every one a replay refuses;
+  * `make test-breadth` all 82. The distributed replay of a fixture costs ten times the driver's
+  * (all 133 were 200 s of a CI run, the 82 were 146 s of a 35-minute one, half of them 103 s of a
+  * 38-minute one). The recorded answers are re-asked of delta-spark by [[FixtureAgreementSuite]].
   */
 class DistributedReplayAgreementSuite extends FixtureAgreementSuite {
   override def extraConf: Map[String, String] =
@@ -92,7 +92,7 @@ class DistributedReplayAgreementSuite extends FixtureAgreementSuite {
     val tasks = Fixtures.tables.zipWithIndex.collect {
       case (t, i) if Fixtures.tailCommits(t) >= 2 || refused(t) || i % 3 == 0 => t
     }
-    txlog.testing.Breadth.share(tasks, 2, "DistributedReplayAgreementSuite")(refused)
+    txlog.testing.Breadth.share(tasks, 3, "DistributedReplayAgreementSuite")(refused)
   }
 
   override protected def liveSample: Int = 0

@@ -19,7 +19,8 @@ import txlog.restore.RestoreTestKit
   * expected values come from delta-spark (its reading of the intact copy, the `_last_checkpoint`
   * and `.crc` files it wrote) and from the fault the test made.
   */
-class RepairSuite extends SparkSuite with RestoreTestKit {
+class RepairSuite extends SparkSuite with RestoreTestKit with txlog.testing.InTurn {
+  override protected def turns = 3 // make test runs its inTurn tests in turn
   private val mapper = new ObjectMapper()
 
   private def log(t: Path) = DeltaLog.forTable(spark, t.toString)
@@ -96,7 +97,7 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
       "v2"
     )
   ).foreach { case (name, file, kind) =>
-    test(s"a truncated $kind checkpoint is set aside and written again ($name)") {
+    inTurn(s"a truncated $kind checkpoint is set aside and written again ($name)") {
       assume(Fixtures.available, Fixtures.skipMessage)
       val t = Fixtures.copy(name, tempDir())
       val intact = refView(copyTable(t, "intact"))
@@ -133,7 +134,7 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
     ("golden/multi-part-checkpoint", "{not json"),
     ("golden/v2-checkpoint-parquet", """{"version":2,"size":9,"checksum":"00"}""")
   ).foreach { case (name, broken) =>
-    test(s"_last_checkpoint '$broken' is rebuilt as delta-spark wrote it ($name)") {
+    inTurn(s"_last_checkpoint '$broken' is rebuilt as delta-spark wrote it ($name)") {
       assume(Fixtures.available, Fixtures.skipMessage)
       val t = Fixtures.copy(name, tempDir())
       val file = logDir(t).resolve("_last_checkpoint")
@@ -153,7 +154,7 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
     }
   }
 
-  test("a tampered .crc is set aside and written again as delta-spark wrote it") {
+  inTurn("a tampered .crc is set aside and written again as delta-spark wrote it") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t =
       Fixtures.copy("golden/commit-info-containing-arbitrary-operationParams-types", tempDir())
@@ -183,7 +184,7 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
     .map(l => mapper.readTree(l).get("add").get("path").asText())
     .get
 
-  test("a missing data file is removed by an FSCK commit; delta-spark reads the rest") {
+  inTurn("a missing data file is removed by an FSCK commit; delta-spark reads the rest") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = Fixtures.copy("golden/data-reader-partition-values", tempDir())
     val path = firstAdd(commit(t, 0))
@@ -296,7 +297,7 @@ class RepairSuite extends SparkSuite with RestoreTestKit {
     "kernel/basic-dv-with-checkpoint",
     "golden/commit-info-containing-arbitrary-operationParams-types"
   ).foreach { name =>
-    test(s"an intact table has nothing to repair and is left as it is ($name)") {
+    inTurn(s"an intact table has nothing to repair and is left as it is ($name)") {
       assume(Fixtures.available, Fixtures.skipMessage)
       val t = Fixtures.copy(name, tempDir())
       val before = tree(t)

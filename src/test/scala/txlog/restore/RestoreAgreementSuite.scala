@@ -80,7 +80,7 @@ class RestoreAgreementSuite extends SparkSuite with RestoreTestKit {
   }
 
   // Each case restores a copy with txlog and another with delta-spark (a minute or two on CI's
-  // two cores): `make test` runs half of them, which half rotating by day (txlog.testing.Breadth);
+  // two cores): `make test` runs a third of them, which third rotating by day (Breadth);
   // `make test-breadth` runs every one.
   private val cases: Seq[(String, () => Unit)] = Seq(
     "partitioned: to version 1 (before a delete, an overwrite and a new column)" -> { () =>
@@ -123,7 +123,7 @@ class RestoreAgreementSuite extends SparkSuite with RestoreTestKit {
     }
   )
 
-  Breadth.share(cases, 2, "RestoreAgreementSuite")(_ => false).foreach { case (name, body) =>
+  Breadth.share(cases, 3, "RestoreAgreementSuite")(_ => false).foreach { case (name, body) =>
     test(name)(body())
   }
 

@@ -9,7 +9,8 @@ import txlog.DeltaLog
   * are delta-spark's, from the same statements in the same run; delta-spark also reads txlog's
   * table.
   */
-class MergeParitySuite extends SqlParity {
+class MergeParitySuite extends SqlParity with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   override protected def database: String = "sqlmerge"
 
@@ -48,7 +49,7 @@ class MergeParitySuite extends SqlParity {
   private def dvFiles(path: String): Seq[String] =
     new java.io.File(path).listFiles().map(_.getName).filter(_.startsWith("deletion")).toSeq
 
-  test("MERGE by deletion vectors: delta-spark's rows and counts for every kind of clause") {
+  inTurn("MERGE by deletion vectors: delta-spark's rows and counts for every kind of clause") {
     val p = pair("dv")
     p.both(create(dvs = true))
     p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
@@ -122,7 +123,7 @@ class MergeParitySuite extends SqlParity {
     assert(dvFiles(p.txlogPath).isEmpty, dvFiles(p.txlogPath).mkString(", "))
   }
 
-  test("without deletion vectors: MERGE rewrites the touched files, as delta-spark's") {
+  inTurn("without deletion vectors: MERGE rewrites the touched files, as delta-spark's") {
     val p = pair("cow")
     p.both(create(dvs = false))
     p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")

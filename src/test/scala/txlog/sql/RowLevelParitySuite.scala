@@ -12,7 +12,8 @@ import txlog.{DeltaLog, TxlogException}
   * delta-spark's. Also: what txlog refuses (the change data feed on, row tracking where rows would
   * be copied or updated), typed and with nothing written.
   */
-class RowLevelParitySuite extends SqlParity {
+class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
+  override protected def turns = 3 // make test runs its inTurn tests in turn
 
   override protected def database: String = "sqldel"
 
@@ -73,7 +74,9 @@ class RowLevelParitySuite extends SqlParity {
   private def dvsOf(path: String): Seq[Row] =
     DeltaLog.forTable(spark, path).update().allFiles.where("deletionVector IS NOT NULL").collect()
 
-  test("DELETE by deletion vectors: delta-spark's rows and counts, vectors merged, files dropped") {
+  inTurn(
+    "DELETE by deletion vectors: delta-spark's rows and counts, vectors merged, files dropped"
+  ) {
     val p = pair("dv")
     p.both(create(dvs = true))
     p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
@@ -102,7 +105,9 @@ class RowLevelParitySuite extends SqlParity {
     assert(versionOf(p.txlogTable) == versionOf(p.deltaTable))
   }
 
-  test("UPDATE by deletion vectors: delta-spark's rows and counts, rows moved between partitions") {
+  inTurn(
+    "UPDATE by deletion vectors: delta-spark's rows and counts, rows moved between partitions"
+  ) {
     val p = pair("upd")
     p.both(create(dvs = true))
     p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
@@ -125,7 +130,9 @@ class RowLevelParitySuite extends SqlParity {
     p.sameRows()
   }
 
-  test("without deletion vectors: DELETE and UPDATE rewrite the touched files, as delta-spark's") {
+  inTurn(
+    "without deletion vectors: DELETE and UPDATE rewrite the touched files, as delta-spark's"
+  ) {
     val p = pair("cow")
     p.both(create(dvs = false))
     p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
@@ -150,7 +157,7 @@ class RowLevelParitySuite extends SqlParity {
     assert(dvFiles.isEmpty, dvFiles.mkString(", "))
   }
 
-  test("DELETE on partition columns removes whole files, as delta-spark's metadata-only delete") {
+  inTurn("DELETE on partition columns removes whole files, as delta-spark's metadata-only delete") {
     val p = pair("parts")
     p.both(create(dvs = false))
     p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'c', 'z')")

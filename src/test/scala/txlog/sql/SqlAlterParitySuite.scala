@@ -13,7 +13,8 @@ import txlog.scan.Rows
   * with the same rows, and a statement delta-spark refuses is refused by txlog too, typed, with
   * nothing written. Expected values are delta-spark's, in the same run.
   */
-class SqlAlterParitySuite extends SparkSuite {
+class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   override def extraConf: Map[String, String] =
     Map("spark.sql.catalog.txlog" -> classOf[TxlogCatalog].getName)
@@ -78,7 +79,7 @@ class SqlAlterParitySuite extends SparkSuite {
     "CREATE TABLE {t} (id BIGINT NOT NULL, part STRING, s STRUCT<a: INT>) USING {p} " +
       "PARTITIONED BY (part) LOCATION '{loc}'"
 
-  test("SET and UNSET TBLPROPERTIES: the same properties and protocol; bad keys refused") {
+  inTurn("SET and UNSET TBLPROPERTIES: the same properties and protocol; bad keys refused") {
     val p = Pair("props")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', named_struct('a', 1))")
@@ -112,7 +113,7 @@ class SqlAlterParitySuite extends SparkSuite {
     )
   }
 
-  test("ADD COLUMNS at the end, first, after a column and nested; comments; nullability") {
+  inTurn("ADD COLUMNS at the end, first, after a column and nested; comments; nullability") {
     val p = Pair("add")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', named_struct('a', 1))")
@@ -138,7 +139,7 @@ class SqlAlterParitySuite extends SparkSuite {
     refused(p, "ALTER TABLE {t} DROP COLUMN s", Some("INVALID_METADATA"))
   }
 
-  test("with column mapping: add, rename, drop; delta-spark reads the renamed columns") {
+  inTurn("with column mapping: add, rename, drop; delta-spark reads the renamed columns") {
     val p = Pair("mapped")
     both(p, create + " TBLPROPERTIES ('delta.columnMapping.mode' = 'name')")
     both(p, "INSERT INTO {t} VALUES (1, 'a', named_struct('a', 1))")
@@ -172,7 +173,7 @@ class SqlAlterParitySuite extends SparkSuite {
     both(p, "INSERT INTO {t} VALUES (2, 'b', named_struct('a', 2))", true)
   }
 
-  test("dynamic partition overwrite by the write option and the session setting") {
+  inTurn("dynamic partition overwrite by the write option and the session setting") {
     val p = Pair("dynamic")
     both(
       p,

@@ -17,7 +17,8 @@ import txlog.scan.Rows
   * unknown tables and non-Delta paths fail typed, VACUUM refuses a short retention, REPAIR is a dry
   * run unless asked.
   */
-class SqlCommandsParitySuite extends SparkSuite {
+class SqlCommandsParitySuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 3 // make test runs its inTurn tests in turn
 
   // delta-spark's VACUUM spreads its listing over this many tasks (10,000 by default: each of
   // this suite's two delta-spark VACUUMs took about 80 s on 2 cores).
@@ -133,7 +134,7 @@ class SqlCommandsParitySuite extends SparkSuite {
     assert(got.head.getLong(8) == one(p.delta("DESCRIBE DETAIL {t}")).getAs[Long]("numFiles"))
   }
 
-  test("OPTIMIZE [WHERE]: delta-spark's file counts, the same rows") {
+  inTurn("OPTIMIZE [WHERE]: delta-spark's file counts, the same rows") {
     val p = Pair("optimize")
     p.both(create)
     for (i <- 1 to 3) p.both(s"INSERT INTO {t} VALUES ($i, 'a'), (${i + 10}, 'b')")
@@ -150,7 +151,7 @@ class SqlCommandsParitySuite extends SparkSuite {
     assert(versions(p.txlogPath) == versions(p.deltaPath))
   }
 
-  test("RESTORE [TABLE] TO VERSION AS OF / TIMESTAMP AS OF: delta-spark's metrics and rows") {
+  inTurn("RESTORE [TABLE] TO VERSION AS OF / TIMESTAMP AS OF: delta-spark's metrics and rows") {
     val p = Pair("restore")
     p.both(create)
     p.both("INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
@@ -178,7 +179,7 @@ class SqlCommandsParitySuite extends SparkSuite {
     assert(versions(p.txlogPath) == versions(p.deltaPath))
   }
 
-  test("REORG TABLE ... APPLY (PURGE): delta-spark's file counts, deletion vectors gone") {
+  inTurn("REORG TABLE ... APPLY (PURGE): delta-spark's file counts, deletion vectors gone") {
     val p = Pair("purge")
     p.both(create + " TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
     p.both("INSERT INTO {t} SELECT id, IF(id % 2 = 0, 'a', 'b') FROM range(20)")
@@ -214,7 +215,7 @@ class SqlCommandsParitySuite extends SparkSuite {
     assert(dvs == 0L)
   }
 
-  test("VACUUM [RETAIN n HOURS] [DRY RUN]: delta-spark's files; a short retention is refused") {
+  inTurn("VACUUM [RETAIN n HOURS] [DRY RUN]: delta-spark's files; a short retention is refused") {
     // The oracle is delta-spark's VACUUM of the txlog table's path: no delta-spark table needed.
     val p = Pair("vacuum")
     p.txlog(create + " TBLPROPERTIES ('delta.deletedFileRetentionDuration' = 'interval 0 hours')")
@@ -242,7 +243,7 @@ class SqlCommandsParitySuite extends SparkSuite {
     assert(listed(q.txlogPath) == files)
   }
 
-  test("CHECKPOINT TABLE, VALIDATE TABLE; REPAIR TXLOG TABLE is a dry run unless APPLY") {
+  inTurn("CHECKPOINT TABLE, VALIDATE TABLE; REPAIR TXLOG TABLE is a dry run unless APPLY") {
     val p = shared
     val c = one(p.txlog("CHECKPOINT TABLE {t}"))
     assert(c.getAs[Long]("version") == 3L)

@@ -15,8 +15,8 @@ import txlog.scan.Rows
   * reads the txlog table by path with the same rows. Expected rows and failures are delta-spark's,
   * in the same run.
   */
-class SqlParitySuite extends SparkSuite {
-
+class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 3 // make test runs its inTurn tests in turn
   override def extraConf: Map[String, String] =
     Map("spark.sql.catalog.txlog" -> classOf[TxlogCatalog].getName)
 
@@ -85,7 +85,7 @@ class SqlParitySuite extends SparkSuite {
     "CREATE TABLE {t} (id BIGINT, part STRING, v DOUBLE) USING {p} PARTITIONED BY (part) " +
       "LOCATION '{loc}'"
 
-  test("create, insert, overwrite of a partition, by condition and in full: same rows") {
+  inTurn("create, insert, overwrite of a partition, by condition and in full: same rows") {
     val p = Pair("writes")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0), (2, 'b', 2.0), (3, null, 3.0)")
@@ -98,7 +98,7 @@ class SqlParitySuite extends SparkSuite {
     assert(versions(p.txlogPath) == versions(p.deltaPath))
   }
 
-  test("VERSION AS OF and TIMESTAMP AS OF read the same versions; out of range fails on both") {
+  inTurn("VERSION AS OF and TIMESTAMP AS OF read the same versions; out of range fails on both") {
     val p = Pair("travel")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0)")
@@ -133,7 +133,7 @@ class SqlParitySuite extends SparkSuite {
     assert(condition(t) == "TIMESTAMP_OUT_OF_RANGE", t)
   }
 
-  test("CREATE TABLE AS SELECT and CREATE OR REPLACE TABLE AS SELECT: one commit each") {
+  inTurn("CREATE TABLE AS SELECT and CREATE OR REPLACE TABLE AS SELECT: one commit each") {
     val p = Pair("ctas")
     both(
       p,
@@ -160,7 +160,7 @@ class SqlParitySuite extends SparkSuite {
     assert(versions(p.txlogPath) == Seq(0L, 1L))
   }
 
-  test("writeTo: create, append, overwrite by condition, createOrReplace") {
+  inTurn("writeTo: create, append, overwrite by condition, createOrReplace") {
     val p = Pair("writeto")
     def rows(from: Long): DataFrame =
       spark.range(from, from + 4).selectExpr("id", "CAST(id % 2 AS STRING) AS part")
@@ -210,7 +210,7 @@ class SqlParitySuite extends SparkSuite {
     assert(appendOnly(p.txlogTable) == Seq(Row("delta.appendOnly", "true")))
   }
 
-  test("a managed table lives under its database; DROP TABLE removes it and its directory") {
+  inTurn("a managed table lives under its database; DROP TABLE removes it and its directory") {
     val p = Pair("managed")
     both(p, "CREATE TABLE {t} (id INT, s STRING) USING {p}", byPath = false)
     both(p, "INSERT INTO {t} VALUES (1, 'x'), (2, null)", byPath = false)
@@ -230,7 +230,7 @@ class SqlParitySuite extends SparkSuite {
     assert(!spark.catalog.tableExists(s"$db.t_managed"))
   }
 
-  test("an external table is dropped from the catalog only; a path reads as the table") {
+  inTurn("an external table is dropped from the catalog only; a path reads as the table") {
     val p = Pair("external")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0)")
@@ -271,7 +271,7 @@ class SqlParitySuite extends SparkSuite {
     assert(DeltaLog.forTable(spark, p.txlogPath).snapshot().version == 0)
   }
 
-  test("as spark_catalog: txlog tables created and written by name, paths, others delegated") {
+  inTurn("as spark_catalog: txlog tables created and written by name, paths, others delegated") {
     val p = Pair("session")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0), (2, 'b', 2.0)")
@@ -307,7 +307,9 @@ class SqlParitySuite extends SparkSuite {
     assert(Rows.sorted(session.sql(files.format(s"$db.t_session"))) == byDelta)
   }
 
-  test("_metadata: file fields, row_index, row tracking as delta-spark; one scan; unknown field") {
+  inTurn(
+    "_metadata: file fields, row_index, row tracking as delta-spark; one scan; unknown field"
+  ) {
     val p = Pair("metadata")
     both(p, create + " TBLPROPERTIES ('delta.enableRowTracking' = 'true')")
     both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0), (2, 'b', 2.0), (3, 'b', 3.0)")
@@ -369,7 +371,7 @@ class SqlParitySuite extends SparkSuite {
     assert(scan.readSchema().fieldNames.toSeq.contains("id"), scan.description())
   }
 
-  test("filters on a column named with a space and on a nested field: the same rows") {
+  inTurn("filters on a column named with a space and on a nested field: the same rows") {
     val p = Pair("names")
     both(
       p,

@@ -26,14 +26,21 @@ object Breadth {
     * val tables = Breadth.share(Fixtures.tables, 4, "CheckpointRoundTrips")(_.contains("dv"))
     * }}}
     */
-  def share[A](items: Seq[A], every: Int, salt: String)(always: A => Boolean): Seq[A] = {
+  def share[A](items: Seq[A], every: Int, salt: String)(always: A => Boolean): Seq[A] =
+    items.zipWithIndex.collect { case (item, i) if today(i, every, salt) || always(item) => item }
+
+  /** Whether the item at `index` of a list shared by `salt` is in today's `1/every` of it (always
+    * when [[full]]).
+    *
+    * {{{
+    * if (Breadth.today(2, 3, "RepairSuite")) test(name)(body) else ignore(name)(body)
+    * }}}
+    */
+  def today(index: Int, every: Int, salt: String): Boolean = {
     require(every >= 1, s"every must be at least 1: $every")
-    if (full || every == 1) items
-    else {
+    full || every == 1 || {
       val offset = Math.floorMod(txlog.oracle.Recording.seed + salt.hashCode.toLong, every.toLong)
-      items.zipWithIndex.collect {
-        case (item, i) if Math.floorMod(i - offset, every.toLong) == 0 || always(item) => item
-      }
+      Math.floorMod(index - offset, every.toLong) == 0
     }
   }
 }

@@ -17,7 +17,8 @@ import txlog.txn.TxnTestKit._
   * with `kill -9` (SIGKILL, `Process.destroyForcibly`) before, during and after publishing a commit
   * and during the post-commit checkpoint. delta-spark is the oracle of what a reader sees.
   */
-class ProcessWritersSuite extends SparkSuite {
+class ProcessWritersSuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   private def newTable(props: Map[String, String] = Map.empty): NPath = {
     val dir = tempDir("procs").resolve("t")
@@ -148,14 +149,14 @@ class ProcessWritersSuite extends SparkSuite {
 
   private val commit3 = """\.00000000000000000003\.json\..*\.tmp"""
 
-  test("kill -9 with commit 3 staged but not published: the table stays at version 2") {
+  inTurn("kill -9 with commit 3 staged but not published: the table stays at version 2") {
     val dir = newTable(Map("delta.checkpointInterval" -> "2"))
     val done = killedAt(dir, s"written:$commit3")
     assert(done.map(_._1) === Seq(1L, 2L))
     assertRecovers(dir, 2L, done.map(_._3).toSet)
   }
 
-  test("kill -9 halfway through writing commit 3: no partial commit is visible") {
+  inTurn("kill -9 halfway through writing commit 3: no partial commit is visible") {
     val dir = newTable(Map("delta.checkpointInterval" -> "2"))
     val done = killedAt(dir, s"midwrite:$commit3")
     assert(done.map(_._1) === Seq(1L, 2L))
@@ -165,7 +166,7 @@ class ProcessWritersSuite extends SparkSuite {
     assertRecovers(dir, 2L, done.map(_._3).toSet)
   }
 
-  test("kill -9 during the post-commit checkpoint (parquet, then _last_checkpoint)") {
+  inTurn("kill -9 during the post-commit checkpoint (parquet, then _last_checkpoint)") {
     Seq("""midwrite:part-.*\.parquet""", """midwrite:\._last_checkpoint\..*\.tmp""").foreach {
       pause =>
         val dir = newTable(Map("delta.checkpointInterval" -> "2"))
@@ -175,7 +176,7 @@ class ProcessWritersSuite extends SparkSuite {
     }
   }
 
-  test("kill -9 at random moments of a writer committing in a loop") {
+  inTurn("kill -9 at random moments of a writer committing in a loop") {
     val seed = System.nanoTime()
     val random = new Random(seed)
     info(s"seed $seed")

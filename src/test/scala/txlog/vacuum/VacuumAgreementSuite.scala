@@ -12,7 +12,8 @@ import txlog.{DeltaLog, SparkSuite}
   * the table holds what delta-spark's own vacuum leaves of a copy, and the versions within the
   * retention read as before. Each table is built once; tests that delete work on copies.
   */
-class VacuumAgreementSuite extends SparkSuite with VacuumTestKit {
+class VacuumAgreementSuite extends SparkSuite with VacuumTestKit with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
   override def extraConf: Map[String, String] = vacuumConf
   private val Hour = 3600L * 1000
 
@@ -104,7 +105,7 @@ class VacuumAgreementSuite extends SparkSuite with VacuumTestKit {
     t
   }
 
-  test("partition values with spaces, '=', '%' and unicode: full and lite agree") {
+  inTurn("partition values with spaces, '=', '%' and unicode: full and lite agree") {
     val full = agree(plain, Some(0))
     assert(full.contains("stray-0.parquet") && full.contains("p=a b/stray-1.parquet"))
     assert(full.contains("empty-dir/nested") && full.exists(_.startsWith("p=ünï/")))
@@ -115,7 +116,7 @@ class VacuumAgreementSuite extends SparkSuite with VacuumTestKit {
     assert(agree(plain, None) === Set("empty-dir", "empty-dir/nested"))
   }
 
-  test("a retention window: only files older than it go, and every version reads as before") {
+  inTurn("a retention window: only files older than it go, and every version reads as before") {
     val t = copyTable(plain)
     val old = Seq("stray-0.parquet", "p=a b/stray-1.parquet").map(t.resolve(_))
     old.foreach(age(_, 3 * Hour))
@@ -164,7 +165,7 @@ class VacuumAgreementSuite extends SparkSuite with VacuumTestKit {
     assert(Files.exists(t.resolve("stray-0.parquet")), "lite deletes only what the log removed")
   }
 
-  test("deletion vectors: DV files of live files are kept; full and lite agree") {
+  inTurn("deletion vectors: DV files of live files are kept; full and lite agree") {
     val dvs = tree(withDvs).filter(_.contains("deletion_vector_"))
     assert(dvs.nonEmpty)
     val full = agree(withDvs, Some(0))
@@ -184,7 +185,7 @@ class VacuumAgreementSuite extends SparkSuite with VacuumTestKit {
     assert(rowsAt(t, latest).get === rows)
   }
 
-  test("change data feed: _change_data files go once out of retention, as delta-spark says") {
+  inTurn("change data feed: _change_data files go once out of retention, as delta-spark says") {
     assert(tree(withCdf).exists(_.startsWith("_change_data/")), tree(withCdf))
     val full = agree(withCdf, Some(0))
     assert(full.exists(_.startsWith("_change_data/")))

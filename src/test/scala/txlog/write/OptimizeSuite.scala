@@ -12,7 +12,8 @@ import txlog.scan.Rows
   * the new version in delta-spark and txlog, the same number of files per partition, every older
   * version still readable, and adds and removes that change no data.
   */
-class OptimizeSuite extends SparkSuite {
+class OptimizeSuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   /** A delta-spark table: 2 partitions of 6 small files each, deletion vectors on, a delete that
     * leaves deletion vectors on some files.
@@ -60,7 +61,7 @@ class OptimizeSuite extends SparkSuite {
     Rows.sorted(version.fold(reader)(v => reader.option("versionAsOf", v)).load(t))
   }
 
-  test("compacts each partition into one file, as delta-spark's OPTIMIZE does") {
+  inTurn("compacts each partition into one file, as delta-spark's OPTIMIZE does") {
     val t = table("optimize-basic")
     val theirs = copyOf(t)
     val before = DeltaLog.forTable(spark, t).snapshot()
@@ -126,7 +127,7 @@ class OptimizeSuite extends SparkSuite {
     assert(e.getMessage.contains("not-live.parquet"), e.getMessage)
   }
 
-  test("bins of a target size: the file counts of delta-spark's OPTIMIZE with that size") {
+  inTurn("bins of a target size: the file counts of delta-spark's OPTIMIZE with that size") {
     val t = table("optimize-bins")
     val theirs = copyOf(t)
     val sizes =
@@ -164,7 +165,7 @@ class OptimizeSuite extends SparkSuite {
     assert(!nothing.committed && nothing.numBins === 0)
   }
 
-  test("column mapping tables compact; row tracking tables are refused") {
+  inTurn("column mapping tables compact; row tracking tables are refused") {
     val mapped = table("optimize-cm", "'delta.columnMapping.mode' = 'name'")
     val expected = rows(mapped)
     DeltaLog.forTable(spark, mapped).optimize()
@@ -196,7 +197,7 @@ class OptimizeSuite extends SparkSuite {
   private def withDv(t: String): Long =
     DeltaLog.forTable(spark, t).snapshot().allFiles.where("deletionVector IS NOT NULL").count()
 
-  test("purge: the files with deletion vectors rewritten without them, as delta-spark's REORG") {
+  inTurn("purge: the files with deletion vectors rewritten without them, as delta-spark's REORG") {
     val t = table("purge-basic")
     val theirs = copyOf(t)
     val log = DeltaLog.forTable(spark, t)

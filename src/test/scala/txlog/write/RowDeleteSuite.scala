@@ -10,7 +10,8 @@ import txlog.scan.Rows
   * run); partition conditions still remove whole files; bad predicates fail typed before anything
   * is written.
   */
-class RowDeleteSuite extends SparkSuite {
+class RowDeleteSuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   private def table(dvs: Boolean): (String, String) = {
     val (t, d) = (tempDir("rowdelt").toString, tempDir("rowdeld").toString)
@@ -45,7 +46,7 @@ class RowDeleteSuite extends SparkSuite {
 
   private def rows(path: String) = Rows.sorted(spark.read.format("delta").load(path))
 
-  test("a data condition deletes by deletion vectors: delta-spark's rows and counts") {
+  inTurn("a data condition deletes by deletion vectors: delta-spark's rows and counts") {
     val (t, d) = table(dvs = true)
     val log = DeltaLog.forTable(spark, t)
     for (cond <- Seq("id % 3 = 0", "id < 10 OR id = 39", "part = 'a' AND id > 30")) {
@@ -94,7 +95,7 @@ class RowDeleteSuite extends SparkSuite {
     spark.read.format("delta").load(t).select("id").collect().map(_.getLong(0)).toSeq
   }
 
-  test("a concurrent commit: one changing the same files conflicts, a blind append does not") {
+  inTurn("a concurrent commit: one changing the same files conflicts, a blind append does not") {
     val (t, d) = table(dvs = true)
     // the same file gets another vector first: this delete's removes name the old one
     val ids = raced(t, "txlog")(DeltaLog.forTable(spark, t).delete("id = 5"))(())
@@ -102,7 +103,7 @@ class RowDeleteSuite extends SparkSuite {
     assert(new java.io.File(d).exists)
   }
 
-  test("without deletion vectors: touched files rewritten, as delta-spark's copy-on-write") {
+  inTurn("without deletion vectors: touched files rewritten, as delta-spark's copy-on-write") {
     val (t, d) = table(dvs = false)
     val log = DeltaLog.forTable(spark, t)
     // a few rows of both files, then every row of one of them (removed, nothing written for it);
@@ -123,7 +124,7 @@ class RowDeleteSuite extends SparkSuite {
     assert(!log.delete("id > 1000").committed)
   }
 
-  test("copy-on-write racing delta-spark: a rewritten file conflicts, an append does not") {
+  inTurn("copy-on-write racing delta-spark: a rewritten file conflicts, an append does not") {
     val (t, _) = table(dvs = false)
     def notes = new java.io.File(t).listFiles().map(_.getName).filter(_.startsWith("deletion"))
     // delta-spark rewrites the same file first: this delete must not bring row 5 back; the
@@ -135,7 +136,7 @@ class RowDeleteSuite extends SparkSuite {
     assert(notes.isEmpty, notes.mkString(", "))
   }
 
-  test("vectors turned off: files with vectors rewritten without their rows, as delta-spark's") {
+  inTurn("vectors turned off: files with vectors rewritten without their rows, as delta-spark's") {
     val (t, d) = table(dvs = true)
     val log = DeltaLog.forTable(spark, t)
     log.delete("id % 5 = 0")
