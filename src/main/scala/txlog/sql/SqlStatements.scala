@@ -25,10 +25,15 @@ private[txlog] object SqlStatement {
   final case class Checkpoint(table: String) extends SqlStatement
   final case class Validate(table: String) extends SqlStatement
   final case class Repair(table: String, dryRun: Boolean, force: Boolean) extends SqlStatement
+  final case class AddConstraint(table: String, name: String, condition: String)
+      extends SqlStatement
+  final case class DropConstraint(table: String, name: String, ifExists: Boolean)
+      extends SqlStatement
 }
 
 /** Recognizes txlog's statements in SQL text (delta-spark's grammar for DESCRIBE HISTORY / DETAIL,
-  * VACUUM, OPTIMIZE, RESTORE and REORG; txlog's own for CHECKPOINT, VALIDATE and REPAIR TXLOG).
+  * VACUUM, OPTIMIZE, RESTORE, REORG and ALTER TABLE ... ADD CONSTRAINT name CHECK (condition) /
+  * DROP CONSTRAINT [IF EXISTS] name; txlog's own for CHECKPOINT, VALIDATE and REPAIR TXLOG).
   * Anything else, or a statement in a form it does not know (`OPTIMIZE ... ZORDER BY`, a path given
   * as a string), is None: the text goes to the delegate parser untouched.
   */
@@ -133,7 +138,52 @@ private[txlog] object SqlStatements {
         case (name, j) if kws(j, "APPLY", "FORCE") && done(j + 2) =>
           Repair(name, dryRun = false, force = true)
       }
+    } else if (kws(0, "ALTER", "TABLE")) {
+      ident(2).flatMap {
+        case (name, j) if kws(j, "ADD", "CONSTRAINT") && kw(j + 3, "CHECK") =>
+          val n = t.size
+          val wrapped = n > j + 6 && isSym(t(j + 4), '(') && isSym(t(n - 1), ')')
+          nameAt(sql, t, j + 2).filter(_ => wrapped).map { c =>
+            AddConstraint(name, c, spaced(sql, t.slice(j + 5, n - 1)))
+          }
+        case (name, j) if kws(j, "DROP", "CONSTRAINT") =>
+          val ifExists = kws(j + 2, "IF", "EXISTS")
+          val at = if (ifExists) j + 4 else j + 2
+          nameAt(sql, t, at).filter(_ => done(at + 1)).map(DropConstraint(name, _, ifExists))
+        case _ => None
+      }
     } else None
+  }
+
+  /** Operators of Spark's SQL lexer longer than one character. */
+  private val Operators =
+    Set("<>", "<=", ">=", "!=", "==", "<=>", "||", "::", "->", "=>", "!<", "!>")
+
+  /** The tokens `t` of `sql` as written, one space between tokens, as delta-spark keeps a CHECK
+    * constraint's condition (its parser joins the condition's tokens with spaces): operators of
+    * several characters and numbers with a suffix (`10L`, `1e3`) are one token each.
+    */
+  private def spaced(sql: String, t: Vector[Tok]): String = {
+    val out = scala.collection.mutable.ArrayBuffer.empty[(String, Tok)]
+    t.foreach { tok =>
+      val raw = sql.substring(tok.start, tok.end)
+      val glued = out.lastOption.exists { case (text, last) =>
+        last.end == tok.start && ((last, tok) match {
+          case (_: Sym, _: Sym)  => Operators(text + raw)
+          case (_: Num, _: Word) => true
+          case _                 => false
+        })
+      }
+      if (glued) out(out.size - 1) = (out.last._1 + raw, tok)
+      else out += (raw -> tok)
+    }
+    out.map(_._1).mkString(" ")
+  }
+
+  /** The one-part name at `i`: a word as written, or a quoted name unquoted. */
+  private def nameAt(sql: String, t: Vector[Tok], i: Int): Option[String] = t.lift(i).collect {
+    case Word(_, s, e) => sql.substring(s, e)
+    case Quoted(s, e)  => sql.substring(s + 1, e - 1).replace("``", "`")
   }
 
   private def isWord(t: Tok, w: String) = t match {

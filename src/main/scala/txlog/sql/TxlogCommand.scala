@@ -55,6 +55,12 @@ private[txlog] final case class TxlogCommand(
         val r = log.repair(dryRun = dryRun, force = force)
         try summary(RepairResult.Summary, r)
         finally r.unpersist()
+      case AddConstraint(_, name, condition) =>
+        TableConstraints.add(log.context, name, condition)
+        Nil
+      case DropConstraint(_, name, ifExists) =>
+        TableConstraints.drop(log.context, name, ifExists)
+        Nil
     }
   }
 
@@ -75,15 +81,16 @@ private[txlog] object TxlogCommand {
 
   /** The columns of `statement`'s rows. */
   def outputOf(statement: SqlStatement): Seq[Attribute] = toAttributes(statement match {
-    case _: History    => HistorySchema
-    case _: Detail     => DetailSchema
-    case _: Vacuum     => schemaOf(VacuumResult.Summary)
-    case _: Optimize   => schemaOf(OptimizeResult.Summary)
-    case _: Purge      => schemaOf(OptimizeResult.Summary)
-    case _: Restore    => schemaOf(RestoreResult.Summary)
-    case _: Checkpoint => schemaOf(CheckpointResult.Summary)
-    case _: Validate   => Finding.schema
-    case _: Repair     => schemaOf(RepairResult.Summary)
+    case _: History                           => HistorySchema
+    case _: Detail                            => DetailSchema
+    case _: Vacuum                            => schemaOf(VacuumResult.Summary)
+    case _: Optimize                          => schemaOf(OptimizeResult.Summary)
+    case _: Purge                             => schemaOf(OptimizeResult.Summary)
+    case _: Restore                           => schemaOf(RestoreResult.Summary)
+    case _: Checkpoint                        => schemaOf(CheckpointResult.Summary)
+    case _: Validate                          => Finding.schema
+    case _: Repair                            => schemaOf(RepairResult.Summary)
+    case _: AddConstraint | _: DropConstraint => new StructType() // as delta-spark's: no rows
   })
 
   /** `DeltaLog.history()`'s columns: version, timestamp, then commitInfo's fields. */
