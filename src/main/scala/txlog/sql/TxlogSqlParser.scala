@@ -24,10 +24,14 @@ import txlog.errors.TxlogErrors
   */
 class TxlogSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
 
-  /** Injects txlog's parser around the session's. Example: `new TxlogSparkSessionExtensions()(e)`.
+  /** Injects txlog's parser around the session's, and the analyzer rule that runs Spark's dynamic
+    * partition overwrite of a txlog table ([[DynamicOverwrite]]). Example: `new
+    * TxlogSparkSessionExtensions()(e)`.
     */
-  override def apply(extensions: SparkSessionExtensions): Unit =
+  override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectParser((session, delegate) => new TxlogSqlParser(session, delegate))
+    extensions.injectResolutionRule(DynamicOverwrite(_))
+  }
 }
 
 /** Parses txlog's statements on txlog tables into [[TxlogCommand]]s; hands the rest to `delegate`.
@@ -43,9 +47,10 @@ private[txlog] final class TxlogSqlParser(session: SparkSession, delegate: Parse
       TxlogSqlTables.pathOf(session, parts) match {
         case Some(path) =>
           statement match {
-            case SqlStatement.Optimize(_, Some(w)) => delegate.parseExpression(w)
-            case SqlStatement.Purge(_, Some(w))    => delegate.parseExpression(w)
-            case _                                 => ()
+            case SqlStatement.Optimize(_, Some(w))   => delegate.parseExpression(w)
+            case SqlStatement.Purge(_, Some(w))      => delegate.parseExpression(w)
+            case SqlStatement.AddConstraint(_, _, c) => delegate.parseExpression(c)
+            case _                                   => ()
           }
           TxlogCommand(statement, path, TxlogCommand.outputOf(statement))
         case None =>
