@@ -27,6 +27,24 @@ private[txlog] object ColumnMapping {
   /** The column's name in data files and file actions: its physical name, else its name. */
   def physicalName(f: StructField): String = physicalNameOf(f).getOrElse(f.name)
 
+  /** Whether the top-level columns `names` of `schema` are `before`'s columns `beforeNames`, in
+    * order, by physical name (renamed at most): a partition column renamed under column mapping,
+    * whose values the files' adds key by physical name. Example: `samePhysical(s0, Seq("p"), s1,
+    * Seq("region"))`.
+    */
+  def samePhysical(
+      before: StructType,
+      beforeNames: Seq[String],
+      schema: StructType,
+      names: Seq[String]
+  ): Boolean = {
+    def physical(s: StructType, name: String) =
+      s.fields.find(_.name.equalsIgnoreCase(name)).flatMap(physicalNameOf)
+    beforeNames.size == names.size && beforeNames.zip(names).forall { case (a, b) =>
+      physical(before, a).exists(p => physical(schema, b).contains(p))
+    }
+  }
+
   /** The table's `delta.columnMapping.mode`, lower case (`none` when unset): the one reading of it,
     * asked through [[TableConfiguration.columnMappingMode]].
     */

@@ -77,7 +77,17 @@ private[txlog] object TableAlter {
     }
     if (unsets.nonEmpty) md = unsetProperties(md, unsets)
     if (columns.nonEmpty) {
-      md = md.copy(schemaString = columns.foldLeft(md.schema)(ColumnChanges(table, md)).json)
+      val schema = columns.foldLeft(md.schema)(ColumnChanges(table, md))
+      // a partition column renamed (column mapping: its values are keyed by physical name)
+      val renamed = columns.collect {
+        case r: RenameColumn if r.fieldNames().length == 1 => r.fieldNames()(0) -> r.newName()
+      }
+      val partitions = md.partitionColumns.map { c =>
+        renamed.foldLeft(c) { case (now, (from, to)) =>
+          if (now.equalsIgnoreCase(from)) to else now
+        }
+      }
+      md = md.copy(schemaString = schema.json, partitionColumns = partitions)
     }
     val (operation, parameters) = describe(changes)
     Plan(md, protocol, operation, parameters)
@@ -230,9 +240,6 @@ private[txlog] final case class ColumnChanges(table: String, md: Metadata)
         case r: RenameColumn =>
           needsMapping("rename", path)
           unused("rename", path)
-          if (path.size == 1 && partition(path.head)) {
-            refuse(s"column ${name(path)} is a partition column: txlog does not rename those yet")
-          }
           val renamed = path.init :+ r.newName()
           if (SchemaEdits.field(schema, renamed).isDefined) refuse(s"${name(renamed)} exists")
           SchemaEdits.update(schema, path)(_.copy(name = r.newName()))

@@ -242,7 +242,10 @@ private[txlog] object WriterRules {
     try TableConfiguration.checkRetentions(md.configuration)
     catch { case e: txlog.TxlogException => throw TxlogErrors.invalidMetadata(table, e.problem) }
     current.foreach { cur =>
-      if (!replacing && cur.partitionColumns != md.partitionColumns) {
+      // under column mapping, partition columns may be renamed (the files key them physically)
+      val renamed = mode(cur.configuration) != "none" &&
+        ColumnMapping.samePhysical(cur.schema, cur.partitionColumns, schema, md.partitionColumns)
+      if (!replacing && cur.partitionColumns != md.partitionColumns && !renamed) {
         throw TxlogErrors.invalidMetadata(
           table,
           s"partition columns cannot change (${cur.partitionColumns.mkString(",")} to " +
