@@ -171,6 +171,68 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
     assert(snapshot(p.txlogPath).protocol == snapshot(p.deltaPath).protocol)
     both(p, "ALTER TABLE {t} RENAME COLUMN id TO key")
     both(p, "INSERT INTO {t} VALUES (2, 'b', named_struct('a', 2))", true)
+    // a partition column: its values are keyed by physical name, so no file changes
+    both(p, "ALTER TABLE {t} RENAME COLUMN part TO region")
+    both(p, "INSERT INTO {t} VALUES (3, 'c', named_struct('a', 3))", true)
+    both(p, "DELETE FROM {t} WHERE region = 'a'", true)
+    def parts(path: String) = snapshot(path).metadata.partitionColumns
+    assert(parts(p.txlogPath) == Seq("region") && parts(p.deltaPath) == Seq("region"))
+  }
+
+  test("ADD and DROP CONSTRAINT: delta-spark's properties, protocol, history and refusals") {
+    val p = Pair("checks")
+    both(p, "CREATE TABLE {t} (id BIGINT, part STRING) USING {p} LOCATION '{loc}'")
+    both(p, "INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
+    both(p, "ALTER TABLE {t} ADD CONSTRAINT Positive CHECK (id > 0 AND part <> 'z')")
+    def state(path: String) = {
+      val s = snapshot(path)
+      (s.version, s.metadata.configuration, s.protocol)
+    }
+    assert(state(p.txlogPath) == state(p.deltaPath))
+    val before = snapshot(p.txlogPath).version
+    intercept[Throwable](spark.sql(p.delta("INSERT INTO {t} VALUES (-1, 'a')")).collect())
+    val broken = intercept[Throwable](spark.sql(p.txlog("INSERT INTO {t} VALUES (-1, 'a')")))
+    val classes = Iterator.iterate(broken)(_.getCause).takeWhile(_ != null).map(condition).toSeq
+    assert(classes.contains("CONSTRAINT_VIOLATION"), broken)
+    assert(snapshot(p.txlogPath).version == before)
+    // a name in use (in any case), rows breaking the condition, not boolean, no such column
+    refused(p, "ALTER TABLE {t} ADD CONSTRAINT positive CHECK (id > 1)", Some("INVALID_ARGUMENT"))
+    refused(p, "ALTER TABLE {t} ADD CONSTRAINT big CHECK (id > 1)", Some("CONSTRAINT_VIOLATION"))
+    refused(p, "ALTER TABLE {t} ADD CONSTRAINT num CHECK (id + 1)", Some("INVALID_ARGUMENT"))
+    refused(p, "ALTER TABLE {t} ADD CONSTRAINT nope CHECK (nope > 0)", Some("INVALID_ARGUMENT"))
+    refused(p, "ALTER TABLE {t} DROP CONSTRAINT absent", Some("INVALID_ARGUMENT"))
+    both(p, "ALTER TABLE {t} DROP CONSTRAINT IF EXISTS absent")
+    both(p, "ALTER TABLE {t} ADD CONSTRAINT `odd name` CHECK (length(part) = 1)")
+    both(p, "ALTER TABLE {t} DROP CONSTRAINT POSITIVE", byPath = true)
+    both(p, "INSERT INTO {t} VALUES (-1, 'a')")
+    assert(state(p.txlogPath) == state(p.deltaPath))
+    def history(path: String) = spark
+      .sql(s"DESCRIBE HISTORY delta.`$path`")
+      .selectExpr("version", "operation", "operationParameters")
+      .where("operation LIKE '%CONSTRAINT'")
+      .collect()
+      .toSeq
+    assert(history(p.txlogPath) == history(p.deltaPath))
+  }
+
+  test("Spark's dynamic overwrite plan: overwritePartitions() and dynamic INSERT OVERWRITE") {
+    val p = Pair("spark_dynamic")
+    both(
+      p,
+      "CREATE TABLE {t} (id BIGINT, part STRING) USING {p} PARTITIONED BY (part) " +
+        "LOCATION '{loc}'"
+    )
+    both(p, "INSERT INTO {t} VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    val df = spark.sql("SELECT * FROM VALUES (10L, 'a'), (11L, 'd') AS v(id, part)")
+    df.writeTo(p.deltaTable).overwritePartitions()
+    df.writeTo(p.txlogTable).overwritePartitions()
+    same(p)
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    try both(p, "INSERT OVERWRITE {t} SELECT 20L, 'b'", byPath = true)
+    finally spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+    def operations(path: String) =
+      spark.sql(s"DESCRIBE HISTORY delta.`$path`").selectExpr("version", "operation").collect()
+    assert(operations(p.txlogPath).toSeq == operations(p.deltaPath).toSeq)
   }
 
   inTurn("dynamic partition overwrite by the write option and the session setting") {
