@@ -12,8 +12,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import report_sections  # noqa: E402
 import targets  # noqa: E402
 
-ENGINE_ORDER = ["txlog", "txlog-scala", "txlog-cds", "txlog-baseline", "delta-rs", "delta-spark",
-                "spark-floor"]
+ENGINE_ORDER = ["txlog", "txlog-scala", "txlog-cds", "txlog-sql", "txlog-baseline", "delta-rs",
+                "delta-spark", "spark-floor"]
 BASELINE = "txlog-baseline"  # txlog from another checkout (run.py --baseline)
 CDS = "txlog-cds"  # txlog with the class data sharing archive of `make cds`
 PEERS = ["delta-rs", "delta-spark"]

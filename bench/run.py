@@ -40,6 +40,9 @@ FLOOR = "spark-floor"  # a bare Spark scan of what W1/W4 read (engines/spark_flo
 CDS = "txlog-cds"  # txlog with the class data sharing archive of `make cds`
 ENGINES = ["txlog", "txlog-scala", CDS, *PEERS, FLOOR]
 BASELINE = "txlog-baseline"  # txlog from another checkout (--baseline), timed in the same run
+# txlog's W12 / W13 scans through the DataSource V2 table (`--engines txlog txlog-sql`); not in
+# the default list: its other jobs are txlog's own
+SQL = "txlog-sql"
 
 
 def log(message: str) -> None:
@@ -265,7 +268,7 @@ def main() -> None:
         "--warmup", type=int, help="runs discarded after the cold run (default 2; smoke 0)"
     )
     parser.add_argument("--cold", type=int, help="fresh processes per figure (default 3)")
-    parser.add_argument("--engines", nargs="+", choices=[*ENGINES, BASELINE])
+    parser.add_argument("--engines", nargs="+", choices=[*ENGINES, BASELINE, SQL])
     parser.add_argument(
         "--baseline", type=Path, metavar="DIR",
         help="another txlog checkout with its jar built (e.g. `git worktree add DIR <commit>`, "

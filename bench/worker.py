@@ -46,6 +46,7 @@ ENGINES = {
     "txlog": ("engines.txlog_py", "Txlog"),
     "txlog-baseline": ("engines.txlog_py", "TxlogBaseline"),
     "txlog-cds": ("engines.txlog_py", "TxlogCds"),
+    "txlog-sql": ("engines.txlog_py", "TxlogSql"),
     "spark-floor": ("engines.spark_floor", "SparkFloor"),
 }
 SCRATCH = gen_logs.OUT.parent / "scratch"

@@ -160,6 +160,37 @@ class TxlogBaseline(Txlog):
         os.environ.pop("TXLOG_JAR", None)
 
 
+class TxlogSql(Txlog):
+    """txlog read as a Spark table (DataSource V2, `txlog.sql.TxlogCatalog` as the session catalog
+    that `txlog.configure_spark` sets): W12's and W13's scans through `spark.table` of the path
+    identifier instead of `DeltaLog.read()`'s DataFrame, so that both ways of reading are timed
+    in one run (issue #62: the DSv2 scan no slower than the other). Other jobs are txlog's."""
+
+    name = "txlog-sql"
+
+    def _read(self, path: str):
+        quoted = path.replace("`", "``")
+        return self.spark.table(f"txlog.`{quoted}`")
+
+    def plan(self, path: str, scan: dict):
+        """The table's scan planned by Spark (the DSv2 scan with its pushed filters), then the
+        files of the reader's own plan inside it (the scan's relation, `SnapshotRows.rows`)."""
+        plan = self._read(path).where(scan["where"])._jdf.queryExecution().sparkPlan()
+        leaves = plan.collectLeaves()
+        found = [leaves.apply(i) for i in range(leaves.length())]
+        found = [s for s in found if s.getClass().getSimpleName() == "RowDataSourceScanExec"]
+        if len(found) != 1:
+            raise RuntimeError(f"expected one txlog scan in the plan, found {len(found)}")
+        return selected_files(_Jdf(found[0].relation().rows()))
+
+
+class _Jdf:
+    """A JVM DataFrame where `selected_files` takes a PySpark one (it reads `_jdf` only)."""
+
+    def __init__(self, jdf) -> None:
+        self._jdf = jdf
+
+
 class TxlogCds(Txlog):
     """txlog with the opt-in class data sharing archive of `make cds` (docs/platforms.md, "Cold
     start"): the driver JVM maps Spark's and txlog's archived classes instead of loading
