@@ -173,15 +173,42 @@ class TxlogSql(Txlog):
         return self.spark.table(f"txlog.`{quoted}`")
 
     def plan(self, path: str, scan: dict):
-        """The table's scan planned by Spark (the DSv2 scan with its pushed filters), then the
-        files of the reader's own plan inside it (the scan's relation, `SnapshotRows.rows`)."""
+        """The table's scan planned by Spark: the DSv2 scan with its pushed filters, whose V1
+        relation Spark asks for its rows while planning (the reader's own plan, files pruned and
+        skipped, as `DeltaLog.read()`'s). The files it selected are counted after the timed part,
+        from the relation (`SnapshotRows.rows`): counting them within it would plan the reader's
+        scan a second time."""
         plan = self._read(path).where(scan["where"])._jdf.queryExecution().sparkPlan()
         leaves = plan.collectLeaves()
         found = [leaves.apply(i) for i in range(leaves.length())]
         found = [s for s in found if s.getClass().getSimpleName() == "RowDataSourceScanExec"]
         if len(found) != 1:
             raise RuntimeError(f"expected one txlog scan in the plan, found {len(found)}")
-        return selected_files(_Jdf(found[0].relation().rows()))
+        return _Counted(found[0].relation())
+
+
+class _Counted:
+    """The files a txlog scan's relation selects, counted when first asked."""
+
+    def __init__(self, relation) -> None:
+        self._relation = relation
+        self._selected = None
+
+    def _get(self):
+        if self._selected is None:
+            self._selected = selected_files(_Jdf(self._relation.rows()))
+        return self._selected
+
+    @property
+    def num_files(self) -> int:
+        return self._get().num_files
+
+    @property
+    def size_in_bytes(self) -> int | None:
+        return self._get().size_in_bytes
+
+    def __repr__(self) -> str:
+        return repr(self._get())
 
 
 class _Jdf:
