@@ -261,9 +261,6 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
       assert(e.isInstanceOf[TxlogException] || e.getMessage.contains("does not support"), e)
     }
     refused("ALTER TABLE {t} ADD COLUMNS (w INT NOT NULL)")
-    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
-    try refused("INSERT OVERWRITE {t} SELECT 1, 'a', 1.0")
-    finally spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
     val options = Pair("options")
     val o = failure(spark.sql(options.txlog(create + " OPTIONS ('x' = 'y')")))
     assert(condition(o) == "INVALID_ARGUMENT", o)
