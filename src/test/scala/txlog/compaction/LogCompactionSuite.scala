@@ -212,14 +212,14 @@ class LogCompactionSuite extends SparkSuite {
 /** The same, with every commit read by tasks, as for ranges too large for the driver: each
   * compaction holds the very lines the driver's does (whose snapshots delta-spark is asked about in
   * [[LogCompactionSuite]]), and txlog's task-read snapshots are unchanged by it. Each of a
-  * fixture's ranges costs a task-read replay of every version, so `make test` compacts half of
-  * them, which half rotating by day ([[txlog.testing.Breadth]]; every range at every run until the
-  * suite took 190 s of a CI run), and `make test-breadth` all.
+  * fixture's ranges costs a task-read replay of every version, so `make test` compacts a third of
+  * them, which third rotating by day ([[txlog.testing.Breadth]]; every range at every run until the
+  * suite took 190 s of a CI run, half until half took 117 s), and `make test-breadth` all.
   */
 class DistributedLogCompactionSuite extends LogCompactionSuite {
   override protected def askReference: Boolean = false
   override protected def compacted(fixture: String, ranges: Seq[(Long, Long)]) =
-    txlog.testing.Breadth.share(ranges, 2, fixture)(_ => false)
+    txlog.testing.Breadth.share(ranges, 3, fixture)(_ => false)
   override def extraConf: Map[String, String] =
     Map(txlog.replay.LogLineReader.LocalReadMaxBytesConf -> "0")
 }

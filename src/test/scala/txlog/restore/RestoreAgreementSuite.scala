@@ -79,9 +79,9 @@ class RestoreAgreementSuite extends SparkSuite with RestoreTestKit {
     t
   }
 
-  // Each case restores a copy with txlog and another with delta-spark (a minute or two on CI's
-  // two cores): `make test` runs a third of them, which third rotating by day (Breadth);
-  // `make test-breadth` runs every one.
+  // Each case restores a copy with txlog and another with delta-spark (10-20 s alone, two or three
+  // minutes among CI's parts: 324 s for two of them in the run of f2d58af): `make test` runs one a
+  // day, which one rotating by day (Breadth); `make test-breadth` runs every one.
   private val cases: Seq[(String, () => Unit)] = Seq(
     "partitioned: to version 1 (before a delete, an overwrite and a new column)" -> { () =>
       val r = agree(partitioned, Left(1L), rowsOf = 1L)
@@ -123,8 +123,9 @@ class RestoreAgreementSuite extends SparkSuite with RestoreTestKit {
     }
   )
 
-  Breadth.share(cases, 3, "RestoreAgreementSuite")(_ => false).foreach { case (name, body) =>
-    test(name)(body())
+  Breadth.share(cases, cases.size, "RestoreAgreementSuite")(_ => false).foreach {
+    case (name, body) =>
+      test(name)(body())
   }
 
   test("a dry run computes delta-spark's metrics and commits nothing") {

@@ -13,7 +13,7 @@ import txlog.{DeltaLog, TxlogException}
   * be copied or updated), typed and with nothing written.
   */
 class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
-  override protected def turns = 3 // make test runs its inTurn tests in turn
+  override protected def turns = 4 // make test runs its inTurn tests in turn
 
   override protected def database: String = "sqldel"
 

@@ -13,7 +13,7 @@ import txlog.{DeltaLog, SparkSuite}
   * retention read as before. Each table is built once; tests that delete work on copies.
   */
 class VacuumAgreementSuite extends SparkSuite with VacuumTestKit with txlog.testing.InTurn {
-  override protected def turns = 2 // make test runs its inTurn tests in turn
+  override protected def turns = 3 // make test runs its inTurn tests in turn
   override def extraConf: Map[String, String] = vacuumConf
   private val Hour = 3600L * 1000
 
