@@ -24,29 +24,19 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
     "sqlalter"
   }
 
-  private final case class Pair(name: String) {
-    val deltaTable = s"spark_catalog.$db.d_$name"
-    val txlogTable = s"txlog.$db.t_$name"
-    val deltaPath: String = tempDir("altd").toString
-    val txlogPath: String = tempDir("altt").toString
+  /** A delta-spark table and a txlog table of one name, each at a fresh directory. */
+  private def pair(name: String): SqlPair = new SqlPair(spark, db, name, tempDir)
 
-    def delta(sql: String): String = fill(sql, "delta", deltaTable, deltaPath)
-    def txlog(sql: String): String = fill(sql, "txlog", txlogTable, txlogPath)
-
-    private def fill(sql: String, provider: String, table: String, path: String) =
-      sql.replace("{t}", table).replace("{p}", provider).replace("{loc}", path)
-  }
-
-  private def both(p: Pair, sql: String, byPath: Boolean = false): Unit = {
-    spark.sql(p.delta(sql)).collect()
-    spark.sql(p.txlog(sql)).collect()
+  private def both(p: SqlPair, sql: String, byPath: Boolean = false): Unit = {
+    p.delta(sql).collect()
+    p.txlog(sql).collect()
     same(p, byPath)
   }
 
   /** The same rows and schema (names, types, nullability, comments) on both sides; with `byPath`,
     * delta-spark reads the txlog table by path with the same rows.
     */
-  private def same(p: Pair, byPath: Boolean = false): Unit = {
+  private def same(p: SqlPair, byPath: Boolean = false): Unit = {
     val expected = Rows.sorted(spark.table(p.deltaTable))
     assert(Rows.sorted(spark.table(p.txlogTable)) == expected)
     if (byPath) assert(Rows.sorted(spark.read.format("delta").load(p.txlogPath)) == expected)
@@ -66,10 +56,10 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
   /** `sql` fails on both sides; txlog's failure is of class `expected` (None: Spark's own refusal,
     * the class delta-spark's failure has) and writes nothing.
     */
-  private def refused(p: Pair, sql: String, expected: Option[String]): Unit = {
+  private def refused(p: SqlPair, sql: String, expected: Option[String]): Unit = {
     val before = snapshot(p.txlogPath).version
-    val d = intercept[Throwable](spark.sql(p.delta(sql)).collect())
-    val t = intercept[Throwable](spark.sql(p.txlog(sql)).collect())
+    val d = intercept[Throwable](p.delta(sql).collect())
+    val t = intercept[Throwable](p.txlog(sql).collect())
     assert(condition(t) == expected.getOrElse(condition(d)), t)
     assert(snapshot(p.txlogPath).version == before)
     same(p)
@@ -80,7 +70,7 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
       "PARTITIONED BY (part) LOCATION '{loc}'"
 
   inTurn("SET and UNSET TBLPROPERTIES: the same properties and protocol; bad keys refused") {
-    val p = Pair("props")
+    val p = pair("props")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', named_struct('a', 1))")
     both(p, "ALTER TABLE {t} SET TBLPROPERTIES ('delta.appendOnly' = 'true', 'my.key' = 'v')")
@@ -114,7 +104,7 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   inTurn("ADD COLUMNS at the end, first, after a column and nested; comments; nullability") {
-    val p = Pair("add")
+    val p = pair("add")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', named_struct('a', 1))")
     both(p, "ALTER TABLE {t} ADD COLUMNS (v DOUBLE COMMENT 'value', w STRING)")
@@ -132,7 +122,7 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   test("without column mapping, RENAME and DROP COLUMN are refused and nothing is written") {
-    val p = Pair("nomap")
+    val p = pair("nomap")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', named_struct('a', 1))")
     refused(p, "ALTER TABLE {t} RENAME COLUMN id TO key", Some("INVALID_METADATA"))
@@ -140,7 +130,7 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   inTurn("with column mapping: add, rename, drop; delta-spark reads the renamed columns") {
-    val p = Pair("mapped")
+    val p = pair("mapped")
     both(p, create + " TBLPROPERTIES ('delta.columnMapping.mode' = 'name')")
     both(p, "INSERT INTO {t} VALUES (1, 'a', named_struct('a', 1))")
     both(p, "ALTER TABLE {t} ADD COLUMNS (v DOUBLE, s.b STRING)")
@@ -164,7 +154,7 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   test("column mapping turned on by SET TBLPROPERTIES, then a rename") {
-    val p = Pair("upgrade")
+    val p = pair("upgrade")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', named_struct('a', 1))")
     both(p, "ALTER TABLE {t} SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name')")
@@ -180,7 +170,7 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   test("ADD and DROP CONSTRAINT: delta-spark's properties, protocol, history and refusals") {
-    val p = Pair("checks")
+    val p = pair("checks")
     both(p, "CREATE TABLE {t} (id BIGINT, part STRING) USING {p} LOCATION '{loc}'")
     both(p, "INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
     both(p, "ALTER TABLE {t} ADD CONSTRAINT Positive CHECK (id > 0 AND part <> 'z')")
@@ -190,8 +180,8 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
     }
     assert(state(p.txlogPath) == state(p.deltaPath))
     val before = snapshot(p.txlogPath).version
-    intercept[Throwable](spark.sql(p.delta("INSERT INTO {t} VALUES (-1, 'a')")).collect())
-    val broken = intercept[Throwable](spark.sql(p.txlog("INSERT INTO {t} VALUES (-1, 'a')")))
+    intercept[Throwable](p.delta("INSERT INTO {t} VALUES (-1, 'a')").collect())
+    val broken = intercept[Throwable](p.txlog("INSERT INTO {t} VALUES (-1, 'a')"))
     val classes = Iterator.iterate(broken)(_.getCause).takeWhile(_ != null).map(condition).toSeq
     assert(classes.contains("CONSTRAINT_VIOLATION"), broken)
     assert(snapshot(p.txlogPath).version == before)
@@ -216,7 +206,7 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   test("Spark's dynamic overwrite plan: overwritePartitions() and dynamic INSERT OVERWRITE") {
-    val p = Pair("spark_dynamic")
+    val p = pair("spark_dynamic")
     both(
       p,
       "CREATE TABLE {t} (id BIGINT, part STRING) USING {p} PARTITIONED BY (part) " +
@@ -236,7 +226,7 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   inTurn("dynamic partition overwrite by the write option and the session setting") {
-    val p = Pair("dynamic")
+    val p = pair("dynamic")
     both(
       p,
       "CREATE TABLE {t} (id BIGINT, part STRING) USING {p} PARTITIONED BY (part) " +

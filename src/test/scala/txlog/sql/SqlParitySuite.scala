@@ -26,27 +26,16 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   /** A delta-spark table and a txlog table of one name, each at a fresh directory. */
-  private final case class Pair(name: String) {
-    val deltaTable = s"spark_catalog.$db.d_$name"
-    val txlogTable = s"txlog.$db.t_$name"
-    val deltaPath: String = tempDir("sqld").toString
-    val txlogPath: String = tempDir("sqlt").toString
-
-    def delta(sql: String): String = fill(sql, "delta", deltaTable, deltaPath)
-    def txlog(sql: String): String = fill(sql, "txlog", txlogTable, txlogPath)
-
-    private def fill(sql: String, provider: String, table: String, path: String) =
-      sql.replace("{t}", table).replace("{p}", provider).replace("{loc}", path)
-  }
+  private def pair(name: String): SqlPair = new SqlPair(spark, db, name, tempDir)
 
   /** Runs `sql` on both sides and checks the rows agree (and delta-spark reads txlog's table). */
-  private def both(p: Pair, sql: String, byPath: Boolean = true): Unit = {
-    spark.sql(p.delta(sql)).collect()
-    spark.sql(p.txlog(sql)).collect()
+  private def both(p: SqlPair, sql: String, byPath: Boolean = true): Unit = {
+    p.delta(sql).collect()
+    p.txlog(sql).collect()
     sameRows(p, byPath)
   }
 
-  private def sameRows(p: Pair, byPath: Boolean = true): Unit = {
+  private def sameRows(p: SqlPair, byPath: Boolean = true): Unit = {
     val expected = Rows.sorted(spark.table(p.deltaTable))
     assert(Rows.sorted(spark.table(p.txlogTable)) == expected)
     if (byPath) assert(Rows.sorted(spark.read.format("delta").load(p.txlogPath)) == expected)
@@ -86,7 +75,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
       "LOCATION '{loc}'"
 
   inTurn("create, insert, overwrite of a partition, by condition and in full: same rows") {
-    val p = Pair("writes")
+    val p = pair("writes")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0), (2, 'b', 2.0), (3, null, 3.0)")
     both(p, "INSERT INTO {t} SELECT id + 10, part, v * 2 FROM {t}")
@@ -99,7 +88,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   inTurn("VERSION AS OF and TIMESTAMP AS OF read the same versions; out of range fails on both") {
-    val p = Pair("travel")
+    val p = pair("travel")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0)")
     both(p, "INSERT INTO {t} VALUES (2, 'b', 2.0)")
@@ -134,7 +123,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   inTurn("CREATE TABLE AS SELECT and CREATE OR REPLACE TABLE AS SELECT: one commit each") {
-    val p = Pair("ctas")
+    val p = pair("ctas")
     both(
       p,
       "CREATE TABLE {t} USING {p} PARTITIONED BY (part) LOCATION '{loc}' AS " +
@@ -142,8 +131,8 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
     )
     val query = "SELECT id * 2 AS x FROM range(3)"
     val replace = s"CREATE OR REPLACE TABLE {t} USING {p} LOCATION '{loc}' AS $query"
-    val oracle = oracleRuns(spark.sql(p.delta(replace)))
-    spark.sql(p.txlog(replace))
+    val oracle = oracleRuns(p.delta(replace))
+    p.txlog(replace)
     if (oracle) {
       sameRows(p)
       assert(versions(p.deltaPath) == Seq(0L, 1L))
@@ -154,14 +143,14 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
       assert(Rows.sorted(read) == Rows.sorted(spark.sql(query)))
     }
     assert(versions(p.txlogPath) == Seq(0L, 1L))
-    val again = failure(spark.sql(p.txlog("CREATE TABLE {t} USING {p} AS SELECT 1 AS x")))
-    failure(spark.sql(p.delta("CREATE TABLE {t} USING {p} AS SELECT 1 AS x")))
+    val again = failure(p.txlog("CREATE TABLE {t} USING {p} AS SELECT 1 AS x"))
+    failure(p.delta("CREATE TABLE {t} USING {p} AS SELECT 1 AS x"))
     assert(condition(again) == "TABLE_OR_VIEW_ALREADY_EXISTS", again)
     assert(versions(p.txlogPath) == Seq(0L, 1L))
   }
 
   inTurn("writeTo: create, append, overwrite by condition, createOrReplace") {
-    val p = Pair("writeto")
+    val p = pair("writeto")
     def rows(from: Long): DataFrame =
       spark.range(from, from + 4).selectExpr("id", "CAST(id % 2 AS STRING) AS part")
     def each(f: (String, String, String) => Unit): Unit = {
@@ -193,7 +182,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   test("DESCRIBE TABLE and SHOW TBLPROPERTIES show the Delta schema, partitions, properties") {
-    val p = Pair("describe")
+    val p = pair("describe")
     both(p, create + " TBLPROPERTIES ('delta.appendOnly' = 'true')")
     def described(t: String) = spark.sql(s"DESCRIBE TABLE $t").collect().toSeq
     assert(described(p.txlogTable) == described(p.deltaTable))
@@ -211,7 +200,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   inTurn("a managed table lives under its database; DROP TABLE removes it and its directory") {
-    val p = Pair("managed")
+    val p = pair("managed")
     both(p, "CREATE TABLE {t} (id INT, s STRING) USING {p}", byPath = false)
     both(p, "INSERT INTO {t} VALUES (1, 'x'), (2, null)", byPath = false)
     def location(t: String) = spark
@@ -231,7 +220,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   inTurn("an external table is dropped from the catalog only; a path reads as the table") {
-    val p = Pair("external")
+    val p = pair("external")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0)")
     spark.sql(s"DROP TABLE ${p.txlogTable}")
@@ -252,24 +241,24 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
     val d = failure(spark.sql(s"SELECT * FROM spark_catalog.$db.nope").collect())
     val t = failure(spark.sql(s"SELECT * FROM txlog.$db.nope").collect())
     assert(condition(t) == condition(d), t)
-    val p = Pair("refusals")
+    val p = pair("refusals")
     both(p, create)
     def refused(sql: String): Unit = {
-      val e = failure(spark.sql(p.txlog(sql)).collect())
+      val e = failure(p.txlog(sql).collect())
       // txlog's typed error, or Spark's refusal of what the table does not declare (its class
       // differs by line)
       assert(e.isInstanceOf[TxlogException] || e.getMessage.contains("does not support"), e)
     }
     refused("ALTER TABLE {t} ADD COLUMNS (w INT NOT NULL)")
-    val options = Pair("options")
-    val o = failure(spark.sql(options.txlog(create + " OPTIONS ('x' = 'y')")))
+    val options = pair("options")
+    val o = failure(options.txlog(create + " OPTIONS ('x' = 'y')"))
     assert(condition(o) == "INVALID_ARGUMENT", o)
     assert(!new java.io.File(options.txlogPath, "_delta_log").exists())
     assert(DeltaLog.forTable(spark, p.txlogPath).snapshot().version == 0)
   }
 
   inTurn("as spark_catalog: txlog tables created and written by name, paths, others delegated") {
-    val p = Pair("session")
+    val p = pair("session")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0), (2, 'b', 2.0)")
     spark.range(3).write.format("parquet").saveAsTable(s"$db.plain_session")
@@ -286,16 +275,16 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
     assert(session.table(s"$db.plain_session").count() == 3)
     // CREATE TABLE ... USING txlog in the session catalog reaches TxlogCatalog (the txlog source
     // is a V2 provider): the same table as delta-spark's CREATE in its session catalog.
-    val q = Pair("made_in_session")
+    val q = pair("made_in_session")
     val createAt = "CREATE TABLE {t} (id INT, s STRING) USING {p} LOCATION '{loc}'"
-    spark.sql(q.delta(createAt))
+    q.delta(createAt)
     session.sql(
       createAt
         .replace("{t}", s"$db.t_made_in_session")
         .replace("{p}", "txlog")
         .replace("{loc}", q.txlogPath)
     )
-    spark.sql(q.delta("INSERT INTO {t} VALUES (1, 'x')"))
+    q.delta("INSERT INTO {t} VALUES (1, 'x')")
     session.sql(s"INSERT INTO $db.t_made_in_session VALUES (1, 'x')")
     sameRows(q)
     assert(versions(q.txlogPath) == versions(q.deltaPath))
@@ -307,7 +296,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
   inTurn(
     "_metadata: file fields, row_index, row tracking as delta-spark; one scan; unknown field"
   ) {
-    val p = Pair("metadata")
+    val p = pair("metadata")
     both(p, create + " TBLPROPERTIES ('delta.enableRowTracking' = 'true')")
     both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0), (2, 'b', 2.0), (3, 'b', 3.0)")
     both(p, "INSERT INTO {t} VALUES (4, 'a', 4.0)")
@@ -342,7 +331,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   test("pushed filters and columns reach txlog's reader: partition pruning, data filters") {
-    val p = Pair("pushdown")
+    val p = pair("pushdown")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', 1.0), (2, 'b', 2.0), (3, 'b', 3.0)")
     val query = spark.sql(s"SELECT id FROM ${p.txlogTable} WHERE part = 'b' AND v > 2.5")
@@ -369,7 +358,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   inTurn("filters on a column named with a space and on a nested field: the same rows") {
-    val p = Pair("names")
+    val p = pair("names")
     both(
       p,
       "CREATE TABLE {t} (`a b` INT, s STRUCT<x: INT, `y z`: STRING>) USING {p} " +
@@ -390,7 +379,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
     // yet: refused before anything is written
     val before = versions(p.txlogPath)
     val e = failure(
-      spark.sql(p.txlog("INSERT INTO {t} REPLACE WHERE `a b` = 1 SELECT 1, s FROM {t}"))
+      p.txlog("INSERT INTO {t} REPLACE WHERE `a b` = 1 SELECT 1, s FROM {t}")
     )
     assert(condition(e) == "INVALID_ARGUMENT", e)
     assert(versions(p.txlogPath) == before)
