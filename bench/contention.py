@@ -63,6 +63,7 @@ def figures(runs: list[dict], versions: dict[str, int]) -> dict:
     commits = [c for run in runs for c in run["commits"]]
     elapsed = max(run["seconds"] for run in runs)
     attempts = [c["attempts"] for c in commits]
+    relists = [c.get("relists") for c in commits]
     return {
         "warm_s": elapsed / len(commits) if commits else None,
         "cold_s": None,
@@ -76,5 +77,6 @@ def figures(runs: list[dict], versions: dict[str, int]) -> dict:
             "retries": None if None in attempts else sum(a - 1 for a in attempts),
             "raced": sum(versions[c["path"]] > c["read_version"] + 1 for c in commits),
             "gave_up": sum(run["gave_up"] for run in runs),
+            "relists": None if None in relists else sum(relists),
         },
     }

@@ -19,11 +19,14 @@ class Counts:
 @dataclass(frozen=True)
 class Commit:
     """One commit: the version the transaction read, the version it committed (None when the
-    engine does not say) and how many versions it tried (None when the engine does not say)."""
+    engine does not say), how many versions it tried (None when the engine does not say) and how
+    many times the harness read the log again after the engine's own listing error (delta-rs's
+    "found gap", see engines/delta_rs.py; None for engines that never raise it)."""
 
     read_version: int
     version: int | None
     attempts: int | None
+    relists: int | None = None
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,18 @@ from datetime import datetime
 import pyarrow as pa
 import pyarrow.compute as pc
 from deltalake import DeltaTable, QueryBuilder, write_deltalake
-from deltalake.exceptions import CommitFailedError
+from deltalake.exceptions import CommitFailedError, DeltaError
 from deltalake.transaction import AddAction
 
 from engines.base import Commit, Counts, Engine, GaveUp, Optimized, Selected, Vacuumed
+
+
+#: delta-rs's error when its listing of the log, taken while other writers commit, holds a version
+#: but not the one before it (a directory read is no snapshot: an entry made during it may or may
+#: not be seen). The table is whole; delta-rs does not list again by itself, so W9's writers did
+#: stop at it. The harness lists again (RELISTS times at most per commit) and counts it.
+GAP = "Expected contiguous commit files, but found gap"
+RELISTS = 20
 
 
 def _counts(table: DeltaTable) -> Counts:
@@ -47,15 +55,41 @@ class DeltaRs(Engine):
         )  # fmt: skip
 
     def commit(self, handle: DeltaTable, action: AddAction) -> Commit:
-        handle.update_incremental()  # a commit leaves the table's state where it was
+        relists = [0]  # the log listed again after GAP, by this commit
         read_version = handle.version()
-        partitions = handle.metadata().partition_columns
-        try:
-            handle.create_write_transaction([action], "append", handle.schema(), partitions)
-        except CommitFailedError as e:  # for a blind append: its retries ran out
-            raise GaveUp(str(e)) from e
-        # delta-rs returns neither the version it committed nor how many it tried.
-        return Commit(read_version, None, None)
+        while True:
+            try:
+                handle.update_incremental()  # a commit leaves the table's state where it was
+                read_version = handle.version()
+                partitions = handle.metadata().partition_columns
+                try:
+                    handle.create_write_transaction(
+                        [action], "append", handle.schema(), partitions
+                    )
+                except CommitFailedError as e:  # for a blind append: its retries ran out
+                    raise GaveUp(str(e)) from e
+                # delta-rs returns neither the version it committed nor how many it tried.
+                return Commit(read_version, None, None, relists[0])
+            except DeltaError as e:
+                if GAP not in str(e) or relists[0] >= RELISTS:
+                    raise
+                # The listing may have failed after the commit landed (delta-rs reads the log
+                # again after writing): committing again would add the file twice.
+                if self._landed(handle, action.path, relists):
+                    return Commit(read_version, None, None, relists[0])
+
+    def _landed(self, handle: DeltaTable, path: str, relists: list[int]) -> bool:
+        """Whether the latest version's files hold `path`, the log listed again (counted in
+        `relists`) until delta-rs lists it whole; its error when that took RELISTS listings."""
+        while True:
+            relists[0] += 1
+            try:
+                handle.update_incremental()
+            except DeltaError as e:
+                if GAP not in str(e) or relists[0] >= RELISTS:
+                    raise  # whether the commit landed is unknown: the run fails
+                continue
+            return path in pa.table(handle.get_add_actions())["path"].to_pylist()
 
     def checkpoint(self, path: str) -> None:
         DeltaTable(path).create_checkpoint()
