@@ -63,7 +63,7 @@ object SparkLine {
       Map("2.13" -> "2.13.16"),
       "4.0.4",
       delta("4.4.0", "delta-spark_4.0_2.13"),
-      Seq("spark-4.x", "spark-4.0-4.2"),
+      Seq("spark-4.x", "spark-4.0"),
       // S3A without the conditional create; its SDK, 2.24.6, has no s3-transfer-manager on Maven
       // Central: the patch release before it.
       s3 = Some(S3Deps("3.4.1", "2.24.5"))
@@ -74,7 +74,7 @@ object SparkLine {
       Map("2.13" -> "2.13.17"),
       "4.1.3",
       delta("4.4.0", "delta-spark_4.1_2.13"),
-      Seq("spark-4.x", "spark-4.0-4.2"),
+      Seq("spark-4.x", "spark-4.1-4.2"),
       s3 = Some(S3Deps("3.4.2", "2.29.52"))
     ),
     SparkLine(
@@ -83,7 +83,7 @@ object SparkLine {
       Map("2.13" -> "2.13.17"),
       "4.2.0",
       delta("4.4.0", "delta-spark_4.2_2.13"),
-      Seq("spark-4.x", "spark-4.0-4.2"),
+      Seq("spark-4.x", "spark-4.1-4.2"),
       s3 = Some(S3Deps("3.5.0", "2.35.4"))
     ),
     // Spark 4.3.0 is published on PyPI but not on Maven Central: the build compiles against the

@@ -12,6 +12,13 @@ import org.apache.spark.sql.types.{DataType, StructType}
   */
 private[txlog] abstract class DelegatingParserBase(val delegate: ParserInterface)
     extends ParserInterface {
+
+  /** The plan of `sqlText`: a statement of the wrapping parser's own, or `delegated`'s plan (the
+    * delegate's `parsePlan`, or on Spark 4.1 and later its parsing with the query's parameters).
+    */
+  protected def plan(sqlText: String, delegated: String => LogicalPlan): LogicalPlan
+
+  def parsePlan(sqlText: String): LogicalPlan = plan(sqlText, delegate.parsePlan)
   def parseExpression(sqlText: String): Expression = delegate.parseExpression(sqlText)
   def parseTableIdentifier(sqlText: String): TableIdentifier =
     delegate.parseTableIdentifier(sqlText)

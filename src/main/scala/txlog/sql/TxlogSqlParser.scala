@@ -39,32 +39,33 @@ class TxlogSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
 private[txlog] final class TxlogSqlParser(session: SparkSession, delegate: ParserInterface)
     extends DelegatingParser(delegate) {
 
-  /** A txlog command, or the delegate's plan of `sqlText`. */
-  override def parsePlan(sqlText: String): LogicalPlan = SqlStatements.parse(sqlText) match {
-    case None => delegate.parsePlan(sqlText)
-    case Some(statement) =>
-      val parts = delegate.parseMultipartIdentifier(statement.table)
-      TxlogSqlTables.pathOf(session, parts) match {
-        case Some(path) =>
-          statement match {
-            case SqlStatement.Optimize(_, Some(w))   => delegate.parseExpression(w)
-            case SqlStatement.Purge(_, Some(w))      => delegate.parseExpression(w)
-            case SqlStatement.AddConstraint(_, _, c) => delegate.parseExpression(c)
-            case _                                   => ()
-          }
-          TxlogCommand(statement, path, TxlogCommand.outputOf(statement))
-        case None =>
-          try delegate.parsePlan(sqlText)
-          catch {
-            case _: ParseException =>
-              throw TxlogErrors.invalidArgument(
-                "table",
-                s"${parts.mkString(".")} is not a txlog table (and no other parser of the " +
-                  "session knows the statement)."
-              )
-          }
-      }
-  }
+  /** A txlog command, or `delegated`'s plan of `sqlText` (the delegate's). */
+  override protected def plan(sqlText: String, delegated: String => LogicalPlan): LogicalPlan =
+    SqlStatements.parse(sqlText) match {
+      case None => delegated(sqlText)
+      case Some(statement) =>
+        val parts = delegate.parseMultipartIdentifier(statement.table)
+        TxlogSqlTables.pathOf(session, parts) match {
+          case Some(path) =>
+            statement match {
+              case SqlStatement.Optimize(_, Some(w))   => delegate.parseExpression(w)
+              case SqlStatement.Purge(_, Some(w))      => delegate.parseExpression(w)
+              case SqlStatement.AddConstraint(_, _, c) => delegate.parseExpression(c)
+              case _                                   => ()
+            }
+            TxlogCommand(statement, path, TxlogCommand.outputOf(statement))
+          case None =>
+            try delegated(sqlText)
+            catch {
+              case _: ParseException =>
+                throw TxlogErrors.invalidArgument(
+                  "table",
+                  s"${parts.mkString(".")} is not a txlog table (and no other parser of the " +
+                    "session knows the statement)."
+                )
+            }
+        }
+    }
 }
 
 /** Which tables txlog's statements act on: a txlog table of any catalog, or `txlog.`/path``. The
