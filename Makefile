@@ -172,7 +172,8 @@ MATRIX_LINES := $(filter-out $(DEFAULT_LINE),$(LINES))
 # Scala 2.12 (EMR 7, Databricks 16.4) compiled, and its fixture, time-travel and row agreement
 # with delta-spark 3.3 (rows through Spark 3.5's own parquet reader: the fixtures' deletion
 # vectors and column mapping among them; the tables ScanSuite and RowTrackingReadSuite write at
-# test time run in `make test-matrix`).
+# test time run in `make test-matrix`), on half of the fixtures, which half rotating by day
+# (-Dtxlog.fixtureShare, txlog.testing.Breadth.fixtures); `make test-line-3.5_2.12` checks all.
 COMPAT_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTravelAgreementSuite \
   txlog.scan.RowAgreementSuite
 
@@ -182,7 +183,7 @@ empty :=
 space := $(empty) $(empty)
 COMPAT_SUITES := $(subst $(space),$(comma),$(notdir $(subst .,/,$(COMPAT_SCALA))))
 COMPAT_RUN = $(SBT) $(call sbt_line,3.5_2.12) -Dtxlog.testSuites=$(COMPAT_SUITES) \
-  "testOnly $(COMPAT_SCALA)" </dev/null
+  -Dtxlog.fixtureShare=2 "testOnly $(COMPAT_SCALA)" </dev/null
 test-compat:
 	$(COMPAT_RUN)
 

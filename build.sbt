@@ -82,10 +82,14 @@ lazy val root = (project in file("."))
     Test / javaOptions ++= Seq("-Xmx4g", "-XX:+UseSerialGC") ++ JvmFlags.sparkOpens,
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oDF"),
     // Test knobs given to sbt as -D reach the forked test JVMs: ProcessWritersSuite's commits
-    // per writer, RowAgreementSuite's every version, every item of the breadth suites
-    // (txlog.testing.Breadth).
-    Test / javaOptions ++= Seq("txlog.processWriters", "txlog.rowsAllVersions", "txlog.breadth")
-      .flatMap(k => sys.props.get(k).map(v => s"-D$k=$v")),
+    // per writer, RowAgreementSuite's every version, every item of the breadth suites and the
+    // fixture agreement suites' share of the fixtures (txlog.testing.Breadth).
+    Test / javaOptions ++= Seq(
+      "txlog.processWriters",
+      "txlog.rowsAllVersions",
+      "txlog.breadth",
+      "txlog.fixtureShare"
+    ).flatMap(k => sys.props.get(k).map(v => s"-D$k=$v")),
     // Test-scope tools (`make oracle-record`: txlog.oracle.RecordOracles) run forked like tests.
     Test / run / fork := true,
     Test / run / baseDirectory := (ThisBuild / baseDirectory).value,

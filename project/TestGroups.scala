@@ -20,15 +20,15 @@ object TestGroups {
     * [[Unlisted]].
     */
   val seconds: Map[String, Double] = Map(
-    "RestoreAgreementSuite" -> 225,
+    "RestoreAgreementSuite" -> 100,
     "ValidateSuite" -> 202,
-    "SqlParitySuite" -> 202,
+    "SqlParitySuite" -> 120,
     "ProcessWritersSuite" -> 179,
     "CheckpointWriterSuite" -> 156,
     "VacuumAgreementSuite" -> 125,
     "CheckpointStatsSuite" -> 125,
     "S3TablesSuite" -> 122,
-    "SqlAlterParitySuite" -> 120,
+    "SqlAlterParitySuite" -> 100,
     "OptimizeSuite" -> 111,
     "TimeTravelAgreementSuite" -> 101,
     "DataWriteSuite" -> 83,

@@ -16,8 +16,10 @@ class FixtureAgreementSuite extends SparkSuite with txlog.oracle.LiveSample {
   override def extraConf: Map[String, String] =
     Map(txlog.replay.DriverCheckpoint.StrictConf -> "true")
 
-  /** The fixtures this suite checks: all of them. */
-  protected def tables: Seq[String] = Fixtures.tables
+  /** The fixtures this suite checks: all of them, or today's share of them on a line run with
+    * `-Dtxlog.fixtureShare` ([[txlog.testing.Breadth.fixtures]]).
+    */
+  protected def tables: Seq[String] = txlog.testing.Breadth.fixtures(Fixtures.tables, suiteName)
 
   /** How many recorded answers are asked of delta-spark again. */
   protected def liveSample: Int = 3

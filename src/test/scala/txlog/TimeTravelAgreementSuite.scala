@@ -11,7 +11,8 @@ import scala.util.{Failure, Success, Try}
   * differ in every copy of the fixtures.
   */
 class TimeTravelAgreementSuite extends SparkSuite with txlog.oracle.LiveSample {
-  private val multiVersion = txlog.oracle.RecordOracles.timeTravelTables(Fixtures.tables)
+  private val multiVersion = txlog.testing.Breadth
+    .fixtures(txlog.oracle.RecordOracles.timeTravelTables(Fixtures.tables), suiteName)
 
   if (!Fixtures.available) test("time travel agreement")(cancel(Fixtures.skipMessage))
 

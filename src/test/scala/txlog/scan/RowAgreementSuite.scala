@@ -33,7 +33,7 @@ class RowAgreementSuite extends SparkSuite {
     else Recording.sample(all, EarlierPerRun, suiteName).sortBy(k => (k._1, k._2))
   }
 
-  Fixtures.tables.foreach { name =>
+  txlog.testing.Breadth.fixtures(Fixtures.tables, suiteName).foreach { name =>
     test(s"rows agree with delta-spark at the latest version: $name") {
       check(name, None, recording.answer(name, None))
     }

@@ -14,7 +14,7 @@ import txlog.scan.Rows
   * nothing written. Expected values are delta-spark's, in the same run.
   */
 class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
-  override protected def turns = 3 // make test runs its inTurn tests in turn
+  override protected def turns = 4 // make test runs its inTurn tests in turn
 
   override def extraConf: Map[String, String] =
     Map("spark.sql.catalog.txlog" -> classOf[TxlogCatalog].getName)

@@ -16,7 +16,7 @@ import txlog.scan.Rows
   * in the same run.
   */
 class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
-  override protected def turns = 4 // make test runs its inTurn tests in turn
+  override protected def turns = 9 // make test runs its inTurn tests in turn
   override def extraConf: Map[String, String] =
     Map("spark.sql.catalog.txlog" -> classOf[TxlogCatalog].getName)
 

@@ -18,6 +18,26 @@ object Breadth {
     case Some(other)  => sys.error(s"-Dtxlog.breadth=$other: use full (or leave it out)")
   }
 
+  /** The share of the fixtures the fixture-agreement suites (snapshots, time travel, rows) check:
+    * `-Dtxlog.fixtureShare=N` checks today's `1/N` of them, rotating as [[share]] does; every
+    * fixture without the property. `make test` passes 2 to its Spark 3.5 run, whose delta-spark
+    * answers are recorded as the default line's are, so two days' runs check every fixture there.
+    */
+  val fixtureShare: Int = sys.props.get("txlog.fixtureShare") match {
+    case None                                => 1
+    case Some(n) if n.matches("[1-9][0-9]*") => n.toInt
+    case Some(other) => sys.error(s"-Dtxlog.fixtureShare=$other: use a whole number from 1")
+  }
+
+  /** Today's [[fixtureShare]] of `tables` for the suite `salt` (every table when [[full]]).
+    *
+    * {{{
+    * Breadth.fixtures(Fixtures.tables, "RowAgreementSuite").foreach { name => ... }
+    * }}}
+    */
+  def fixtures(tables: Seq[String], salt: String): Seq[String] =
+    share(tables, fixtureShare, salt)(_ => false)
+
   /** The items whose position is in today's `1/every` of `items` (every item when [[full]]), and
     * every item `always` holds, in their order. The share is drawn per `salt` (a suite's name), so
     * suites sharing the fixture list check different fixtures on the same day.
