@@ -143,4 +143,6 @@ class MergeParitySuite extends SqlParity with txlog.testing.InTurn {
     assert(files.where("deletionVector IS NOT NULL").count() == 0)
     assert(dvFiles(p.txlogPath).isEmpty, dvFiles(p.txlogPath).mkString(", "))
   }
+
+  deltaRsReadsEveryTable()
 }

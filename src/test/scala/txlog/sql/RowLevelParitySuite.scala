@@ -210,4 +210,5 @@ class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
     )
   }
 
+  deltaRsReadsEveryTable()
 }

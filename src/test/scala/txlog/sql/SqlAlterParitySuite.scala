@@ -13,7 +13,7 @@ import txlog.scan.Rows
   * with the same rows, and a statement delta-spark refuses is refused by txlog too, typed, with
   * nothing written. Expected values are delta-spark's, in the same run.
   */
-class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
+class SqlAlterParitySuite extends SparkSuite with DeltaRsReadsBack with txlog.testing.InTurn {
   override protected def turns = 4 // make test runs its inTurn tests in turn
 
   override def extraConf: Map[String, String] =
@@ -25,7 +25,7 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   /** A delta-spark table and a txlog table of one name, each at a fresh directory. */
-  private def pair(name: String): SqlPair = new SqlPair(spark, db, name, tempDir)
+  private def pair(name: String): SqlPair = new SqlPair(spark, db, name, tempDir, readBack)
 
   private def both(p: SqlPair, sql: String, byPath: Boolean = false): Unit = {
     p.delta(sql).collect()
@@ -37,9 +37,7 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
     * delta-spark reads the txlog table by path with the same rows.
     */
   private def same(p: SqlPair, byPath: Boolean = false): Unit = {
-    val expected = Rows.sorted(spark.table(p.deltaTable))
-    assert(Rows.sorted(spark.table(p.txlogTable)) == expected)
-    if (byPath) assert(Rows.sorted(spark.read.format("delta").load(p.txlogPath)) == expected)
+    p.sameRows(byPath)
     assert(logical(spark.table(p.txlogTable).schema) == logical(spark.table(p.deltaTable).schema))
   }
 
@@ -266,4 +264,6 @@ class SqlAlterParitySuite extends SparkSuite with txlog.testing.InTurn {
     assert(condition(t) == "INVALID_ARGUMENT", t)
     same(p, byPath = true)
   }
+
+  deltaRsReadsEveryTable()
 }

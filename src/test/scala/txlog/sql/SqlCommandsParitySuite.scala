@@ -17,7 +17,7 @@ import txlog.scan.Rows
   * unknown tables and non-Delta paths fail typed, VACUUM refuses a short retention, REPAIR is a dry
   * run unless asked.
   */
-class SqlCommandsParitySuite extends SparkSuite with txlog.testing.InTurn {
+class SqlCommandsParitySuite extends SparkSuite with DeltaRsReadsBack with txlog.testing.InTurn {
   override protected def turns = 3 // make test runs its inTurn tests in turn
 
   // delta-spark's VACUUM spreads its listing over this many tasks (10,000 by default: each of
@@ -33,7 +33,7 @@ class SqlCommandsParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   private type Pair = SqlPair
-  private def Pair(name: String): Pair = new SqlPair(spark, db, name, tempDir)
+  private def Pair(name: String): Pair = new SqlPair(spark, db, name, tempDir, readBack)
 
   private val create =
     "CREATE TABLE {t} (id BIGINT, part STRING) USING {p} PARTITIONED BY (part) LOCATION '{loc}'"
@@ -308,4 +308,6 @@ class SqlCommandsParitySuite extends SparkSuite with txlog.testing.InTurn {
     }
     assert(listed(empty) == Seq(empty))
   }
+
+  deltaRsReadsEveryTable()
 }

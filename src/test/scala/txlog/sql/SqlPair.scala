@@ -11,7 +11,13 @@ import txlog.scan.Rows
   * `{loc}` the location) and compare. delta-spark's table is in `spark_catalog`, txlog's in the
   * catalog `txlog`.
   */
-final class SqlPair(spark: SparkSession, db: String, name: String, dir: String => Path) {
+final class SqlPair(
+    spark: SparkSession,
+    db: String,
+    name: String,
+    dir: String => Path,
+    readBack: DeltaRsReadBack
+) {
   val deltaTable = s"spark_catalog.$db.d_$name"
   val txlogTable = s"txlog.$db.t_$name"
   val deltaPath: String = dir("sqld").toString
@@ -24,15 +30,27 @@ final class SqlPair(spark: SparkSession, db: String, name: String, dir: String =
   /** delta-spark's statement on the txlog table's path (the oracle reading txlog's table). */
   def deltaOnTxlog(sql: String): DataFrame = spark.sql(sql.replace("{t}", s"delta.`$txlogPath`"))
 
-  /** txlog's table, read by txlog and by delta-spark at its path, has delta-spark's table's rows.
+  /** txlog's table, read by txlog (and, with `byPath`, by delta-spark at its path), has
+    * delta-spark's table's rows; when txlog's table is at [[txlogPath]], delta-rs reads it at this
+    * version at the suite's end ([[DeltaRsReadBack]]).
     */
-  def sameRows(): Unit = {
-    val expected = Rows.sorted(spark.table(deltaTable))
+  def sameRows(byPath: Boolean = true): Unit = {
+    val rows = spark.table(deltaTable).collect().toSeq
+    val expected = rows.map(Rows.text).sorted
     assert(Rows.sorted(spark.table(txlogTable)) == expected, s"txlog's rows of $name")
-    assert(
-      Rows.sorted(spark.read.format("delta").load(txlogPath)) == expected,
-      s"delta-spark's rows of txlog's $name"
-    )
+    if (byPath) {
+      assert(
+        Rows.sorted(spark.read.format("delta").load(txlogPath)) == expected,
+        s"delta-spark's rows of txlog's $name"
+      )
+    }
+    if (DeltaRsReadBack.isTable(txlogPath)) {
+      readBack.add(
+        txlogPath,
+        _root_.txlog.DeltaLog.forTable(spark, txlogPath).snapshot().version,
+        rows
+      )
+    }
   }
 
   private def fill(sql: String, provider: String, table: String, path: String) =

@@ -8,7 +8,7 @@ import txlog.SparkSuite
   * [[SqlPair]] per test, the partitioned table they all start from, and each table's latest commit
   * as `DESCRIBE HISTORY` shows it.
   */
-trait SqlParity extends SparkSuite {
+trait SqlParity extends SparkSuite with DeltaRsReadsBack {
 
   /** The suite's database (each suite its own, at a fresh directory). */
   protected def database: String
@@ -21,7 +21,7 @@ trait SqlParity extends SparkSuite {
     database
   }
 
-  protected def pair(name: String): SqlPair = new SqlPair(spark, db, name, tempDir)
+  protected def pair(name: String): SqlPair = new SqlPair(spark, db, name, tempDir, readBack)
 
   /** `(id BIGINT, part STRING, v STRING)` partitioned by `part`, deletion vectors as `dvs` says. */
   protected def create(dvs: Boolean): String =

@@ -15,7 +15,7 @@ import txlog.scan.Rows
   * reads the txlog table by path with the same rows. Expected rows and failures are delta-spark's,
   * in the same run.
   */
-class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
+class SqlParitySuite extends SparkSuite with DeltaRsReadsBack with txlog.testing.InTurn {
   override protected def turns = 9 // make test runs its inTurn tests in turn
   override def extraConf: Map[String, String] =
     Map("spark.sql.catalog.txlog" -> classOf[TxlogCatalog].getName)
@@ -26,19 +26,13 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
   }
 
   /** A delta-spark table and a txlog table of one name, each at a fresh directory. */
-  private def pair(name: String): SqlPair = new SqlPair(spark, db, name, tempDir)
+  private def pair(name: String): SqlPair = new SqlPair(spark, db, name, tempDir, readBack)
 
   /** Runs `sql` on both sides and checks the rows agree (and delta-spark reads txlog's table). */
   private def both(p: SqlPair, sql: String, byPath: Boolean = true): Unit = {
     p.delta(sql).collect()
     p.txlog(sql).collect()
-    sameRows(p, byPath)
-  }
-
-  private def sameRows(p: SqlPair, byPath: Boolean = true): Unit = {
-    val expected = Rows.sorted(spark.table(p.deltaTable))
-    assert(Rows.sorted(spark.table(p.txlogTable)) == expected)
-    if (byPath) assert(Rows.sorted(spark.read.format("delta").load(p.txlogPath)) == expected)
+    p.sameRows(byPath)
   }
 
   private def versions(path: String): Seq[Long] =
@@ -134,7 +128,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
     val oracle = oracleRuns(p.delta(replace))
     p.txlog(replace)
     if (oracle) {
-      sameRows(p)
+      p.sameRows()
       assert(versions(p.deltaPath) == Seq(0L, 1L))
       assert(spark.table(p.txlogTable).schema == spark.table(p.deltaTable).schema)
     } else {
@@ -156,7 +150,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
     def each(f: (String, String, String) => Unit): Unit = {
       f(p.deltaTable, "delta", p.deltaPath)
       f(p.txlogTable, "txlog", p.txlogPath)
-      sameRows(p)
+      p.sameRows()
     }
     each((t, provider, path) =>
       rows(0)
@@ -173,7 +167,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
     val oracle = oracleRuns(rows(40).writeTo(p.deltaTable).using("delta").createOrReplace())
     rows(40).writeTo(p.txlogTable).using("txlog").createOrReplace()
     if (oracle) {
-      sameRows(p)
+      p.sameRows()
       assert(versions(p.txlogPath) == versions(p.deltaPath))
     } else {
       assert(Rows.sorted(spark.table(p.txlogTable)) == Rows.sorted(rows(40)))
@@ -271,7 +265,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
     assert(v0.count() == 0)
     session.sql(s"INSERT INTO $db.t_session VALUES (3, 'c', 3.0)")
     spark.sql(s"INSERT INTO ${p.deltaTable} VALUES (3, 'c', 3.0)")
-    sameRows(p)
+    p.sameRows()
     assert(session.table(s"$db.plain_session").count() == 3)
     // CREATE TABLE ... USING txlog in the session catalog reaches TxlogCatalog (the txlog source
     // is a V2 provider): the same table as delta-spark's CREATE in its session catalog.
@@ -286,7 +280,7 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
     )
     q.delta("INSERT INTO {t} VALUES (1, 'x')")
     session.sql(s"INSERT INTO $db.t_made_in_session VALUES (1, 'x')")
-    sameRows(q)
+    q.sameRows()
     assert(versions(q.txlogPath) == versions(q.deltaPath))
     val files = "SELECT id, _metadata.file_name, _metadata.file_size FROM %s"
     val byDelta = Rows.sorted(spark.sql(files.format(s"delta.`${p.txlogPath}`")))
@@ -384,4 +378,6 @@ class SqlParitySuite extends SparkSuite with txlog.testing.InTurn {
     assert(condition(e) == "INVALID_ARGUMENT", e)
     assert(versions(p.txlogPath) == before)
   }
+
+  deltaRsReadsEveryTable()
 }

@@ -1,15 +1,15 @@
 package txlog.txn
 
-import java.nio.file.{Files, Path => NPath, Paths}
+import java.nio.file.{Path => NPath}
 
 import scala.jdk.CollectionConverters._
-import scala.sys.process._
 
 import com.fasterxml.jackson.databind.ObjectMapper
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.functions.{col, lit, regexp_replace}
 
 import txlog.{DeltaLog, Oracle, SparkSuite}
+import txlog.testing.DeltaRsScript
 
 /** txlog commits on a table delta-rs wrote (three appends and a delta-rs checkpoint): delta-spark
   * and delta-rs then both read the new version as the old one minus the removed file plus the added
@@ -17,21 +17,10 @@ import txlog.{DeltaLog, Oracle, SparkSuite}
   * (`tests/scripts/delta_rs_table.py`); without it the test is canceled.
   */
 class DeltaRsTablesSuite extends SparkSuite {
-  private val python = Paths.get(".venv", "bin", "python")
-  private val script = Paths.get("tests", "scripts", "delta_rs_table.py")
 
   /** Runs the script's commands on `table` in one process (one start of Python and delta-rs). */
-  private def deltaRs(commands: Seq[String], table: NPath): String = {
-    val out = new StringBuilder
-    val err = new StringBuilder
-    val args = commands.flatMap(c => Seq(c, table.toString))
-    val code = (Seq(python.toString, script.toString) ++ args) ! ProcessLogger(
-      l => out.append(l).append('\n'),
-      l => err.append(l).append('\n')
-    )
-    assert(code === 0, s"delta-rs ${commands.mkString(" ")} failed: $err")
-    out.toString
-  }
+  private def deltaRs(commands: Seq[String], table: NPath): String =
+    DeltaRsScript.run(commands.map(_ -> table.toString))
 
   /** delta-rs's latest version and its files as (qualified path, size, partition values), after the
     * script's `before` commands.
@@ -51,7 +40,7 @@ class DeltaRsTablesSuite extends SparkSuite {
   }
 
   test("txlog commits on a table delta-rs wrote; delta-spark and delta-rs read it alike") {
-    assume(Files.isExecutable(python), s"$python is absent (make venv creates it)")
+    assume(DeltaRsScript.available, DeltaRsScript.skipMessage)
     val dir = tempDir("delta-rs").resolve("t")
     val path = dir.toString
     val (v0, rsBefore) = deltaRsView(dir, before = Seq("write"))
