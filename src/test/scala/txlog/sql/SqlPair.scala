@@ -37,7 +37,8 @@ final class SqlPair(
   def sameRows(byPath: Boolean = true): Unit = {
     val rows = spark.table(deltaTable).collect().toSeq
     val expected = rows.map(Rows.text).sorted
-    assert(Rows.sorted(spark.table(txlogTable)) == expected, s"txlog's rows of $name")
+    val ours = Rows.sorted(spark.table(txlogTable))
+    assert(ours == expected, s"txlog's rows of $name: $ours, delta-spark's: $expected")
     if (byPath) {
       assert(
         Rows.sorted(spark.read.format("delta").load(txlogPath)) == expected,

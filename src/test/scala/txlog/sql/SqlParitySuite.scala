@@ -358,14 +358,25 @@ class SqlParitySuite extends SparkSuite with DeltaRsReadsBack with txlog.testing
       "CREATE TABLE {t} (`a b` INT, s STRUCT<x: INT, `y z`: STRING>) USING {p} " +
         "LOCATION '{loc}' TBLPROPERTIES ('delta.columnMapping.mode' = 'name')"
     )
-    both(
-      p,
-      "INSERT INTO {t} VALUES (1, named_struct('x', 10, 'y z', 'p')), " +
-        "(2, named_struct('x', 20, 'y z', 'q')), (3, null)"
-    )
+    val values = "VALUES (1, named_struct('x', 10, 'y z', 'p')), " +
+      "(2, named_struct('x', 20, 'y z', 'q')), (3, CAST(NULL AS STRUCT<x: INT, `y z`: STRING>))"
+    // delta-spark 3.3 (the oracle of the Spark 3.5 line) reads the null struct of its own table
+    // back as a struct of nulls; there the expected rows are the statement's values, by Spark.
+    val oracle =
+      if (!org.apache.spark.SPARK_VERSION.startsWith("3.")) p.deltaTable
+      else {
+        spark.sql(s"SELECT * FROM $values AS v(`a b`, s)").createOrReplaceTempView("names_v")
+        "names_v"
+      }
+    if (oracle == p.deltaTable) both(p, s"INSERT INTO {t} $values")
+    else {
+      p.delta(s"INSERT INTO {t} $values").collect()
+      p.txlog(s"INSERT INTO {t} $values").collect()
+      assert(Rows.sorted(spark.table(p.txlogTable)) == Rows.sorted(spark.table(oracle)))
+    }
     Seq("`a b` = 2", "`a b` IN (1, 3)", "s.x > 15", "s.`y z` = 'p'", "s IS NULL").foreach { w =>
       val sql = s"SELECT * FROM %s WHERE $w"
-      val expected = Rows.sorted(spark.sql(sql.format(p.deltaTable)))
+      val expected = Rows.sorted(spark.sql(sql.format(oracle)))
       assert(Rows.sorted(spark.sql(sql.format(p.txlogTable))) == expected, w)
       assert(expected.nonEmpty, w)
     }
