@@ -1,6 +1,6 @@
 package txlog.sql
 
-import java.nio.file.{Files, Path, Paths}
+import java.nio.file.{Files, Path}
 
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
@@ -66,10 +66,4 @@ trait DeltaRsReadsBack extends SparkSuite {
       val (n, rows) = readBack.check(tempDir("delta-rs-rows"))
       info(s"delta-rs read $n table versions, $rows rows, as delta-spark did")
     }
-}
-
-private[sql] object DeltaRsReadBack {
-
-  /** Whether `path` holds a table (a `_delta_log` directory). */
-  def isTable(path: String): Boolean = Files.isDirectory(Paths.get(path, "_delta_log"))
 }

@@ -1,6 +1,6 @@
 package txlog.sql
 
-import java.nio.file.Path
+import java.nio.file.{Path, Paths}
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
@@ -45,14 +45,19 @@ final class SqlPair(
         s"delta-spark's rows of txlog's $name"
       )
     }
-    if (DeltaRsReadBack.isTable(txlogPath)) {
-      readBack.add(
-        txlogPath,
-        _root_.txlog.DeltaLog.forTable(spark, txlogPath).snapshot().version,
-        rows
-      )
-    }
+    latestCommit.foreach(v => readBack.add(txlogPath, v, rows))
   }
+
+  /** The newest commit file's version of a table at [[txlogPath]], by its file names (not by
+    * txlog's reading of them); none when txlog's table is elsewhere (a managed table).
+    */
+  private def latestCommit: Option[Long] =
+    Option(Paths.get(txlogPath, "_delta_log").toFile.list())
+      .map(_.toSeq)
+      .getOrElse(Nil)
+      .filter(_.matches("\\d{20}\\.json"))
+      .map(_.take(20).toLong)
+      .reduceOption(_ max _)
 
   private def fill(sql: String, provider: String, table: String, path: String) =
     sql.replace("{t}", table).replace("{p}", provider).replace("{loc}", path)
