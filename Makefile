@@ -117,7 +117,9 @@ test-python: venv
 # At the end, each part's time and the 20 slowest tests of each runner (build/test_summary.py).
 # Either lane failing fails `make test`, once both have ended.
 TEST_LOGS := target/test-logs
-test: jar venv
+# The jar and the virtualenv are made side by side (an sbt build and a pip install), then the lanes.
+test:
+	$(MAKE) --no-print-directory -j2 jar venv
 	rm -rf $(TEST_LOGS)
 	status=0; $(MAKE) --no-print-directory -j2 -k test-lane-1 test-lane-2 || status=$$?; \
 	  $(PYTHON) build/test_summary.py $(TEST_LOGS); exit $$status
@@ -172,8 +174,8 @@ MATRIX_LINES := $(filter-out $(DEFAULT_LINE),$(LINES))
 # Scala 2.12 (EMR 7, Databricks 16.4) compiled, and its fixture, time-travel and row agreement
 # with delta-spark 3.3 (rows through Spark 3.5's own parquet reader: the fixtures' deletion
 # vectors and column mapping among them; the tables ScanSuite and RowTrackingReadSuite write at
-# test time run in `make test-matrix`), on half of the fixtures, which half rotating by day
-# (-Dtxlog.fixtureShare, txlog.testing.Breadth.fixtures); `make test-line-3.5_2.12` checks all.
+# test time run in `make test-matrix`), on a quarter of the fixtures, which quarter rotating by
+# day (-Dtxlog.fixtureShare, txlog.testing.Breadth.fixtures); `make test-line-3.5_2.12` checks all.
 COMPAT_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTravelAgreementSuite \
   txlog.scan.RowAgreementSuite
 
@@ -183,7 +185,7 @@ empty :=
 space := $(empty) $(empty)
 COMPAT_SUITES := $(subst $(space),$(comma),$(notdir $(subst .,/,$(COMPAT_SCALA))))
 COMPAT_RUN = $(SBT) $(call sbt_line,3.5_2.12) -Dtxlog.testSuites=$(COMPAT_SUITES) \
-  -Dtxlog.fixtureShare=2 "testOnly $(COMPAT_SCALA)" </dev/null
+  -Dtxlog.fixtureShare=4 "testOnly $(COMPAT_SCALA)" </dev/null
 test-compat:
 	$(COMPAT_RUN)
 
