@@ -13,7 +13,8 @@ import txlog.timetravel.CommitTimeline
   * vectors), whole and over sub-ranges, by version and by timestamp; the typed errors of ranges
   * where the feed was off or that do not exist; the `txlog` data source's change feed options.
   */
-class ChangesSuite extends SparkSuite {
+class ChangesSuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   private val compared = new AtomicInteger
 
@@ -103,7 +104,7 @@ class ChangesSuite extends SparkSuite {
     )
   }
 
-  test("a partitioned table (a whole partition deleted without cdc files) as table_changes") {
+  inTurn("a partitioned table (a whole partition deleted without cdc files) as table_changes") {
     ranges(partitioned)
     val df = DeltaLog.forTable(spark, partitioned).changes(0L)
     agree(
@@ -134,7 +135,7 @@ class ChangesSuite extends SparkSuite {
     assert(e.getMessage.contains("'one'"))
   }
 
-  test("column mapping (name mode) as table_changes") {
+  inTurn("column mapping (name mode) as table_changes") {
     ranges(mapped)
   }
 

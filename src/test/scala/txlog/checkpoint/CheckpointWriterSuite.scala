@@ -17,9 +17,12 @@ import txlog.protocol.CheckpointNaming
 import txlog.protocol.FileNames
 
 /** Checkpoint content per the spec, `_last_checkpoint`, refusals, and faults: a writer dying before
-  * or during publishing, a deleted part, and racing writers.
+  * or during publishing, a deleted part, and racing writers. The checks of content, the hint and
+  * refusals run every time; the faults, the races and the variants take turns in `make test`
+  * ([[txlog.testing.InTurn]]).
   */
-class CheckpointWriterSuite extends SparkSuite {
+class CheckpointWriterSuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   /** A delta-spark table with three commits (two appends and a delete) and `props`. */
   private def table(
@@ -113,7 +116,7 @@ class CheckpointWriterSuite extends SparkSuite {
     agreesWith(dir, before)
   }
 
-  test("under column mapping, typed stats and partition values use physical names") {
+  inTurn("under column mapping, typed stats and partition values use physical names") {
     val dir = table(
       Map(
         "delta.columnMapping.mode" -> "name",
@@ -139,7 +142,7 @@ class CheckpointWriterSuite extends SparkSuite {
     agreesWith(dir, before)
   }
 
-  test("transactions expire per delta.setTransactionRetentionDuration, as in delta-spark") {
+  inTurn("transactions expire per delta.setTransactionRetentionDuration, as in delta-spark") {
     val dir = table()
     def append(app: String, v: Long) = spark
       .range(1)
@@ -192,7 +195,7 @@ class CheckpointWriterSuite extends SparkSuite {
     assert(TxlogReferenceAccess.lastCheckpointVersion(spark, dir) === Some(r.version))
   }
 
-  test("_last_checkpoint never moves back to an older checkpoint") {
+  inTurn("_last_checkpoint never moves back to an older checkpoint") {
     val dir = table()
     val log = DeltaLog.forTable(spark, dir)
     log.checkpoint()
@@ -208,7 +211,7 @@ class CheckpointWriterSuite extends SparkSuite {
     assert(Oracle.txlog(spark, dir, Some(1L)) === Oracle.reference(spark, dir, Some(1L)))
   }
 
-  test("a writer killed before publishing leaves nothing a reader would use") {
+  inTurn("a writer killed before publishing leaves nothing a reader would use") {
     val dir = table()
     val before = Oracle.txlog(spark, dir, None)
     Seq("classic" -> Map.empty[String, String], "multipart" -> Map("parts" -> "3"))
@@ -221,7 +224,7 @@ class CheckpointWriterSuite extends SparkSuite {
     agreesWith(dir, before)
   }
 
-  test("a multi-part writer killed after its first part: the partial checkpoint is ignored") {
+  inTurn("a multi-part writer killed after its first part: the partial checkpoint is ignored") {
     val dir = table()
     val before = Oracle.txlog(spark, dir, None)
     intercept[IllegalStateException](
@@ -236,7 +239,7 @@ class CheckpointWriterSuite extends SparkSuite {
     agreesWith(dir, before)
   }
 
-  test("a deleted part of a multi-part checkpoint: readers fall back to the commits") {
+  inTurn("a deleted part of a multi-part checkpoint: readers fall back to the commits") {
     val dir = table()
     val before = Oracle.txlog(spark, dir, None)
     val r = DeltaLog
@@ -247,7 +250,7 @@ class CheckpointWriterSuite extends SparkSuite {
     agreesWith(dir, before)
   }
 
-  test("racing writers of the same checkpoint leave a valid one") {
+  inTurn("racing writers of the same checkpoint leave a valid one") {
     val dir = table()
     val before = Oracle.txlog(spark, dir, None)
     // The spec's names of version 3's checkpoints.
@@ -314,7 +317,7 @@ class CheckpointWriterSuite extends SparkSuite {
     assert(checkpointFiles(dir).isEmpty)
   }
 
-  test("a checkpoint of a past version, and time travel over it") {
+  inTurn("a checkpoint of a past version, and time travel over it") {
     val dir = table()
     val r = DeltaLog.forTable(spark, dir).checkpoint(version = Some(2L))
     assert(r.version === 2L)

@@ -14,7 +14,8 @@ import txlog.testing.{Fault, FaultInjectingFileSystem => Faulty}
   * whole (a truncated part, a missing sidecar) keeps everything older; a delete that fails midway
   * stops the log files' deletes after it and every row says what happened.
   */
-class CleanupFailClosedSuite extends SparkSuite {
+class CleanupFailClosedSuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
   override def extraConf: Map[String, String] = Faulty.conf
   private val Day = CleanupPlanner.DayMillis
   private val today = CleanupPlanner.midnightUtc(System.currentTimeMillis())
@@ -64,7 +65,7 @@ class CleanupFailClosedSuite extends SparkSuite {
     assert(forced.map(_.getAs[Long]("version")).toSet === Set(0L, 1L, 2L, 3L))
   }
 
-  test("delta.enableExpiredLogCleanup=false keeps every log file") {
+  inTurn("delta.enableExpiredLogCleanup=false keeps every log file") {
     val t = table()
     spark.sql(
       s"ALTER TABLE delta.`$t` SET TBLPROPERTIES ('delta.enableExpiredLogCleanup' = 'false')"
@@ -90,7 +91,7 @@ class CleanupFailClosedSuite extends SparkSuite {
     assert(logFiles(t) === before)
   }
 
-  test("a cutoff checkpoint that cannot be read keeps everything older: classic, truncated") {
+  inTurn("a cutoff checkpoint that cannot be read keeps everything older: classic, truncated") {
     val t = table()
     val cp = logDir(t).resolve(f"${4}%020d.checkpoint.parquet")
     Files.write(cp, Files.readAllBytes(cp).take(100))
@@ -126,7 +127,7 @@ class CleanupFailClosedSuite extends SparkSuite {
     blockedByCutoff(v2, 2L, "13 days")
   }
 
-  test("a delete that fails midway: the log files after it stay, every row says why") {
+  inTurn("a delete that fails midway: the log files after it stay, every row says why") {
     val t = table()
     val live = DeltaLog.forTable(spark, t.toString).snapshot().numFiles
     val failing = f"${1}%020d.json"

@@ -12,7 +12,8 @@ import txlog.{Fixtures, SparkSuite}
 import txlog.inspect.Rules
 
 /** `txlog.cli.Main`: JSON documents parsed with Jackson, exit codes, help and dry runs. */
-class CliSuite extends SparkSuite {
+class CliSuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
   private val mapper = new ObjectMapper()
   // delta-spark's VACUUM spreads its listing over this many tasks (10,000 by default).
   override def extraConf: Map[String, String] =
@@ -198,7 +199,7 @@ class CliSuite extends SparkSuite {
     assert(hc === 0 && vacuumHelp.contains("--retain-hours") && vacuumHelp.contains("--lite"))
   }
 
-  test("restore: --dry-run and a commit report delta-spark's metrics; a missing file exits 3") {
+  inTurn("restore: --dry-run and a commit report delta-spark's metrics; a missing file exits 3") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val name = "golden/basic-with-inserts-deletes-checkpoint"
     val t = Fixtures.copy(name, tempDir())
@@ -270,7 +271,9 @@ class CliSuite extends SparkSuite {
     } finally spark.conf.set(key, before)
   }
 
-  test("repair: a dry run by default (exit 1 when there is work), --execute, two tables at once") {
+  inTurn(
+    "repair: a dry run by default (exit 1 when there is work), --execute, two tables at once"
+  ) {
     assume(Fixtures.available, Fixtures.skipMessage)
     val broken = Fixtures.copy("golden/data-reader-partition-values", tempDir())
     val intact = Fixtures.copy("golden/basic-with-inserts-deletes-checkpoint", tempDir())

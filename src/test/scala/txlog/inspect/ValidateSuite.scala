@@ -13,9 +13,11 @@ import txlog.protocol.DvPaths
 import txlog.testing.Breadth
 
 /** `DeltaLog.validate()`: no error finding on intact fixtures, and each injected fault found with
-  * its rule and version (on copies).
+  * its rule and version (on copies). A deleted commit is injected every time; the other faults take
+  * turns in `make test` ([[txlog.testing.InTurn]]).
   */
-class ValidateSuite extends SparkSuite {
+class ValidateSuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
   private val mapper = new ObjectMapper()
 
   /** Fixtures meant to fail (see the fixtures README) or built around a corrupt log file: they must
@@ -137,7 +139,7 @@ class ValidateSuite extends SparkSuite {
     assertFound(t, Rules.VersionContiguity, 3)
   }
 
-  test("fault: a truncated checkpoint is unreadable at its version") {
+  inTurn("fault: a truncated checkpoint is unreadable at its version") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = copy("golden/checkpoint")
     val cp = t.resolve("_delta_log").resolve(f"${10}%020d.checkpoint.parquet")
@@ -146,7 +148,7 @@ class ValidateSuite extends SparkSuite {
     assertFound(t, Rules.CheckpointUnreadable, 10)
   }
 
-  test("fault: a tampered .crc mismatches the replay of its version") {
+  inTurn("fault: a tampered .crc mismatches the replay of its version") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = copy("golden/commit-info-containing-arbitrary-operationParams-types")
     val crc = t.resolve("_delta_log").resolve(f"${2}%020d.crc")
@@ -162,7 +164,7 @@ class ValidateSuite extends SparkSuite {
     (line, mapper.readTree(line).get("add").get("path").asText())
   }
 
-  test("fault: a duplicate add in a commit is found with its path") {
+  inTurn("fault: a duplicate add in a commit is found with its path") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = copy("golden/data-reader-partition-values")
     val (line, path) = firstAdd(commit(t, 0))
@@ -170,7 +172,7 @@ class ValidateSuite extends SparkSuite {
     assertFound(t, Rules.DuplicateFileAction, 0, _ == path)
   }
 
-  test("fault: a missing data file is found at the latest version") {
+  inTurn("fault: a missing data file is found at the latest version") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = copy("golden/data-reader-partition-values")
     val (_, path) = firstAdd(commit(t, 0))
@@ -178,7 +180,7 @@ class ValidateSuite extends SparkSuite {
     assertFound(t, Rules.MissingDataFile, 0, _ == path)
   }
 
-  test("fault: a missing deletion vector file is found at the latest version") {
+  inTurn("fault: a missing deletion vector file is found at the latest version") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = copy("kernel/basic-dv-no-checkpoint")
     val dv = t.toFile.listFiles().find(_.getName.startsWith("deletion_vector_")).get
@@ -186,14 +188,14 @@ class ValidateSuite extends SparkSuite {
     assertFound(t, Rules.MissingDvFile, 1, _.endsWith(dv.getName))
   }
 
-  test("fault: _last_checkpoint pointing to nothing") {
+  inTurn("fault: _last_checkpoint pointing to nothing") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = copy("golden/checkpoint")
     Files.writeString(t.resolve("_delta_log/_last_checkpoint"), """{"version":99,"size":13}""")
     assertFound(t, Rules.LastCheckpointPointer, 99)
   }
 
-  test("fault: out-of-order in-commit timestamps") {
+  inTurn("fault: out-of-order in-commit timestamps") {
     val t = tempDir().resolve("ict")
     val log = DeltaLog.createTable(
       spark,

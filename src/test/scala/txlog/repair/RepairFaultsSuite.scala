@@ -12,8 +12,11 @@ import txlog.testing.{Fault, FaultInjectingFileSystem => Faulty}
 /** Repair when something goes wrong after its plan: the rewrite of a checkpoint it set aside fails
   * (storage), or another writer commits between the plan and repair's FSCK commit. delta-spark's
   * reading of the table is the oracle: the log is left as it was, or as the other writer left it.
+  * The blind append runs every time; the other two take turns in `make test`
+  * ([[txlog.testing.InTurn]]).
   */
-class RepairFaultsSuite extends SparkSuite with RestoreTestKit {
+class RepairFaultsSuite extends SparkSuite with RestoreTestKit with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
   // The faulty:// file system has no conditional create; one writer at a time here.
   override def extraConf: Map[String, String] =
     Faulty.conf + ("spark.txlog.storage.singleWriter" -> "true")
@@ -38,7 +41,7 @@ class RepairFaultsSuite extends SparkSuite with RestoreTestKit {
       .map(f => f.getFileName.toString -> Files.readAllBytes(f).toSeq)
       .toMap
 
-  test("writing the replacement checkpoint fails: the old one is moved back, nothing changes") {
+  inTurn("writing the replacement checkpoint fails: the old one is moved back, nothing changes") {
     val t = table("rewrite-fails")
     val cp4 = t.resolve("_delta_log").resolve(f"${4}%020d.checkpoint.parquet")
     val bytes = Files.readAllBytes(cp4)
@@ -96,7 +99,7 @@ class RepairFaultsSuite extends SparkSuite with RestoreTestKit {
     assert(after.live.size === 5 && rows(t).size === 50) // 4 of the first files, the append's
   }
 
-  test("another writer removes the lost file first: repair's commit is a typed conflict") {
+  inTurn("another writer removes the lost file first: repair's commit is a typed conflict") {
     val t = table("concurrent-remove")
     val lost = loseAFile(t)
     val log = DeltaLog.forTable(spark, t.toString)

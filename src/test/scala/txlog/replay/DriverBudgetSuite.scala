@@ -17,7 +17,8 @@ import txlog.protocol.FileNames
   * distributed path; a large tail leaves the checkpoint unshuffled. Expectations come from
   * delta-spark.
   */
-class DriverBudgetSuite extends SparkSuite {
+class DriverBudgetSuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   /** A copy of a fixture without Hadoop's `.crc` side files (stale in some fixtures; delta-spark
     * checks them).
@@ -65,7 +66,7 @@ class DriverBudgetSuite extends SparkSuite {
     finally settings.foreach { case (k, _) => spark.conf.unset(k) }
   }
 
-  test("update() caches the new files once the overlay passes its byte budget") {
+  inTurn("update() caches the new files once the overlay passes its byte budget") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = fixture("golden/time-travel-start-start20-start40")
     // Each commit adds one file with a 2,000-character path: a few of them pass 16 KiB, far
@@ -95,7 +96,7 @@ class DriverBudgetSuite extends SparkSuite {
     }
   }
 
-  test("a large tail leaves the checkpoint unshuffled: no exchange without the hash filter") {
+  inTurn("a large tail leaves the checkpoint unshuffled: no exchange without the hash filter") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = fixture("golden/checkpoint")
     val log = DeltaLog.forTable(spark, t.toString)

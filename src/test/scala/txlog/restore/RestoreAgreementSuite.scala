@@ -9,7 +9,8 @@ import txlog.testing.Breadth
   * deletion vectors, column mapping, a schema change between versions): txlog's restore of one copy
   * and delta-spark's of another agree (see [[RestoreTestKit.agree]]). Each table is built once.
   */
-class RestoreAgreementSuite extends SparkSuite with RestoreTestKit {
+class RestoreAgreementSuite extends SparkSuite with RestoreTestKit with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   /** v0 write, v1 append, v2 delete, v3 overwrite of a partition, v4 append with a new column. */
   private lazy val partitioned: Path = {
@@ -130,7 +131,7 @@ class RestoreAgreementSuite extends SparkSuite with RestoreTestKit {
     if (Breadth.full) test(name)(body()) else ignore(name)(body())
   }
 
-  test("a dry run computes delta-spark's metrics and commits nothing") {
+  inTurn("a dry run computes delta-spark's metrics and commits nothing") {
     val ours = copyTable(partitioned, "restore-dry")
     val ref = copyTable(partitioned, "restore-dry-ref")
     val before = DeltaLog.forTable(spark, ours.toString).snapshot().version
@@ -174,7 +175,7 @@ class RestoreAgreementSuite extends SparkSuite with RestoreTestKit {
     assert(log.snapshot().version === latest)
   }
 
-  test("a data file of the old version is missing: refused, naming it, unless forced") {
+  inTurn("a data file of the old version is missing: refused, naming it, unless forced") {
     val t = copyTable(partitioned, "restore-missing")
     val ref = copyTable(partitioned, "restore-missing-ref")
     val v0Files = DeltaLog

@@ -16,9 +16,12 @@ import txlog.protocol.FileColumns
   * `delta.checkpoint.writeStatsAsJson = false`): the file state turns them back into JSON, so
   * `allFiles` has them and a checkpoint txlog writes keeps them; scans skip files by them. Tables
   * with both columns are scanned without reading the JSON. Expected statistics are the ones the
-  * commits wrote; expected rows and files read are delta-spark's.
+  * commits wrote; expected rows and files read are delta-spark's. `make test` runs the first filter
+  * and half of the others, which half rotating by day ([[txlog.testing.Breadth]]), and the two
+  * layouts of disagreeing parts and the renamed column in turn ([[txlog.testing.InTurn]]).
   */
-class CheckpointStatsSuite extends SparkSuite {
+class CheckpointStatsSuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   private val Schema = "id INT, name STRING, amount DOUBLE, d DATE, ts TIMESTAMP, " +
     "dec DECIMAL(10,2), p STRING"
@@ -131,14 +134,15 @@ class CheckpointStatsSuite extends SparkSuite {
     assert(refRows.size === 1 && refFiles === 1)
   }
 
-  Seq(
+  private val filters = Seq(
     "id >= 25 AND id < 32",
     "name IS NULL",
     "ts < TIMESTAMP'2023-11-15 03:00:00'",
     "dec BETWEEN 5 AND 6",
     "amount > 100 OR id < 3",
     "p = 'odd' AND id > 70"
-  ).foreach { where =>
+  )
+  txlog.testing.Breadth.share(filters, 2, suiteName)(_ == filters.head).foreach { where =>
     test(s"typed statistics skip files as delta-spark does, same rows: $where") {
       Seq(structOnly, bothColumns).foreach { t =>
         val ((files, rows), (refFiles, refRows)) = both(t, where)
@@ -180,7 +184,7 @@ class CheckpointStatsSuite extends SparkSuite {
     } finally spark.conf.unset(key)
   }
 
-  test("a column renamed after the checkpoint (column mapping) skips by its physical name") {
+  inTurn("a column renamed after the checkpoint (column mapping) skips by its physical name") {
     val t = tempDir("stats-cm").resolve("t").toString
     spark.sql(
       s"CREATE TABLE delta.`$t` ($Schema) USING delta PARTITIONED BY (p) TBLPROPERTIES (" +
@@ -272,7 +276,7 @@ class CheckpointStatsSuite extends SparkSuite {
   }
 
   for ((merge, how) <- Seq(true -> "footers on the driver", false -> "a schema-merge job"))
-    test(s"parts disagreeing on the stats_parsed type, no JSON stats: a typed error ($how)") {
+    inTurn(s"parts disagreeing on the stats_parsed type, no JSON stats: a typed error ($how)") {
       assumeTyped(structOnly)
       val t = disagreeing(merge)
       val e =

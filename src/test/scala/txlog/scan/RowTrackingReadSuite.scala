@@ -16,7 +16,8 @@ import txlog.{DeltaLog, SparkSuite, TxlogException}
   * versions), a DELETE with deletion vectors, a partitioned table in column mapping name mode, row
   * tracking enabled on an existing table, and tables without row tracking.
   */
-class RowTrackingReadSuite extends SparkSuite {
+class RowTrackingReadSuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   private val fields =
     Seq("row_id", "row_commit_version", "base_row_id", "default_row_commit_version")
@@ -121,7 +122,7 @@ class RowTrackingReadSuite extends SparkSuite {
     )
   }
 
-  test("a partitioned table, column mapping, no deletion vectors (files rewritten by UPDATE)") {
+  inTurn("a partitioned table, column mapping, no deletion vectors (files rewritten by UPDATE)") {
     val t = create(
       "rt-parts",
       "id BIGINT, p INT",
@@ -139,7 +140,7 @@ class RowTrackingReadSuite extends SparkSuite {
     assert(Rows.sorted(onePart) === Rows.sorted(refPart))
   }
 
-  test("row tracking enabled on an existing table (backfill), as delta-spark reads it") {
+  inTurn("row tracking enabled on an existing table (backfill), as delta-spark reads it") {
     val t = create("rt-backfill", "id BIGINT", "'delta.enableDeletionVectors' = 'false'")
     spark.sql(s"INSERT INTO delta.`$t` SELECT id FROM range(0, 8)")
     spark.sql(s"INSERT INTO delta.`$t` SELECT id FROM range(8, 12)")

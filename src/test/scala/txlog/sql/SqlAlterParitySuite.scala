@@ -151,7 +151,7 @@ class SqlAlterParitySuite extends SparkSuite with DeltaRsReadsBack with txlog.te
     refused(p, "ALTER TABLE {t} DROP COLUMN part", Some("INVALID_METADATA"))
   }
 
-  test("column mapping turned on by SET TBLPROPERTIES, then a rename") {
+  inTurn("column mapping turned on by SET TBLPROPERTIES, then a rename") {
     val p = pair("upgrade")
     both(p, create)
     both(p, "INSERT INTO {t} VALUES (1, 'a', named_struct('a', 1))")
@@ -167,7 +167,7 @@ class SqlAlterParitySuite extends SparkSuite with DeltaRsReadsBack with txlog.te
     assert(parts(p.txlogPath) == Seq("region") && parts(p.deltaPath) == Seq("region"))
   }
 
-  test("ADD and DROP CONSTRAINT: delta-spark's properties, protocol, history and refusals") {
+  inTurn("ADD and DROP CONSTRAINT: delta-spark's properties, protocol, history and refusals") {
     val p = pair("checks")
     both(p, "CREATE TABLE {t} (id BIGINT, part STRING) USING {p} LOCATION '{loc}'")
     both(p, "INSERT INTO {t} VALUES (1, 'a'), (2, 'b')")
@@ -203,7 +203,7 @@ class SqlAlterParitySuite extends SparkSuite with DeltaRsReadsBack with txlog.te
     assert(history(p.txlogPath) == history(p.deltaPath))
   }
 
-  test("Spark's dynamic overwrite plan: overwritePartitions() and dynamic INSERT OVERWRITE") {
+  inTurn("Spark's dynamic overwrite plan: overwritePartitions() and dynamic INSERT OVERWRITE") {
     val p = pair("spark_dynamic")
     both(
       p,

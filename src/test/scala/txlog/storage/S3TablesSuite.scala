@@ -20,9 +20,13 @@ import txlog.replay.{LogLineReader, ReadPermits}
   * travel, checkpoints of every kind, checksums, log compaction, metadata cleanup and a commit work
   * there as on local disk. The fixtures are a selection of the ones [[txlog.FixtureAgreementSuite]]
   * reads in full (each S3 round trip costs time): checkpoint kinds, deletion vectors, column
-  * mapping, keys with special characters, a corrupt hint, and a table both readers refuse.
+  * mapping, keys with special characters, a corrupt hint, and a table both readers refuse. `make
+  * test` checks golden/checkpoint and half of the others on S3, which half rotating by day
+  * ([[txlog.testing.Breadth]]), and runs the heavier round trips in turn
+  * ([[txlog.testing.InTurn]]); `make test-breadth` runs every one.
   */
-class S3TablesSuite extends S3SparkSuite {
+class S3TablesSuite extends S3SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
   private val bucket = "txlog-tables"
 
   /** A bucket whose S3A lists 4 keys a page, so that a listing takes several pages. */
@@ -91,13 +95,15 @@ class S3TablesSuite extends S3SparkSuite {
     }
   }
 
-  tables.foreach { name =>
+  txlog.testing.Breadth.share(tables, 2, suiteName)(_ == "golden/checkpoint").foreach { name =>
     test(s"the snapshot on S3 agrees with the local one and with delta-spark: $name") {
       assertAgree(name, s3Path(name))
     }
   }
 
-  test("commits read by tasks, 3 files at a time, and by the driver 3 at a time: the same answer") {
+  inTurn(
+    "commits read by tasks, 3 files at a time, and by the driver 3 at a time: the same answer"
+  ) {
     assume(Fixtures.available, Fixtures.skipMessage)
     val keys = Seq(TxlogConf.ReplayReadThreads.key, TxlogConf.ReplayMaxLocalReadBytes.key)
     spark.conf.set(keys.head, "3")
@@ -111,7 +117,7 @@ class S3TablesSuite extends S3SparkSuite {
     } finally keys.foreach(spark.conf.unset)
   }
 
-  test("time travel on S3: versions agree with the local answers, timestamps with delta-spark") {
+  inTurn("time travel on S3: versions agree with the local answers, timestamps with delta-spark") {
     val name = "golden/time-travel-start-start20-start40"
     assume(tables.contains(name), Fixtures.skipMessage)
     (0L to 2L).foreach(v => assertAgree(name, s3Path(name), Some(v)))
@@ -139,7 +145,7 @@ class S3TablesSuite extends S3SparkSuite {
   private def logKeys(prefix: String): Seq[String] =
     s3.keys(bucket, s"$prefix/_delta_log/").map(_.stripPrefix(s"$prefix/_delta_log/"))
 
-  test("a V2 checkpoint on S3: sidecars in _sidecars, then the UUID-named file") {
+  inTurn("a V2 checkpoint on S3: sidecars in _sidecars, then the UUID-named file") {
     val name = "golden/v2-checkpoint-parquet"
     assume(tables.contains(name), Fixtures.skipMessage)
     val prefix = "maint/v2"
@@ -154,7 +160,7 @@ class S3TablesSuite extends S3SparkSuite {
     assert(ours.get === ref.get && ref.get.version === cp.version)
   }
 
-  test(
+  inTurn(
     "vacuum on s3a keeps live files the log names s3:// and s3n://; delta-spark deletes no more"
   ) {
     val prefix = "vacuum/t"
@@ -205,7 +211,7 @@ class S3TablesSuite extends S3SparkSuite {
     assert(keys.toSet === Set("a.parquet", "b.parquet", "c.parquet"))
   }
 
-  test("maintenance on S3: checkpoints, checksum, compaction, cleanup and a commit") {
+  inTurn("maintenance on S3: checkpoints, checksum, compaction, cleanup and a commit") {
     assume(tables.contains("golden/checkpoint"), Fixtures.skipMessage)
     val prefix = "maint/checkpoint"
     val path = copyFixture("golden/checkpoint", bucket, prefix)

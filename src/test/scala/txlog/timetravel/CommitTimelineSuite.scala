@@ -17,7 +17,8 @@ import txlog.protocol.FileNames
   * mid-history, and after early commits were cleaned up; timestamp strings are read in the session
   * time zone.
   */
-class CommitTimelineSuite extends SparkSuite {
+class CommitTimelineSuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   private def logDir(table: String) = new File(table, "_delta_log")
 
@@ -138,14 +139,14 @@ class CommitTimelineSuite extends SparkSuite {
     assert(log.snapshot(3L).timestamp < 4000000000000L)
   }
 
-  test("early commits cleaned up, in-commit timestamps enabled mid-history: as delta-spark") {
+  inTurn("early commits cleaned up, in-commit timestamps enabled mid-history: as delta-spark") {
     val t = ictEnabledLater(checkpointInterval = 2)
     assert(new File(logDir(t), f"${4L}%020d.checkpoint.parquet").exists())
     cleanUp(t, before = 4L)
     assertTimelineAgrees(t)
   }
 
-  test("the checkpoint version's commit cleaned up too: as delta-spark") {
+  inTurn("the checkpoint version's commit cleaned up too: as delta-spark") {
     val t = ictEnabledLater(checkpointInterval = 2)
     cleanUp(t, before = 4L, alsoCommitOf = Some(4L))
     assertTimelineAgrees(t)

@@ -66,11 +66,16 @@ class ProcessWritersSuite extends SparkSuite with txlog.testing.InTurn {
     .map(_.toInt)
     .getOrElse(if (txlog.testing.Breadth.full) 12 else 8)
 
-  test(s"4 writer processes x $perWriter commits: each lands once, versions contiguous") {
+  /** Writer processes: 3 in `make test` (each is a JVM with a Spark session: its start costs more
+    * CPU than its commits), 4 with `make test-breadth`.
+    */
+  private val writers = if (txlog.testing.Breadth.full) 4 else 3
+
+  test(s"$writers writer processes x $perWriter commits: each lands once, versions contiguous") {
     val dir = newTable()
     val work = tempDir("procs")
-    val n = 4 * perWriter
-    val procs = (1 to 4).map { id =>
+    val n = writers * perWriter
+    val procs = (1 to writers).map { id =>
       val p = WriterProcess.start(
         dir.toString,
         id,
@@ -84,11 +89,11 @@ class ProcessWritersSuite extends SparkSuite with txlog.testing.InTurn {
       if (!p.waitFor(600, TimeUnit.SECONDS)) p.destroyForcibly()
       assert(p.exitValue() === 0, logTail(work.resolve(s"w$id.log")))
     }
-    val all = (1 to 4).flatMap(id => results(work.resolve(s"w$id.txt")))
+    val all = (1 to writers).flatMap(id => results(work.resolve(s"w$id.txt")))
     assert(all.size === n)
     assert(all.map(_._1).sorted === (1L to n.toLong))
     assert(all.map(_._3).distinct.size === n)
-    (1 to 4).foreach(id => assert(results(work.resolve(s"w$id.txt")).size === perWriter))
+    (1 to writers).foreach(id => assert(results(work.resolve(s"w$id.txt")).size === perWriter))
     val (v, files) = reference(dir)
     assert(v === n.toLong)
     assert(files === all.map(_._3).toSet)

@@ -16,7 +16,8 @@ import txlog.txn.TxnTestKit
   * features are refused; a lite vacuum needs the commits it reads; VACUUM START/END commits are
   * written as delta-spark writes them and read by its history.
   */
-class VacuumSafetySuite extends SparkSuite with VacuumTestKit {
+class VacuumSafetySuite extends SparkSuite with VacuumTestKit with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
   override def extraConf: Map[String, String] = vacuumConf ++ Faulty.conf
   private val Day = 24L * 3600 * 1000
 
@@ -211,7 +212,7 @@ class VacuumSafetySuite extends SparkSuite with VacuumTestKit {
     assert(ourDryRun(checked, None).get === refDryRun(checked, None).get)
   }
 
-  test("lite needs the commits it reads: refused after they were cleaned up, until a full run") {
+  inTurn("lite needs the commits it reads: refused after they were cleaned up, until a full run") {
     val t = tempDir().resolve("lite")
     (0 until 4).foreach { i =>
       val w = spark.range(i * 5, i * 5 + 5).write.format("delta").mode("overwrite")

@@ -58,7 +58,9 @@ class DataWriteSuite extends SparkSuite {
 
   private val partitionings = Seq(Nil, Seq("part"), Seq("pint", "day"))
 
-  for (parts <- partitionings) {
+  // `make test`: unpartitioned and one of the two partitionings, and one column mapping mode, which
+  // rotating by day (txlog.testing.Breadth); `make test-breadth`: every one.
+  for (parts <- txlog.testing.Breadth.share(partitionings, 2, suiteName)(_.isEmpty)) {
     val label = if (parts.isEmpty) "unpartitioned" else parts.mkString("partitioned by ", ", ", "")
     test(s"rows and statistics equal delta-spark's: $label") {
       val df = rows.coalesce(1)
@@ -94,7 +96,7 @@ class DataWriteSuite extends SparkSuite {
     }
   }
 
-  for (mode <- Seq("name", "id"))
+  for (mode <- txlog.testing.Breadth.share(Seq("name", "id"), 2, suiteName)(_ => false))
     test(s"column mapping ($mode): physical names and field ids, as delta-spark writes them") {
       rows.createOrReplaceTempView("write_rows")
       def create(t: String): Unit = spark.sql(

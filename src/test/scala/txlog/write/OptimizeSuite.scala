@@ -92,7 +92,7 @@ class OptimizeSuite extends SparkSuite with txlog.testing.InTurn {
     )
   }
 
-  test("the bins' rows: one RDD partition per group of files, deletion vectors applied") {
+  inTurn("the bins' rows: one RDD partition per group of files, deletion vectors applied") {
     val t = table("file-groups")
     val snap = DeltaLog.forTable(spark, t).snapshot()
     val files = snap.allFiles.select("path", "partitionValues_parsed.p").collect().toSeq
@@ -225,7 +225,7 @@ class OptimizeSuite extends SparkSuite with txlog.testing.InTurn {
     assert(!again.committed && again.numRemovedFiles === 0)
   }
 
-  test("a concurrent delete of a compacted file leaves out its bin, not the run") {
+  inTurn("a concurrent delete of a compacted file leaves out its bin, not the run") {
     val t = table("optimize-concurrent")
     val ctx = DeltaLog.forTable(spark, t).context
     val target = Optimize.DefaultTargetSize

@@ -15,7 +15,8 @@ import txlog.scan.Rows
 /** `mergeSchema` and `overwriteSchema` writes against delta-spark doing the same on a copy: the
   * schemas and partitioning the log records, and the rows delta-spark reads back.
   */
-class SchemaEvolutionSuite extends SparkSuite {
+class SchemaEvolutionSuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   private def table(name: String): String = tempDir(name).resolve("t").toString
 
@@ -86,7 +87,7 @@ class SchemaEvolutionSuite extends SparkSuite {
     assert(DeltaLog.forTable(spark, ours).snapshot().version === 2)
   }
 
-  test(
+  inTurn(
     "column mapping (name): mergeSchema gives new ids, overwriteSchema fresh ones on a new type"
   ) {
     val (ours, theirs) = (table("cm-ours"), table("cm-delta"))
@@ -132,7 +133,7 @@ class SchemaEvolutionSuite extends SparkSuite {
     assert(meta(ours).configuration(max) === meta(theirs).configuration(max))
   }
 
-  test("overwriteSchema changes a column's type and the partitioning, as delta-spark does") {
+  inTurn("overwriteSchema changes a column's type and the partitioning, as delta-spark does") {
     val (ours, theirs) = (table("over-ours"), table("over-delta"))
     val base = "SELECT id, CAST(id % 2 AS STRING) AS p, CAST(id AS INT) AS v FROM range(0, 4)"
     DeltaLog.write(spark.sql(base), ours, WriteOptions(partitionBy = Seq("p")))
