@@ -98,9 +98,10 @@ venv-%: .venv-%/.txlog-installed ;
 	touch $@
 
 # The venv first: some Scala suites use delta-rs (deltalake, in the venv) as an oracle. The
-# suites run in TEST_FORKS JVMs side by side (project/TestGroups.scala; `make test-scala
-# TEST_FORKS=1` runs them in one).
-TEST_FORKS ?= 2
+# suites run in TEST_FORKS JVMs side by side (project/TestGroups.scala), one by default: on 2
+# cores, six suites took 248 s and 411 s of CPU in one JVM, 280 s and 550 s in two (each JVM
+# compiles the same Spark code again: the JIT was half of a test JVM's CPU).
+TEST_FORKS ?= 1
 test-scala: venv
 	$(SBT) -Dtxlog.testForks=$(TEST_FORKS) test </dev/null
 
