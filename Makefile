@@ -111,28 +111,37 @@ test-python: venv
 	$(PYTEST_RUN)
 
 # `make test`: two lanes side by side, the Scala suites in one, the Python suite, then the
-# Spark 3.5 run of test-compat, then the Scala suites of TestGroups.tail (project/TestGroups.scala)
-# in the other, each part's lines prefixed with its name ([scala], [pytest], [spark-3.5],
-# [scala-tail]) and kept in target/test-logs/. Much of every suite's time is spent waiting on
-# small Spark jobs, so on a 2-core machine they finish sooner together than one after the other.
+# Spark 3.5 run of test-compat, then a second Scala JVM in the other. The two Scala JVMs share one
+# queue of suites (project/TestGroups.scala, txlog.testing.Claimed): the first takes them from the
+# front, longest first; the second, from the back once the Python and Spark 3.5 runs have ended,
+# until they meet, so both lanes end together however long the Python lane took. Each part's
+# lines are prefixed with its name ([scala], [pytest], [spark-3.5], [scala-tail]) and kept in
+# target/test-logs/. Much of every suite's time is spent waiting on small Spark jobs, so on a
+# 2-core machine they finish sooner together than one after the other.
 # At the end, each part's time and the 20 slowest tests of each runner (build/test_summary.py).
 # Either lane failing fails `make test`, once both have ended.
 TEST_LOGS := target/test-logs
+# The lanes' claims on suites, fresh for each `make test`: a lane run on its own (no CLAIMS)
+# runs every suite.
+CLAIMS ?=
+CLAIMS_OPT = $(if $(CLAIMS),-Dtxlog.testClaims=$(CLAIMS))
 # The jar and the virtualenv are made side by side (an sbt build and a pip install), then the lanes.
 test:
 	$(MAKE) --no-print-directory -j2 jar venv
 	rm -rf $(TEST_LOGS)
-	status=0; $(MAKE) --no-print-directory -j2 -k test-lane-1 test-lane-2 || status=$$?; \
+	status=0; $(MAKE) --no-print-directory -j2 -k CLAIMS=$(CURDIR)/$(TEST_LOGS)/claims \
+	  test-lane-1 test-lane-2 || status=$$?; \
 	  $(PYTHON) build/test_summary.py $(TEST_LOGS); exit $$status
 
 test-lane-1: venv
-	build/lane scala '$(SBT) -Dtxlog.testForks=$(TEST_FORKS) -Dtxlog.testPart=main test </dev/null'
+	build/lane scala '$(SBT) -Dtxlog.testForks=$(TEST_FORKS) -Dtxlog.testPart=main $(CLAIMS_OPT) \
+	  test </dev/null'
 
 test-lane-2: venv
 	status=0; build/lane pytest '$(PYTEST_RUN)' || status=$$?; \
 	  build/lane spark-3.5 '$(COMPAT_RUN)' || status=$$?; \
-	  build/lane scala-tail '$(SBT) -Dtxlog.testPart=tail test </dev/null' || status=$$?; \
-	  exit $$status
+	  build/lane scala-tail '$(SBT) -Dtxlog.testPart=tail $(CLAIMS_OPT) test </dev/null' \
+	  || status=$$?; exit $$status
 
 # delta-spark's and delta-rs's answers on the read-only fixtures, recorded into
 # src/test/resources/oracle/delta-spark-<version>.jsonl (snapshots) and

@@ -88,19 +88,27 @@ lazy val root = (project in file("."))
       "txlog.processWriters",
       "txlog.rowsAllVersions",
       "txlog.breadth",
-      "txlog.fixtureShare"
+      "txlog.fixtureShare",
+      "txlog.testClaims"
     ).flatMap(k => sys.props.get(k).map(v => s"-D$k=$v")),
+    // Each part of `make test` keeps its own JUnit reports: a suite the other JVM ran is reported
+    // empty here (txlog.testing.Claimed) and must not replace that JVM's report.
+    Test / testReportsDirectory := {
+      val reports = target.value / "test-reports"
+      sys.props.get("txlog.testPart").fold(reports)(reports / _)
+    },
     // Test-scope tools (`make oracle-record`: txlog.oracle.RecordOracles) run forked like tests.
     Test / run / fork := true,
     Test / run / baseDirectory := (ThisBuild / baseDirectory).value,
     // := not ++=: the tests' options (the serial collector) would conflict with G1.
     Test / run / javaOptions := Seq("-Xmx4g", "-XX:+UseG1GC") ++ JvmFlags.sparkOpens,
-    // Suites in TestGroups.forks JVMs (-Dtxlog.testForks, default 1) running side by side.
+    // Suites in TestGroups.forks JVMs (-Dtxlog.testForks, default 1) running side by side, in
+    // the order of the part -Dtxlog.testPart names (project/TestGroups.scala).
     Test / testGrouping := {
       val tests = (Test / definedTests).value
       val options = (Test / forkOptions).value
       val byName = tests.groupBy(_.name)
-      TestGroups.split(TestGroups.selected(tests.map(_.name))).zipWithIndex.map { case (names, i) =>
+      TestGroups.groups(tests.map(_.name)).zipWithIndex.map { case (names, i) =>
         Tests.Group(s"tests-${i + 1}", names.flatMap(byName), Tests.SubProcess(options))
       }
     },

@@ -103,24 +103,21 @@ object TestGroups {
   )
   val Unlisted = 5.0
 
-  /** Suites `make test` runs in its second lane, after the Python suite and the Spark 3.5 run,
-    * which otherwise end minutes before the Scala suites do: `-Dtxlog.testPart=tail` runs only
-    * these, `-Dtxlog.testPart=main` every other suite, and without the property every suite runs.
-    * ProcessWritersSuite spends most of its time waiting on the writer JVMs it starts;
-    * VacuumAgreementSuite and CheckpointStatsSuite bring the lanes to about the same length (in
-    * the run of e215879 the first lane took 33:52, the second 29:20 before CheckpointStatsSuite,
-    * 202 s of the first lane's forks, moved here).
+  /** The suites of the part `-Dtxlog.testPart` names, as groups of one JVM each.
+    *
+    * `make test` runs two parts, one per lane, whose JVMs share one queue of suites
+    * (txlog.testing.Claimed: the first JVM to reach a suite runs it): `main`, the first lane,
+    * takes them longest first in [[forks]] groups from the start; `tail`, the second lane after its
+    * Python suite and Spark 3.5 run, in one JVM from the shortest, until the two meet. So the
+    * lanes end together however long the Python lane took (8 minutes one day, 13 the next, as
+    * the cluster tests take turns), where a fixed split left one lane idle for minutes. Without
+    * the property, every suite in [[forks]] groups.
     */
-  val tail: Set[String] =
-    Set("ProcessWritersSuite", "VacuumAgreementSuite", "CheckpointStatsSuite")
-
-  /** `names` narrowed to the part `-Dtxlog.testPart` names (main or tail), or all of them. */
-  def selected(names: Seq[String]): Seq[String] = sys.props.get("txlog.testPart") match {
-    case Some("tail") => names.filter(n => tail(simple(n)))
-    case Some("main") => names.filterNot(n => tail(simple(n)))
+  def groups(names: Seq[String]): Seq[Seq[String]] = sys.props.get("txlog.testPart") match {
+    case Some("tail")          => split(names, 1).map(_.reverse)
+    case Some("main") | None   => split(names)
     case Some(other) =>
       sys.error(s"-Dtxlog.testPart=$other: use main or tail (or leave it out for every suite)")
-    case None => names
   }
 
   /** Suites that must share a JVM (none since delta-spark's fixture snapshots are recorded). */

@@ -15,7 +15,7 @@ import txlog.errors.TxlogErrors
   * types and the errors. The edges the architecture forbids (a lower layer reaching up) are listed
   * below; a class that brings one back fails here, naming it.
   */
-class LayeringSuite extends AnyFunSuite {
+class LayeringSuite extends AnyFunSuite with txlog.testing.Claimed {
 
   /** The API root's classes `protocol` may use: the actions it defines rules for, and the error
     * type with its classes (the error builders are package `errors`, below protocol).

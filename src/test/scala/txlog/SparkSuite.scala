@@ -7,9 +7,10 @@ import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 /** A suite with a SparkSession of the JVM's one shared context ([[TestSpark]]), with delta-spark
-  * loaded as the test oracle.
+  * loaded as the test oracle. In `make test` it runs in one of the two test JVMs only
+  * ([[txlog.testing.Claimed]]).
   */
-trait SparkSuite extends AnyFunSuite with BeforeAndAfterAll {
+trait SparkSuite extends AnyFunSuite with BeforeAndAfterAll with txlog.testing.Claimed {
   @transient private var session: SparkSession = _
 
   /** Extra session settings a suite needs (SQL settings, or `spark.hadoop.*`). */

@@ -8,7 +8,7 @@ import org.scalatest.funsuite.AnyFunSuite
   * and docs/operations.md's table of commands agree: the same commands, each with the same options,
   * and the same default (a dry run or not).
   */
-class CliDocsSuite extends AnyFunSuite {
+class CliDocsSuite extends AnyFunSuite with txlog.testing.Claimed {
 
   private lazy val rows: Map[String, (Set[String], String)] = {
     val text = new String(Files.readAllBytes(Paths.get("docs", "operations.md")), "UTF-8")

@@ -31,7 +31,7 @@ import txlog.testing.{Fault, FaultInjectingFileSystem}
   * indexes; and each way a DV can be missing or corrupt gives its typed error, naming the data file
   * and the version.
   */
-class DeletionVectorStoreSuite extends AnyFunSuite {
+class DeletionVectorStoreSuite extends AnyFunSuite with txlog.testing.Claimed {
   private val conf = new Configuration()
   private val mapper = new ObjectMapper()
   private def tempDir(): JPath = txlog.testing.TempDirs.create("txlog-dv")

@@ -28,7 +28,7 @@ import txlog.testing.{Fault, FaultInjectingFileSystem}
   * descriptors' JSON and unique ids are delta-spark's. Storage failures propagate and leave no DV
   * file behind; an existing file is never overwritten.
   */
-class DeletionVectorWriterSuite extends AnyFunSuite {
+class DeletionVectorWriterSuite extends AnyFunSuite with txlog.testing.Claimed {
   private val conf = new Configuration()
   private def tempDir(): JPath = txlog.testing.TempDirs.create("txlog-dvw")
 

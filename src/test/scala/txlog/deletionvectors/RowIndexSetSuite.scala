@@ -10,7 +10,7 @@ import org.scalatest.funsuite.AnyFunSuite
   * number, then the portable 64-bit RoaringBitmap format): every container kind, gaps between
   * buckets, the largest key; Java serialization; and each malformed input a precise error.
   */
-class RowIndexSetSuite extends AnyFunSuite {
+class RowIndexSetSuite extends AnyFunSuite with txlog.testing.Claimed {
 
   /** The serialized form of the buckets (key, 32-bit bitmap), in the given order. */
   private def serialized(

@@ -17,7 +17,7 @@ import txlog.protocol.DvPaths
   * merge; every DV of the fixtures serializes back to the bytes it was read from; and
   * parse(serialize(x)) gives x's rows.
   */
-class RowIndexSetWriteSuite extends AnyFunSuite {
+class RowIndexSetWriteSuite extends AnyFunSuite with txlog.testing.Claimed {
 
   /** delta-spark's bytes for `rows`, as its bitmap aggregator leaves them for a new DV. */
   private def deltaSparkBytes(rows: Seq[Long]): Array[Byte] = {

@@ -11,7 +11,7 @@ import txlog.protocol.{DvPaths, Z85}
   * random bytes, the trimming of padded inline DVs, and text that is not Z85; encoding against the
   * same literals, a fixture's DV file name and delta-spark's `Base85Codec`.
   */
-class Z85Suite extends AnyFunSuite {
+class Z85Suite extends AnyFunSuite with txlog.testing.Claimed {
   private val Alphabet =
     "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
 

@@ -12,7 +12,7 @@ import txlog.protocol.CommitFile
 import txlog.protocol.CheckpointNaming
 
 /** File names, the `_last_checkpoint` checksum and path canonicalization: no Spark needed. */
-class LogNamesSuite extends AnyFunSuite {
+class LogNamesSuite extends AnyFunSuite with txlog.testing.Claimed {
   private def parse(name: String) = FileNames.parse(FileInfo(s"file:/t/_delta_log/$name", 1, 1))
 
   test("every file name of the spec parses to its kind; others are ignored") {

@@ -12,7 +12,7 @@ import txlog.Fixtures
   * of the fixtures with one file changed, or a table removed, fails the stamp check, naming the
   * table.
   */
-class RecordingStampSuite extends AnyFunSuite {
+class RecordingStampSuite extends AnyFunSuite with txlog.testing.Claimed {
 
   private def copyOfFixtures(): Path = {
     val dir = txlog.testing.TempDirs.create("fixtures-copy").resolve("fixtures")

@@ -9,7 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
   * renamed or retyped on the JVM side fails here until `make python-summaries` writes the file
   * again, so Python's result classes never drift from the summaries the JVM sends.
   */
-class PythonSummariesSuite extends AnyFunSuite {
+class PythonSummariesSuite extends AnyFunSuite with txlog.testing.Claimed {
 
   test("python/txlog/_summaries.py is generated from the current summary shapes") {
     val file = Paths.get(PythonSummaries.File)

@@ -8,7 +8,7 @@ import org.scalatest.funsuite.AnyFunSuite
   * characters took 0.3 ms and one of 8,190 took 44 ms (the 8,192-character buffer, less py4j's
   * prefix and end of line), so no part may exceed 8,180 bytes on the wire.
   */
-class PythonTextSuite extends AnyFunSuite {
+class PythonTextSuite extends AnyFunSuite with txlog.testing.Claimed {
 
   /** What py4j writes for `s`: UTF-8 with backslash, CR and LF escaped as two characters. */
   private def wire(s: String): Int =

@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets.UTF_8
 import org.scalatest.funsuite.AnyFunSuite
 
 /** Lines are split as `BufferedReader.readLine` splits them, streamed over small buffers. */
-class LineSplitterSuite extends AnyFunSuite {
+class LineSplitterSuite extends AnyFunSuite with txlog.testing.Claimed {
   private def split(text: String, buffer: Int = 64 * 1024): Seq[(Long, String)] =
     new LineSplitter(new ByteArrayInputStream(text.getBytes(UTF_8)), buffer).toSeq
 

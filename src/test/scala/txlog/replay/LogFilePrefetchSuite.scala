@@ -18,7 +18,7 @@ import txlog.errors.TxlogErrors
   * its own order; no more files are in flight than the threads nor more bytes than the budget; a
   * large file is streamed in its turn; a failing file fails when its turn comes.
   */
-class LogFilePrefetchSuite extends AnyFunSuite {
+class LogFilePrefetchSuite extends AnyFunSuite with txlog.testing.Claimed {
 
   /** A store where file `v` has `v % 4 + 1` lines and takes a delay that shrinks with `v`, so that
     * later files finish before earlier ones.

@@ -5,7 +5,7 @@ import org.scalatest.funsuite.AnyFunSuite
 /** What txlog's statement recognizer makes of SQL text (no Spark): its statements with their parts
   * as written, and None for text in any other form, which goes to the delegate parser.
   */
-class SqlStatementsSuite extends AnyFunSuite {
+class SqlStatementsSuite extends AnyFunSuite with txlog.testing.Claimed {
   import SqlStatement._
 
   private def parse(sql: String) = SqlStatements.parse(sql)

@@ -9,7 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import txlog.TxlogException
 
 /** Which [[LogStore]] a path gets: by scheme, overridden by `spark.txlog.storage.<scheme>.kind`. */
-class LogStoreChoiceSuite extends AnyFunSuite {
+class LogStoreChoiceSuite extends AnyFunSuite with txlog.testing.Claimed {
   private def storeFor(path: String, settings: (String, String)*): LogStore = {
     val c = new Configuration()
     settings.foreach { case (k, v) => c.set(k, v) }

@@ -21,7 +21,7 @@ import txlog.log.LogWrites
   * ([[RenameOnlyFileSystem]]) and object stores ([[ObjectStoreLikeFileSystem]]) with and without a
   * conditional create.
   */
-class LogStoreSuite extends AnyFunSuite {
+class LogStoreSuite extends AnyFunSuite with txlog.testing.Claimed {
   private val fixedTime = FileTime.fromMillis(1577836800000L) // 2020-01-01T00:00:00Z
 
   private def bytes(s: String) = s.getBytes(UTF_8)

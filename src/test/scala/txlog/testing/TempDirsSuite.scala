@@ -7,7 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 /** The suites' temporary directories go with what they hold, and never with what a link in them
   * points to.
   */
-class TempDirsSuite extends AnyFunSuite {
+class TempDirsSuite extends AnyFunSuite with txlog.testing.Claimed {
 
   test("a directory is removed with its tables; a linked directory outside it is kept") {
     val d = TempDirs.create("txlog-tempdirs")

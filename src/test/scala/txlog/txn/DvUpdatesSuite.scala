@@ -8,7 +8,7 @@ import org.scalatest.funsuite.AnyFunSuite
   * so the wide way, its `nullCount` equal to `numRecords` (the physical rows); other counts and
   * values stay. Stats already wide stay as they are.
   */
-class DvUpdatesSuite extends AnyFunSuite {
+class DvUpdatesSuite extends AnyFunSuite with txlog.testing.Claimed {
   private val mapper = new ObjectMapper()
   private def json(s: String) = mapper.readTree(s)
 
