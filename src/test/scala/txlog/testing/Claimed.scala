@@ -14,8 +14,8 @@ import org.scalatest.{Args, Status, Suite, SucceededStatus}
   * `-Dtxlog.testClaims` names runs it, the other reports it as run elsewhere and moves on. Without
   * the property (sbt's `test` and `testOnly`, every other `make` target) every suite runs.
   *
-  * Every suite mixes this in (SparkSuite does; ClaimedSuitesSuite fails naming any that does not):
-  * a suite without it would run in both JVMs.
+  * Every suite mixes this in (SparkSuite does; a suite of this package fails naming any that does
+  * not): a suite without it would run in both JVMs.
   */
 trait Claimed extends Suite {
   abstract override def run(testName: Option[String], args: Args): Status =

@@ -28,7 +28,7 @@ class ClaimedSuitesSuite extends AnyFunSuite with Claimed {
           .toVector
       finally walk.close()
     names
-      .flatMap(n => Try(Class.forName(n, false, getClass.getClassLoader)).toOption)
+      .flatMap(n => Try[Class[_]](Class.forName(n, false, getClass.getClassLoader)).toOption)
       .filter { c =>
         classOf[Suite].isAssignableFrom(c) && !c.isInterface &&
         !Modifier.isAbstract(c.getModifiers) && Modifier.isPublic(c.getModifiers)
