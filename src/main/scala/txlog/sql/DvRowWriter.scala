@@ -4,35 +4,50 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Expression, JoinedRow, UnsafeProjection}
 import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, WriterCommitMessage}
 
 import txlog.deletionvectors.DeletionVectorWriter
 import txlog.write.{CopyOnWrite, DataFiles, DvDeletion}
 import txlog.write.DvDelete.Touched
 
+/** How an UPDATE's or MERGE's new rows are written: `spec` writes rows of the table's columns
+  * followed by one boolean column per check, whose values `checks` (bound to the table's columns,
+  * `txlog.write.RowChecks.bound`) give; a false one fails the task with CONSTRAINT_VIOLATION before
+  * anything is committed.
+  */
+private[txlog] final case class NewRows(spec: DataFiles.TaskSpec, checks: Seq[Expression])
+
 /** Makes one [[DvRowWriter]] a task (serialized to the executors); `data` is how an UPDATE's or
   * MERGE's new rows are written (None for a DELETE).
   */
 private[txlog] final class DvRowWriterFactory(
     target: DeletionVectorWriter.Target,
-    data: Option[DataFiles.TaskSpec]
+    data: Option[NewRows]
 ) extends DeltaWriterFactory {
   override def createWriter(partitionId: Int, taskId: Long): DeltaWriter[InternalRow] =
-    new DvRowWriter(target, data.map(_.task(partitionId)))
+    new DvRowWriter(
+      target,
+      data.map(_.spec.task(partitionId)),
+      data.fold(Seq.empty[Expression])(_.checks)
+    )
 }
 
 /** A task's part of a DELETE, UPDATE or MERGE: each deleted or updated row's id (the file's path
   * and the row's index, with the file's deletion vector as metadata) marked in its file's new
   * deletion vector ([[DvDeletion]]); an updated row's new values, and a MERGE's inserted rows,
-  * written into the task's new data files (`data`, with statistics and NOT NULL checks).
+  * written into the task's new data files (`data`, with statistics, NOT NULL checks and the table's
+  * `checks`, evaluated on each new row).
   */
 private[txlog] final class DvRowWriter(
     target: DeletionVectorWriter.Target,
-    data: Option[DataFiles.TaskWrite]
+    data: Option[DataFiles.TaskWrite],
+    checks: Seq[Expression]
 ) extends DeltaWriter[InternalRow] {
 
   private val deletion = new DvDeletion(target)
   private var updated = 0L
+  private val checked = if (checks.isEmpty) None else Some(UnsafeProjection.create(checks))
 
   /** `id`: the file's path and the row's index; `metadata`: the file's deletion vector (JSON). */
   override def delete(metadata: InternalRow, id: InternalRow): Unit = deletion.delete(
@@ -48,7 +63,7 @@ private[txlog] final class DvRowWriter(
   }
 
   override def insert(row: InternalRow): Unit = data match {
-    case Some(w) => w.add(row)
+    case Some(w) => w.add(checked.fold(row)(c => new JoinedRow(row, c(row))))
     case None    => throw new UnsupportedOperationException("A txlog DELETE inserts no row.")
   }
 

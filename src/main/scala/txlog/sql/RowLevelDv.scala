@@ -26,7 +26,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import txlog.{DeltaLog, Snapshot}
 import txlog.deletionvectors.DeletionVectorWriter
-import txlog.write.{DataFiles, DvDelete, FilePlan}
+import txlog.write.{DataFiles, DvDelete, FilePlan, RowChecks}
 
 /** SQL `DELETE FROM` with a condition on data columns, `UPDATE` and `MERGE INTO`, as a delta-based
   * row-level operation of Spark's (`SupportsDelta`): Spark scans the table with each row's id
@@ -152,7 +152,12 @@ private[txlog] final class DvRowWrite(
       else {
         val md = snapshot.metadata
         val plan = FilePlan.of(ctx.root, snapshot.protocol, md, dataChange = true)
-        Some(DataFiles.TaskSpec(snapshot.spark, md.schema, ctx.table, plan, Nil))
+        // the table's CHECK constraints, invariants and CHAR / VARCHAR limits, on every new row
+        val checks = RowChecks.of(ctx.root, md)
+        val bound = RowChecks.bound(snapshot.spark, ctx.root, md.schema, checks)
+        val schema = RowChecks.withCheckColumns(md.schema, checks)
+        val spec = DataFiles.TaskSpec(snapshot.spark, schema, ctx.table, plan, checks.map(_.name))
+        Some(NewRows(spec, bound))
       }
     new DvRowBatch(log, snapshot, command.toString, target, data, filters, started)
   }
@@ -167,7 +172,7 @@ private[txlog] final class DvRowBatch(
     snapshot: Snapshot,
     operation: String,
     target: DeletionVectorWriter.Target,
-    data: Option[DataFiles.TaskSpec],
+    data: Option[NewRows],
     filters: () => Seq[Filter],
     started: Long
 ) extends DeltaBatchWrite {
@@ -182,7 +187,7 @@ private[txlog] final class DvRowBatch(
     val top = snapshot.metadata.schema.fieldNames.toSet
     val predicate = filters().flatMap(FilterSql.of(_, top))
     val spark = snapshot.spark
-    val written = data.map { spec =>
+    val written = data.map(_.spec).map { spec =>
       val rows = DvRowMessage.written(messages)
       val described = spec.described(
         // a local relation: the description is worked out on the driver, without a Spark job

@@ -41,10 +41,10 @@ private[txlog] object DvDelete {
     * may not change: one whose protocol this writer does not support, that is append-only, or that
     * records the change data feed (the changed rows would need `cdc` files). A table without
     * deletion vectors is changed copy-on-write ([[CopyOnWrite]]); with row tracking that is refused
-    * (the copied rows would need their row ids kept). An UPDATE or MERGE also writes new rows:
-    * tables whose rows need checks (CHECK constraints, generated columns, CHAR / VARCHAR limits),
-    * row tracking (the updated rows keep their ids), identity columns or an unsupported column
-    * mapping mode are refused too.
+    * (the copied rows would need their row ids kept). An UPDATE or MERGE also writes new rows,
+    * checked in the tasks against the table's CHECK constraints, invariants and CHAR / VARCHAR
+    * limits: tables with generated columns, row tracking (the updated rows keep their ids),
+    * identity columns or an unsupported column mapping mode are refused.
     */
   def check(ctx: TableContext, snap: Snapshot, operation: String = "DELETE"): Unit = {
     val writesRows = operation != "DELETE"
@@ -73,16 +73,22 @@ private[txlog] object DvDelete {
       throw TxlogErrors.unsupportedWriteFeature(ctx.root, s"row tracking with $what ($why)")
     }
     if (writesRows) {
-      val checks = RowChecks.of(ctx.root, snap.metadata)
-      if (checks.nonEmpty) {
+      // CHECK constraints, invariants and CHAR / VARCHAR limits are checked on the new rows
+      // (RowChecks.bound); a generated column would need its value computed again, as
+      // delta-spark's UPDATE does, where Spark hands the writer the row it was given
+      val generated = snap.metadata.schema.fields.filter(_.metadata.contains(GenerationExpression))
+      if (generated.nonEmpty) {
         throw TxlogErrors.unsupportedWriteFeature(
           ctx.root,
-          s"$what of a table whose rows are checked (${checks.map(_.name).mkString(", ")})"
+          s"$what of a table with generated columns (${generated.map(_.name).mkString(", ")}: " +
+            "their values would need computing again)"
         )
       }
       DataFrameWrite.refuseUnimplemented(ctx.root, snap.protocol, snap.metadata)
     }
   }
+
+  private val GenerationExpression = "delta.generationExpression"
 
   private val touchedSchema = new StructType()
     .add("path", StringType, nullable = false)

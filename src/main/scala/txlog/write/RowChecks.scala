@@ -3,8 +3,11 @@ package txlog.write
 import scala.util.Try
 import scala.util.control.NonFatal
 
-import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.{BindReferences, Expression}
+import org.apache.spark.sql.catalyst.plans.logical.Project
 import org.apache.spark.sql.functions.{coalesce, col, expr, lit}
+import org.apache.spark.sql.types.{BooleanType, StructType}
 
 import txlog.Metadata
 import txlog.errors.TxlogErrors
@@ -73,6 +76,34 @@ private[txlog] object RowChecks {
         )
     }
   }
+
+  /** [[withChecks]]'s columns as expressions over rows of `schema` (bound by position), each true
+    * where the row passes, for a writer handed Spark's rows one at a time (an UPDATE's or MERGE's
+    * new rows, `txlog.sql.DvRowWriter`): resolved here, on the driver, as the session resolves them
+    * (its time zone, its functions), so a check that does not resolve fails before any task runs.
+    * Example: `RowChecks.bound(spark, root, md.schema, RowChecks.of(root, md))`.
+    */
+  def bound(
+      spark: SparkSession,
+      table: String,
+      schema: StructType,
+      checks: Seq[RowCheck]
+  ): Seq[Expression] = if (checks.isEmpty) Nil
+  else {
+    val empty = spark.createDataFrame(java.util.Collections.emptyList[Row](), schema)
+    withChecks(table, empty, checks).queryExecution.analyzed match {
+      case p: Project =>
+        p.projectList.takeRight(checks.size).map(BindReferences.bindReference(_, p.child.output))
+      case other =>
+        throw new IllegalStateException(s"the checks of $table resolved as ${other.nodeName}")
+    }
+  }
+
+  /** `schema` followed by the boolean columns of `checks`: the rows a writer of [[bound]] checks
+    * hands the data files' writer (`DataFiles.TaskSpec`).
+    */
+  def withCheckColumns(schema: StructType, checks: Seq[RowCheck]): StructType =
+    checks.indices.foldLeft(schema)((s, i) => s.add(s"$Prefix$i", BooleanType, nullable = false))
 
   private def bad(c: RowCheck, e: Throwable): String =
     s"The condition of ${c.name} does not parse: ${e.getMessage}"

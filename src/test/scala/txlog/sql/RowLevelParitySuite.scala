@@ -210,5 +210,50 @@ class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
     )
   }
 
+  /** The first error class in `t`'s causes: a task's error reaches the driver wrapped. */
+  private def causeClass(t: Throwable): String =
+    Iterator
+      .iterate(t)(_.getCause)
+      .takeWhile(_ != null)
+      .map(condition)
+      .collectFirst {
+        case c if c.contains("CONSTRAINT") => c
+      }
+      .getOrElse(condition(t))
+
+  test("CHECK constraints on UPDATE and MERGE: the new rows checked, as delta-spark checks them") {
+    val p = pair("checked")
+    p.both(create(dvs = true))
+    p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y'), (3, 'b', 'z')")
+    p.both("ALTER TABLE {t} ADD CONSTRAINT positive CHECK (id > 0 AND v <> 'bad')")
+    sameChange(p, "UPDATE {t} SET id = id + 10 WHERE part = 'b'")
+    val violations = Seq(
+      "UPDATE {t} SET id = -id WHERE part = 'b'",
+      "MERGE INTO {t} USING (SELECT 1L AS id, 'a' AS part, 'bad' AS v) s ON {t}.id = s.id " +
+        "WHEN MATCHED THEN UPDATE SET *",
+      "MERGE INTO {t} USING (SELECT 1L AS id, 'a' AS part, 'w' AS v UNION ALL " +
+        "SELECT -4L, 'c', 'w') s ON {t}.id = s.id WHEN MATCHED THEN DELETE " +
+        "WHEN NOT MATCHED THEN INSERT *"
+    )
+    for (sql <- violations) {
+      val before = (versionOf(p.deltaTable), versionOf(p.txlogTable))
+      val d = intercept[Throwable](p.delta(sql).collect())
+      val t = intercept[Throwable](p.txlog(sql).collect())
+      assert(causeClass(d).startsWith("DELTA_VIOLATE_CONSTRAINT"), s"$sql: delta-spark's $d")
+      assert(causeClass(t) == "CONSTRAINT_VIOLATION", s"$sql: $t")
+      assert(t.getMessage.contains("positive"), t.getMessage)
+      assert((versionOf(p.deltaTable), versionOf(p.txlogTable)) == before, sql)
+      p.sameRows()
+    }
+    // a MERGE whose new rows pass
+    p.both(
+      "MERGE INTO {t} USING (SELECT 1L AS id, 'a' AS part, 'u' AS v UNION ALL " +
+        "SELECT 5L, 'c', 'w') s ON {t}.id = s.id WHEN MATCHED THEN UPDATE SET * " +
+        "WHEN NOT MATCHED THEN INSERT *"
+    )
+    p.sameRows()
+    assert(versionOf(p.txlogTable) == versionOf(p.deltaTable))
+  }
+
   deltaRsReadsEveryTable()
 }
