@@ -349,7 +349,7 @@ private[txlog] object WriterRules {
   }
 
   /** Generation expressions by column. */
-  private def generated(schema: StructType): Map[String, String] = schema.fields.collect {
+  private[txlog] def generated(schema: StructType): Map[String, String] = schema.fields.collect {
     case f if f.metadata.contains("delta.generationExpression") =>
       f.name -> f.metadata.getString("delta.generationExpression")
   }.toMap

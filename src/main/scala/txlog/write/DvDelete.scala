@@ -76,19 +76,17 @@ private[txlog] object DvDelete {
       // CHECK constraints, invariants and CHAR / VARCHAR limits are checked on the new rows
       // (RowChecks.bound); a generated column would need its value computed again, as
       // delta-spark's UPDATE does, where Spark hands the writer the row it was given
-      val generated = snap.metadata.schema.fields.filter(_.metadata.contains(GenerationExpression))
+      val generated = txlog.txn.WriterRules.generated(snap.metadata.schema).keys.toSeq.sorted
       if (generated.nonEmpty) {
         throw TxlogErrors.unsupportedWriteFeature(
           ctx.root,
-          s"$what of a table with generated columns (${generated.map(_.name).mkString(", ")}: " +
+          s"$what of a table with generated columns (${generated.mkString(", ")}: " +
             "their values would need computing again)"
         )
       }
       DataFrameWrite.refuseUnimplemented(ctx.root, snap.protocol, snap.metadata)
     }
   }
-
-  private val GenerationExpression = "delta.generationExpression"
 
   private val touchedSchema = new StructType()
     .add("path", StringType, nullable = false)
