@@ -44,6 +44,7 @@ object TestGroups {
     "ConflictCheckerSuite" -> 63,
     "RowLevelParitySuite" -> 80,
     "DmlRandomParitySuite" -> 50,
+    "DmlApiParitySuite" -> 45,
     "CliSuite" -> 60,
     "VacuumFixturesSuite" -> 60,
     "DistributedReplayAgreementSuite" -> 59,

@@ -14,6 +14,7 @@ from . import errors
 from ._spark import configure_spark, spark_settings
 from ._version import __version__
 from .delta_log import CheckpointResult, DeltaLog, create_table
+from .merge import MergeBuilder, MergeResult, UpdateResult
 from .repair import RepairResult
 from .restore import RestoreResult
 from .snapshot import Metadata, Protocol, Snapshot
@@ -38,6 +39,9 @@ __all__ = [
     "write",
     "WriteResult",
     "DeleteResult",
+    "UpdateResult",
+    "MergeBuilder",
+    "MergeResult",
     "OptimizeResult",
     "Snapshot",
     "Protocol",

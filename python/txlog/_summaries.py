@@ -19,6 +19,8 @@ from ._result_methods import RepairMethods, VacuumMethods
 __all__ = [
     "WriteResult",
     "DeleteResult",
+    "UpdateResult",
+    "MergeResult",
     "OptimizeResult",
     "CommitResult",
     "CheckpointResult",
@@ -75,6 +77,48 @@ class DeleteResult:
 
     @classmethod
     def _of(cls, summary: str, **extra: Any) -> DeleteResult:
+        return _from_summary(cls, summary, extra)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class UpdateResult:
+    """What :meth:`txlog.DeltaLog.update` did with a ``set``: ``num_updated_rows`` rows updated
+    in ``version`` (``committed`` false, and the version read, when no row matched), written
+    into ``num_added_files`` new files; ``num_removed_files`` files were touched (given a
+    deletion vector or removed).
+    """
+
+    version: int
+    committed: bool
+    num_updated_rows: int
+    num_added_files: int
+    num_removed_files: int
+
+    @classmethod
+    def _of(cls, summary: str, **extra: Any) -> UpdateResult:
+        return _from_summary(cls, summary, extra)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """What :meth:`txlog.MergeBuilder.execute` did: ``num_affected_rows`` rows changed in
+    ``version`` (``committed`` false, and the version read, when nothing changed), of them
+    ``num_updated_rows`` updated, ``num_deleted_rows`` deleted and ``num_inserted_rows``
+    inserted; ``num_added_files`` files written, ``num_removed_files`` removed
+    whole.
+    """
+
+    version: int
+    committed: bool
+    num_affected_rows: int
+    num_updated_rows: int
+    num_deleted_rows: int
+    num_inserted_rows: int
+    num_added_files: int
+    num_removed_files: int
+
+    @classmethod
+    def _of(cls, summary: str, **extra: Any) -> MergeResult:
         return _from_summary(cls, summary, extra)  # type: ignore[no-any-return]
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 from datetime import date, datetime
-from typing import Any
+from typing import Any, overload
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
@@ -24,7 +24,9 @@ from ._args import (
 )
 from ._gateway import call, call_text, java_session, jvm_facade
 from ._summaries import CheckpointResult
+from . import merge as _merge
 from .maintenance import TableMaintenance
+from .merge import UpdateResult
 from .snapshot import Snapshot
 from .transaction import Transaction
 from .write import DeleteResult, OptimizeResult
@@ -172,10 +174,41 @@ class DeltaLog(TableMaintenance):
             raise ValueError(f"end ({end}) must not be before start ({start})")
         return DataFrame(call(self._facade.changes, self._jlog, options), self._spark)
 
-    def update(self) -> Snapshot:
-        """The latest snapshot, reading only the commits added since the last snapshot this
-        log returned (and reusing its cached files when it was cached)."""
-        return self._wrap(call(self._facade.update, self._jlog))
+    @overload
+    def update(self) -> Snapshot: ...
+    @overload
+    def update(self, condition: str | None = None, *, set: dict[str, str]) -> UpdateResult: ...
+
+    def update(self, condition: Any = None, set: Any = None) -> Any:
+        """Without ``set``: the latest snapshot, reading only the commits added since the last
+        snapshot this log returned (and reusing its cached files when it was cached).
+
+        With ``set`` (column, or ``a.b`` for a nested field, to SQL expression): updates the rows
+        ``condition`` matches (every row without it) as SQL's ``UPDATE`` does, in one ``UPDATE``
+        commit (none when no row matches), by deletion vectors where the table enables them.
+        :class:`txlog.errors.InvalidArgumentError` for an expression that does not parse or
+        resolve; :class:`txlog.errors.ConstraintViolationError` when a new value breaks a
+        constraint, nothing committed.
+
+        >>> log.update("id = 7", set={"status": "'closed'"}).num_updated_rows
+        1
+        """
+        if set is None:
+            if condition is not None:
+                raise ValueError("set must be given with condition: the columns to update")
+            return self._wrap(call(self._facade.update, self._jlog))
+        return _merge.update(self, condition, set)
+
+    def merge(self, source: DataFrame, condition: str,
+              target_alias: str = "target") -> _merge.MergeBuilder:
+        """Starts a MERGE of ``source`` into the table on ``condition`` (SQL over the target,
+        named ``target_alias``, and the source by its own alias), with the builder of
+        delta-spark's ``DeltaTable.merge``; see :class:`txlog.merge.MergeBuilder`.
+
+        >>> (log.merge(df.alias("s"), "target.id = s.id").when_matched_update_all()
+        ...     .when_not_matched_insert_all().execute().num_affected_rows)
+        """
+        return _merge.MergeBuilder(self, source, condition, target_alias)
 
     def delete(self, predicate: str) -> DeleteResult:
         """Deletes the rows ``predicate`` (a SQL condition on the table's columns) matches, in one

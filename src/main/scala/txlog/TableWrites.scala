@@ -1,7 +1,11 @@
 package txlog
 
-/** Data changes of a [[DeltaLog]]'s table beyond `DeltaLog.write`: deleting whole partitions,
-  * OPTIMIZE and purging deletion vectors (`txlog.write` does the work).
+import org.apache.spark.sql.DataFrame
+
+import txlog.errors.TxlogErrors
+
+/** Data changes of a [[DeltaLog]]'s table beyond `DeltaLog.write`: DELETE, UPDATE, MERGE, OPTIMIZE
+  * and purging deletion vectors (`txlog.write` and `txlog.sql` do the work).
   *
   * {{{
   * val log = txlog.DeltaLog.forTable(spark, "/data/events")
@@ -32,6 +36,59 @@ trait TableWrites { self: DeltaLog =>
       txlog.write.PartitionDelete.delete(context, predicate)
     } else txlog.write.RowDelete.delete(context, predicate)
   }
+
+  /** Updates the rows `condition` (a SQL condition on the table's columns) matches, as SQL's
+    * `UPDATE ... SET ... WHERE` does: `set` maps columns (`a`, or `a.b` for a nested field) to SQL
+    * expressions over the row's old values. One `UPDATE` commit, by deletion vectors where the
+    * table enables them, else copy-on-write; nothing is committed when no row matches. New values
+    * are checked as an insert's (NOT NULL, CHECK constraints, CHAR / VARCHAR limits:
+    * CONSTRAINT_VIOLATION, nothing committed). INVALID_ARGUMENT for an expression that does not
+    * parse or resolve; the tables SQL's UPDATE refuses (docs/sql.md) are refused alike, before
+    * anything is written. (`update()` with no arguments refreshes the snapshot.)
+    *
+    * {{{
+    * val r = log.update("id = 7", Map("status" -> "'closed'", "n" -> "n + 1"))
+    * println(s"${r.numUpdatedRows} rows updated in v${r.version}")
+    * }}}
+    */
+  def update(condition: String, set: Map[String, String]): UpdateResult = {
+    if (condition == null) throw TxlogErrors.invalidArgument("condition", "is null")
+    updateRows(Some(condition), set)
+  }
+
+  /** [[update(condition:String,set:Map[String,String])*]] of every row. Example:
+    * `log.update(Map("region" -> "upper(region)"))`.
+    */
+  def update(set: Map[String, String]): UpdateResult = updateRows(None, set)
+
+  private def updateRows(condition: Option[String], set: Map[String, String]): UpdateResult = {
+    if (set == null) throw TxlogErrors.invalidArgument("set", "is null")
+    val (read, outcome) = txlog.sql.DmlStatements.update(context, condition, set.toSeq)
+    outcome.fold(UpdateResult(read, committed = false, 0L, 0L, 0L)) { o =>
+      UpdateResult(
+        o.commit.version,
+        o.commit.committed,
+        o.count("numUpdatedRows"),
+        o.count("numAddedFiles"),
+        o.count("numRemovedFiles")
+      )
+    }
+  }
+
+  /** Starts a MERGE of `source` into the table on `condition` (a SQL condition over the target,
+    * named `targetAlias`, and the source by its DataFrame's own alias), with delta-spark's
+    * `DeltaTable.merge` builder: add `whenMatched` / `whenNotMatched` / `whenNotMatchedBySource`
+    * clauses, then [[MergeBuilder.execute]].
+    *
+    * {{{
+    * log.merge(updates.as("s"), "t.id = s.id", targetAlias = "t")
+    *   .whenMatched().updateAll()
+    *   .whenNotMatched().insertAll()
+    *   .execute()
+    * }}}
+    */
+  def merge(source: DataFrame, condition: String, targetAlias: String = "target"): MergeBuilder =
+    new MergeBuilder(context, source, condition, targetAlias, Vector.empty)
 
   /** OPTIMIZE: compacts the small files of the partitions `where` selects (all without it; a SQL
     * condition on partition columns) into files of about `targetSize` bytes, applying deletion

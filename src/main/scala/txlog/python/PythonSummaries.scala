@@ -30,6 +30,8 @@ private[txlog] object PythonSummaries {
   private val Shapes: Seq[(SummaryShape[_], Option[Extras])] = Seq(
     WriteResult.Summary -> None,
     DeleteResult.Summary -> None,
+    UpdateResult.Summary -> None,
+    MergeResult.Summary -> None,
     OptimizeResult.Summary -> None,
     CommitResult.Summary -> None,
     CheckpointResult.Summary -> None,

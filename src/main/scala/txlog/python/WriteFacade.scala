@@ -8,6 +8,7 @@ import org.apache.spark.sql.DataFrame
 
 import txlog.{DeltaLog, WriteOptions}
 import txlog.errors.TxlogErrors
+import txlog.sql.DmlStatements
 import txlog.util.OptionValues
 
 /** The data-writing half of [[PythonFacade]] (Python's `txlog.write`); its methods are called as
@@ -65,6 +66,60 @@ private[python] trait WriteFacade extends FacadeArgs {
   /** `DeltaLog.delete`; the result's summary as JSON. Example: `PythonFacade.delete(log, "d < 3")`.
     */
   def delete(log: DeltaLog, predicate: String): String = log.delete(predicate).toJson
+
+  /** `DeltaLog.update`: `condition` (null for every row) and `set`, a JSON object of column to SQL
+    * expression; the result's summary as JSON. Example: `PythonFacade.updateRows(log, "id = 7",
+    * "{\"v\": \"'x'\"}")`.
+    */
+  def updateRows(log: DeltaLog, condition: String, set: String): String = {
+    val assignments = pairs("set", set).toMap
+    val r = if (condition == null) log.update(assignments) else log.update(condition, assignments)
+    r.toJson
+  }
+
+  /** `DeltaLog.merge(...).execute()`: `clauses` a JSON array of `{"kind", "condition", "set"}`, in
+    * order (`kind` as `txlog.sql.DmlStatements.Kinds`, `set` null for `SET *` / `INSERT *`); the
+    * result's summary as JSON. Example: `PythonFacade.merge(log, df, "target.id = id", "target",
+    * "[{\"kind\": \"matched_delete\"}]")`.
+    */
+  def merge(
+      log: DeltaLog,
+      source: DataFrame,
+      condition: String,
+      targetAlias: String,
+      clauses: String
+  ): String = {
+    val node =
+      try mapper.readTree(Option(clauses).getOrElse(""))
+      catch { case _: java.io.IOException => null }
+    if (node == null || !node.isArray || !node.elements().asScala.forall(_.isObject)) {
+      throw TxlogErrors.invalidArgument("clauses", "must be a JSON array of clause objects")
+    }
+    val all = node.elements().asScala.toSeq.map { c =>
+      def text(k: String) = Option(c.get(k)).filterNot(_.isNull).map(_.asText)
+      val set = Option(c.get("set")).filterNot(_.isNull).map(n => pairs("set", n.toString))
+      DmlStatements.Clause(
+        text("kind").getOrElse(""),
+        text("condition"),
+        set.orElse {
+          if (text("kind").exists(_.endsWith("_delete"))) Some(Nil) else None
+        }
+      )
+    }
+    all.foldLeft(log.merge(source, condition, targetAlias))(_.add(_)).execute().toJson
+  }
+
+  /** `json`, a JSON object of text values, its pairs in order; or INVALID_ARGUMENT naming `name`.
+    */
+  private def pairs(name: String, json: String): Seq[(String, String)] = {
+    val node =
+      try mapper.readTree(Option(json).getOrElse(""))
+      catch { case _: java.io.IOException => null }
+    if (node == null || !node.isObject || !node.elements().asScala.forall(_.isTextual)) {
+      throw TxlogErrors.invalidArgument(name, "must map column names to SQL expressions")
+    }
+    node.fields().asScala.map(e => e.getKey -> e.getValue.asText).toSeq
+  }
 
   private val OptimizeKeys = Set("where", "targetSize", "minFileSize", "dryRun")
 

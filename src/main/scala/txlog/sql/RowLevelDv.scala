@@ -58,7 +58,8 @@ import txlog.write.{DataFiles, DvDelete, FilePlan, RowChecks}
 private[txlog] final class RowLevelDv(
     tableName: String,
     snapshot: Snapshot,
-    command: RowLevelOperation.Command
+    command: RowLevelOperation.Command,
+    capture: Option[DmlCapture]
 ) extends SupportsDelta {
 
   @volatile private var scan: Option[SnapshotScanBuilder] = None
@@ -93,7 +94,8 @@ private[txlog] final class RowLevelDv(
       override def build(): DeltaWrite = new DvRowWrite(
         snapshot,
         command,
-        () => scan.fold(Seq.empty[Filter])(_.pushedFilters().toSeq)
+        () => scan.fold(Seq.empty[Filter])(_.pushedFilters().toSeq),
+        capture
       )
     }
   }
@@ -105,10 +107,12 @@ private[txlog] object RowLevelDv {
   def builder(
       tableName: String,
       snapshot: Snapshot,
-      command: RowLevelOperation.Command
+      command: RowLevelOperation.Command,
+      capture: Option[DmlCapture] = None
   ): RowLevelOperationBuilder =
     new RowLevelOperationBuilder {
-      override def build(): RowLevelOperation = new RowLevelDv(tableName, snapshot, command)
+      override def build(): RowLevelOperation =
+        new RowLevelDv(tableName, snapshot, command, capture)
     }
 }
 
@@ -118,7 +122,8 @@ private[txlog] object RowLevelDv {
 private[txlog] final class DvRowWrite(
     snapshot: Snapshot,
     command: RowLevelOperation.Command,
-    filters: () => Seq[Filter]
+    filters: () => Seq[Filter],
+    capture: Option[DmlCapture]
 ) extends DeltaWrite
     with RequiresDistributionAndOrdering {
 
@@ -159,7 +164,7 @@ private[txlog] final class DvRowWrite(
         val spec = DataFiles.TaskSpec(snapshot.spark, schema, ctx.table, plan, checks.map(_.name))
         Some(NewRows(spec, bound))
       }
-    new DvRowBatch(log, snapshot, command.toString, target, data, filters, started)
+    new DvRowBatch(log, snapshot, command.toString, target, data, filters, started, capture)
   }
 }
 
@@ -174,7 +179,8 @@ private[txlog] final class DvRowBatch(
     target: DeletionVectorWriter.Target,
     data: Option[NewRows],
     filters: () => Seq[Filter],
-    started: Long
+    started: Long,
+    capture: Option[DmlCapture]
 ) extends DeltaBatchWrite {
 
   @volatile private var commitTried = false
@@ -197,17 +203,18 @@ private[txlog] final class DvRowBatch(
     }
     val touched = DvRowMessage.touched(messages)
     val updated = DvRowMessage.updated(messages)
-    DvDelete.commitChanges(
-      log.context,
-      snapshot,
-      operation,
-      touched,
-      written,
-      predicate,
-      started,
-      updated
-    )
-    ()
+    DvDelete
+      .commitChanges(
+        log.context,
+        snapshot,
+        operation,
+        touched,
+        written,
+        predicate,
+        started,
+        updated
+      )
+      .foreach(c => capture.foreach(_.set(DmlCapture.Outcome(c.result, c.metrics))))
   }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit =

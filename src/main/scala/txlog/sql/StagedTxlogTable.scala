@@ -64,7 +64,7 @@ private[txlog] final class StagedTxlogTable(
     override def truncate(): WriteBuilder = this
     override def build(): Write = {
       val opts = options(TableWriteBuilder.options(info))
-      TableWriteBuilder.write(spec.location, opts, () => written = true)
+      TableWriteBuilder.write(spec.location, opts, _ => written = true)
     }
   }
 

@@ -24,8 +24,11 @@ import txlog.write.{DataFrameWrite, DynamicPartitions}
   * replaces every file, `overwrite(filters)` the files the filters select (the `replaceWhere` of
   * `DeltaLog.write`: every row written must satisfy them).
   */
-private[txlog] final class TableWriteBuilder(path: String, info: LogicalWriteInfo)
-    extends WriteBuilder
+private[txlog] final class TableWriteBuilder(
+    path: String,
+    info: LogicalWriteInfo,
+    capture: Option[DmlCapture] = None
+) extends WriteBuilder
     with SupportsOverwrite
     with SupportsTruncate {
 
@@ -59,7 +62,10 @@ private[txlog] final class TableWriteBuilder(path: String, info: LogicalWriteInf
     val dynamic = TableWriteBuilder.dynamicOption(info).exists { v =>
       DynamicPartitions.dynamic(SparkSession.active, Some(v), ownCondition = false)
     }
-    TableWriteBuilder.write(path, options, dynamic = dynamic && replace.isDefined)
+    // an insert-only MERGE of DeltaLog.merge is planned by Spark as an append: its commit goes back
+    val after = (w: txlog.WriteResult) =>
+      capture.foreach(c => DmlCapture.ofAppend(w).foreach(c.set))
+    TableWriteBuilder.write(path, options, after, dynamic = dynamic && replace.isDefined)
   }
 }
 
@@ -97,15 +103,14 @@ private[txlog] object TableWriteBuilder {
   def write(
       path: String,
       options: WriteOptions,
-      after: () => Unit = () => (),
+      after: txlog.WriteResult => Unit = _ => (),
       dynamic: Boolean = false
   ): Write =
     new V1Write {
       override def toInsertableRelation(): InsertableRelation = new InsertableRelation {
         override def insert(data: DataFrame, overwrite: Boolean): Unit = {
           val log = DeltaLog.forTable(data.sparkSession, path)
-          DataFrameWrite.write(log.context, data, options, dynamic)
-          after()
+          after(DataFrameWrite.write(log.context, data, options, dynamic))
         }
       }
     }

@@ -36,10 +36,14 @@ import txlog.errors.TxlogErrors
   * metadata column `_metadata` ([[FileMetadata]]) and those of row-level operations
   * ([[RowLevelColumns]]). `DELETE FROM`: by filters when the condition names partition columns only
   * (whole files removed, `DeltaLog.delete`), else by deletion vectors, or copy-on-write on tables
-  * without them ([[RowLevelDv]]).
+  * without them ([[RowLevelDv]]). With a `capture` (`DeltaLog.update` / `merge`), the commit of an
+  * UPDATE or MERGE is handed to it.
   */
-private[txlog] final class TxlogTable(tableName: String, val snapshot: Snapshot)
-    extends Table
+private[txlog] final class TxlogTable(
+    tableName: String,
+    val snapshot: Snapshot,
+    capture: Option[DmlCapture] = None
+) extends Table
     with SupportsRead
     with SupportsWrite
     with SupportsMetadataColumns
@@ -72,7 +76,7 @@ private[txlog] final class TxlogTable(tableName: String, val snapshot: Snapshot)
   }
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
-    new TableWriteBuilder(snapshot.tablePath, info)
+    new TableWriteBuilder(snapshot.tablePath, info, capture)
 
   /** `_metadata`, unless the table has a column of that name.
     *
@@ -114,7 +118,7 @@ private[txlog] final class TxlogTable(tableName: String, val snapshot: Snapshot)
   ): RowLevelOperationBuilder = {
     val clash = RowLevelColumns.clash(snapshot.metadata.schema)
     info.command() match {
-      case c if clash.isEmpty => RowLevelDv.builder(name(), snapshot, c)
+      case c if clash.isEmpty => RowLevelDv.builder(name(), snapshot, c, capture)
       case _ =>
         throw TxlogErrors.unsupportedWriteFeature(
           snapshot.tablePath,

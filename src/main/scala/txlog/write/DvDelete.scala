@@ -109,14 +109,15 @@ private[txlog] object DvDelete {
     }
 
   /** What [[commitChanges]] committed: the files removed whole and their bytes, the rows deleted
-    * (or updated), and the data files added.
+    * (or updated), the data files added, and the commit's `operationMetrics`.
     */
   final case class Committed(
       result: txlog.CommitResult,
       removed: Long,
       removedBytes: Long,
       rows: Long,
-      added: Long
+      added: Long,
+      metrics: Map[String, String]
   )
 
   /** Commits `touched` (and, for an UPDATE or MERGE, the files `written` with the rows' new values,
@@ -205,7 +206,9 @@ private[txlog] object DvDelete {
       val metrics = DmlMetrics.of(operation, counts, scanMs, started)
       val r = txn.commit(operation, Map("predicate" -> JsonText.array(predicate)), metrics)
       val changed = if (operation == "MERGE") counts.marked + counts.addedRows else counts.marked
-      Some(Committed(r, counts.removedWhole, counts.removedWholeBytes, changed, counts.added))
+      Some(
+        Committed(r, counts.removedWhole, counts.removedWholeBytes, changed, counts.added, metrics)
+      )
     } finally {
       // a copy-on-write change's vectors are notes no version names, whatever the outcome
       if (CopyOnWrite.applies(snap)) {

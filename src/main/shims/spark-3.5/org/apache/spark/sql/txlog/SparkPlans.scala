@@ -1,0 +1,24 @@
+package org.apache.spark.sql.txlog
+
+import org.apache.spark.sql.{DataFrame, Dataset, SparkSession}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+
+/** A logical plan txlog builds, run as a DataFrame (Spark 3.5). In Spark's package because
+  * `Dataset.ofRows` is `private[sql]`.
+  */
+object SparkPlans {
+
+  /** `plan`, analyzed (and, for a command, run) as `spark.sql` runs a statement's plan. */
+  def dataFrame(spark: SparkSession, plan: LogicalPlan): DataFrame = Dataset.ofRows(spark, plan)
+
+  /** The session's SQL parser. */
+  def parser(spark: SparkSession): org.apache.spark.sql.catalyst.parser.ParserInterface =
+    spark.sessionState.sqlParser
+
+  /** `plan` analyzed, or Spark's AnalysisException. */
+  def analyzed(spark: SparkSession, plan: LogicalPlan): LogicalPlan = {
+    val qe = spark.sessionState.executePlan(plan)
+    qe.assertAnalyzed()
+    qe.analyzed
+  }
+}

@@ -1,0 +1,26 @@
+package org.apache.spark.sql.txlog
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.classic.{Dataset => ClassicDataset, SparkSession => ClassicSession}
+
+/** A logical plan txlog builds, run as a DataFrame (Spark 4.x: the classic session's `Dataset`). In
+  * Spark's package because `Dataset.ofRows` is `private[sql]`.
+  */
+object SparkPlans {
+
+  /** `plan`, analyzed (and, for a command, run) as `spark.sql` runs a statement's plan. */
+  def dataFrame(spark: SparkSession, plan: LogicalPlan): DataFrame =
+    ClassicDataset.ofRows(spark.asInstanceOf[ClassicSession], plan)
+
+  /** The session's SQL parser. */
+  def parser(spark: SparkSession): org.apache.spark.sql.catalyst.parser.ParserInterface =
+    spark.asInstanceOf[ClassicSession].sessionState.sqlParser
+
+  /** `plan` analyzed, or Spark's AnalysisException. */
+  def analyzed(spark: SparkSession, plan: LogicalPlan): LogicalPlan = {
+    val qe = spark.asInstanceOf[ClassicSession].sessionState.executePlan(plan)
+    qe.assertAnalyzed()
+    qe.analyzed
+  }
+}
