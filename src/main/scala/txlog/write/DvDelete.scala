@@ -39,7 +39,8 @@ private[txlog] object DvDelete {
 
   /** Refuses, typed and before anything is written, a table a DELETE, UPDATE or MERGE (`operation`)
     * may not change: one whose protocol this writer does not support, that is append-only, or that
-    * records the change data feed (the changed rows would need `cdc` files). A table without
+    * records the change data feed where the changed rows would need `cdc` files (an UPDATE or
+    * MERGE, or a DELETE copy-on-write; a DELETE by deletion vectors needs none). A table without
     * deletion vectors is changed copy-on-write ([[CopyOnWrite]]); with row tracking that is refused
     * (the copied rows would need their row ids kept). An UPDATE or MERGE also writes new rows,
     * checked in the tasks against the table's CHECK constraints, invariants and CHAR / VARCHAR
@@ -57,11 +58,14 @@ private[txlog] object DvDelete {
       .checkDataCommit(ctx.root, snap.version, snap.protocol, snap.metadata, "delete")
     val c = snap.config
     if (c.appendOnly) throw TxlogErrors.appendOnlyViolation(ctx.root)
-    if (c.changeDataFeed) {
+    // a DELETE by deletion vectors needs no change data files, as delta-spark writes none: the
+    // feed's readers take the deleted rows from the difference of the old and new vectors
+    if (c.changeDataFeed && (writesRows || CopyOnWrite.applies(snap))) {
       throw TxlogErrors.unsupportedWriteFeature(
         ctx.root,
-        s"the change data feed (delta.enableChangeDataFeed) with $what (its changed rows " +
-          "would need change data files)"
+        s"the change data feed (delta.enableChangeDataFeed) with $what " +
+          (if (writesRows) "" else "on a table without deletion vectors ") +
+          "(its changed rows would need change data files)"
       )
     }
     if (c.rowTracking && (writesRows || CopyOnWrite.applies(snap))) {

@@ -3,6 +3,7 @@ package txlog.sql
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.txlog.SparkErrors
 
+import txlog.scan.Rows
 import txlog.{DeltaLog, TxlogException}
 
 /** SQL `DELETE FROM` on txlog tables against delta-spark's on the same rows: by deletion vectors (a
@@ -167,6 +168,31 @@ class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
     sameChange(p, "DELETE FROM {t}")
   }
 
+  inTurn("DELETE by deletion vectors with the change data feed on: delta-spark's table_changes") {
+    val p = pair("cdfdel")
+    p.both(create(dvs = true).dropRight(1) + ", 'delta.enableChangeDataFeed' = 'true')")
+    p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
+    p.both("INSERT INTO {t} VALUES (5, 'a', 'x'), (6, 'c', 'w')")
+    sameChange(p, "DELETE FROM {t} WHERE v = 'x'")
+    // a vector merged with the file's old one, and a file left with no row
+    sameChange(p, "DELETE FROM {t} WHERE id = 2 OR id = 6")
+    val last = versionOf(p.txlogTable)
+    assert(last == versionOf(p.deltaTable))
+    def feed(path: String) = spark.sql(
+      s"SELECT id, part, v, _change_type, _commit_version FROM table_changes_by_path('$path', " +
+        s"1, $last)"
+    )
+    val expected = Rows.sorted(feed(p.deltaPath))
+    assert(expected.count(_.contains("delete")) == 5, expected)
+    // delta-spark's reader on txlog's table, and txlog's
+    assert(Rows.sorted(feed(p.txlogPath)) == expected)
+    val ours = DeltaLog.forTable(spark, p.txlogPath).changes(1L, last)
+    assert(
+      Rows.sorted(ours.select("id", "part", "v", "_change_type", "_commit_version")) == expected
+    )
+    assert(!new java.io.File(p.txlogPath, "_change_data").exists())
+  }
+
   test("refused typed, nothing written: the change data feed, append-only, row tracking") {
     def refused(p: SqlPair, sql: String, expected: String): Unit = {
       val before = versionOf(p.txlogTable)
@@ -190,6 +216,10 @@ class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
     cdf.txlog(create(dvs = true)).collect()
     cdf.txlog("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')").collect()
     cdf.txlog("ALTER TABLE {t} SET TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')").collect()
+    refused(cdf, "UPDATE {t} SET v = 'z' WHERE v = 'x'", "UNSUPPORTED_WRITER_FEATURES")
+    cdf
+      .txlog("ALTER TABLE {t} SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'false')")
+      .collect()
     refused(cdf, "DELETE FROM {t} WHERE v = 'x'", "UNSUPPORTED_WRITER_FEATURES")
     val appendOnly = pair("appendonly")
     appendOnly.txlog(create(dvs = true)).collect()
@@ -217,7 +247,7 @@ class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
       .takeWhile(_ != null)
       .map(condition)
       .collectFirst {
-        case c if c.contains("CONSTRAINT") => c
+        case c if c != null && c.contains("CONSTRAINT") => c
       }
       .getOrElse(condition(t))
 
