@@ -13,6 +13,7 @@ import org.apache.spark.sql.connector.write.{
   Write,
   WriteBuilder
 }
+import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.sources.{AlwaysTrue, Filter, InsertableRelation}
 
 import txlog.{DeltaLog, WriteOptions}
@@ -32,29 +33,44 @@ private[txlog] final class TableWriteBuilder(
     with SupportsOverwrite
     with SupportsTruncate {
 
-  private var replace: Option[Seq[Filter]] = None
+  // None: an append; Some(None): every row replaced; Some(Some(sql)): the rows sql selects
+  private var replace: Option[Option[String]] = None
 
-  override def truncate(): WriteBuilder = { replace = Some(Nil); this }
+  override def truncate(): WriteBuilder = { replace = Some(None); this }
 
   override def overwrite(filters: Array[Filter]): WriteBuilder = {
-    replace = Some(filters.toSeq.filterNot(_.isInstanceOf[AlwaysTrue]))
+    val kept = filters.toSeq.filterNot(_.isInstanceOf[AlwaysTrue])
+    replace = Some(
+      if (kept.isEmpty) None
+      else
+        Some(FilterSql.conjunction(kept, info.schema().fieldNames.toSet).getOrElse(unstated(kept)))
+    )
     this
   }
+
+  /** The condition as Spark 3.4 and later hand it, stated node by node ([[PredicateSql]]): Spark's
+    * own conversion to filters can keep a part of a condition only, and an overwrite by that part
+    * would replace other rows than the statement's.
+    */
+  override def overwrite(predicates: Array[Predicate]): WriteBuilder = {
+    val kept = predicates.toSeq.filterNot(_.name() == "ALWAYS_TRUE")
+    val top = info.schema().fieldNames.toSet
+    val each = kept.map(p => PredicateSql.of(p, top).getOrElse(unstated(Seq(p))))
+    replace = Some(if (each.isEmpty) None else Some(each.mkString(" AND ")))
+    this
+  }
+
+  private def unstated(condition: Seq[AnyRef]): Nothing = throw TxlogErrors.invalidArgument(
+    "overwrite",
+    s"txlog cannot state the condition ${condition.mkString(" AND ")} as a replaceWhere."
+  )
 
   override def build(): Write = {
     val base = TableWriteBuilder.options(info)
     val options = replace match {
-      case None      => base
-      case Some(Nil) => WriteOptions(mode = "overwrite", mergeSchema = base.mergeSchema)
-      case Some(filters) =>
-        val where = FilterSql
-          .conjunction(filters, info.schema().fieldNames.toSet)
-          .getOrElse(
-            throw TxlogErrors.invalidArgument(
-              "overwrite",
-              s"txlog cannot state the condition ${filters.mkString(" AND ")} as a replaceWhere."
-            )
-          )
+      case None       => base
+      case Some(None) => WriteOptions(mode = "overwrite", mergeSchema = base.mergeSchema)
+      case Some(Some(where)) =>
         WriteOptions(mode = "overwrite", replaceWhere = Some(where), mergeSchema = base.mergeSchema)
     }
     // delta-spark's write option partitionOverwriteMode = dynamic: an overwrite of every row

@@ -16,6 +16,7 @@ import org.apache.spark.sql.connector.catalog.{
   TableCatalog
 }
 import org.apache.spark.sql.connector.expressions.{Expressions, Transform}
+import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{
   LogicalWriteInfo,
@@ -95,6 +96,32 @@ private[txlog] final class TxlogTable(
     val parts = snapshot.metadata.partitionColumns.toSet
     val top = snapshot.metadata.schema.fieldNames.toSet
     filters.forall(f => f.references.forall(parts) && FilterSql.of(f, top).isDefined)
+  }
+
+  /** Whether every one of `predicates` (a DELETE's condition, as Spark 3.4 and later hand it) is,
+    * node by node, a condition on partition columns with a SQL form ([[PredicateSql]]): then
+    * [[deleteWhere(predicates:* deleteWhere]] removes whole files. Any other condition, including
+    * one of which Spark's conversion to filters would keep a part only, runs as a row-level DELETE.
+    */
+  override def canDeleteWhere(predicates: Array[Predicate]): Boolean =
+    predicates.nonEmpty && partitionSql(predicates).isDefined
+
+  /** Deletes the partitions `predicates` select, as `DeltaLog.delete` (one `DELETE` commit). */
+  override def deleteWhere(predicates: Array[Predicate]): Unit = {
+    val sql = partitionSql(predicates).getOrElse {
+      throw TxlogErrors.invalidArgument(
+        "DELETE",
+        s"no SQL form on partition columns for ${predicates.mkString(", ")}"
+      )
+    }
+    DeltaLog.forTable(snapshot.spark, snapshot.tablePath).delete(sql)
+    ()
+  }
+
+  private def partitionSql(predicates: Array[Predicate]): Option[String] = {
+    val parts = snapshot.metadata.partitionColumns.toSet
+    val each = predicates.toSeq.map(PredicateSql.of(_, parts))
+    if (each.forall(_.isDefined)) Some(each.flatten.mkString(" AND ")) else None
   }
 
   /** Deletes the partitions `filters` select, as `DeltaLog.delete` (one `DELETE` commit).

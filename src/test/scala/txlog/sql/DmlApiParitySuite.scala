@@ -231,5 +231,43 @@ class DmlApiParitySuite extends SqlParity with txlog.testing.InTurn {
     assert(spark.table(p.txlogTable).where("v = 'c'").count() == 1)
   }
 
+  test("a table with generated columns: UPDATE and MERGE refused typed, nothing written") {
+    // delta-spark computes a generated column again for the updated rows; txlog does not yet
+    val path = tempDir("generated").resolve("t").toString
+    // delta-spark's builder: Spark 3.5's SQL refuses generated columns on a table by path
+    DeltaTable
+      .create(spark)
+      .location(path)
+      .addColumn("id", "BIGINT")
+      .addColumn("v", "STRING")
+      .addColumn(
+        DeltaTable.columnBuilder("w").dataType("STRING").generatedAlwaysAs("upper(v)").build()
+      )
+      .property("delta.enableDeletionVectors", "true")
+      .execute()
+    spark.sql(s"INSERT INTO delta.`$path` (id, v) VALUES (1, 'a'), (2, 'b')")
+    val log = DeltaLog.forTable(spark, path)
+    val before = log.update().version
+    val refusals = Seq(
+      () => log.update("id = 1", Map("v" -> "'c'")),
+      () =>
+        log
+          .merge(rows("(1L, 'a', 'z')").as("s"), "target.id = s.id")
+          .whenMatched()
+          .update(Map("v" -> "s.v"))
+          .execute()
+    )
+    for (call <- refusals) {
+      val e = intercept[Throwable](call())
+      val typed = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).collectFirst {
+        case t: TxlogException => t
+      }
+      assert(typed.exists(_.errorClass == ErrorClasses.UnsupportedWriterFeatures), e)
+      assert(typed.exists(_.getMessage.contains("generated columns (w")), e)
+    }
+    assert(log.update().version == before)
+    assert(!new java.io.File(path).listFiles().exists(_.getName.startsWith("deletion_vector")))
+  }
+
   deltaRsReadsEveryTable()
 }

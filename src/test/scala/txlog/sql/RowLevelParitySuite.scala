@@ -168,6 +168,20 @@ class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
     sameChange(p, "DELETE FROM {t}")
   }
 
+  test("a condition Spark's filters can state only in part deletes every row it matches") {
+    val p = pair("ordel")
+    p.both(create(dvs = true))
+    p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y'), (7, 'c', 'z'), (9, 'c', 'w')")
+    // Spark's conversion of this OR to data source filters keeps only `part IN (...)`
+    sameChange(p, "DELETE FROM {t} WHERE (id % 3 = 1 OR part IN ('b', 'a'))")
+    assert(Rows.sorted(spark.table(p.txlogTable).select("id")) == Seq("{9}"))
+    // partition columns only, through a function: row by row, the same rows as delta-spark's
+    p.both("INSERT INTO {t} VALUES (3, 'a', 'x'), (4, 'd', 'y')")
+    p.both("DELETE FROM {t} WHERE upper(part) = 'D' OR part = 'c'")
+    p.sameRows()
+    assert(Rows.sorted(spark.table(p.txlogTable).select("id")) == Seq("{3}"))
+  }
+
   inTurn("DELETE by deletion vectors with the change data feed on: delta-spark's table_changes") {
     val p = pair("cdfdel")
     p.both(create(dvs = true).dropRight(1) + ", 'delta.enableChangeDataFeed' = 'true')")
