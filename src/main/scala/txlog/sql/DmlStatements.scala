@@ -125,7 +125,14 @@ private[txlog] object DmlStatements {
     val capture = new DmlCapture
     val table = new TxlogTable(s"txlog.`${ctx.root}`", snap, Some(capture))
     val relation = DataSourceV2Relation.create(table, None, None)
-    val parsed = SparkPlans.parser(spark).parsePlan(statement(h.target))
+    // every caller's text is in a placeholder: what fails to parse here is the clauses' order
+    // (Spark's rule: of each kind of clause only the last may go without a condition)
+    val parsed =
+      try SparkPlans.parser(spark).parsePlan(statement(h.target))
+      catch {
+        case NonFatal(e) if e.getClass.getName.contains("ParseException") =>
+          throw TxlogErrors.invalidArgument(op.toLowerCase, e.getMessage)
+      }
     val plan = h.fill(parsed, relation, source.map(_.queryExecution.analyzed))
     try SparkPlans.analyzed(spark, plan)
     catch {

@@ -218,6 +218,10 @@ class DmlApiParitySuite extends SqlParity with txlog.testing.InTurn {
       log.merge(s, "target.id = s.id").whenMatched("s.v =").updateAll().execute()
     )
     invalid("merge")(log.merge(s, "target.id = s.nope").whenMatched().delete().execute())
+    // of each kind of clause only the last may go without a condition (Spark's rule)
+    invalid("merge")(
+      log.merge(s, "target.id = s.id").whenMatched().delete().whenMatched().updateAll().execute()
+    )
     // a source row matching two target rows: Spark's error, nothing committed
     val twice = rows("(1L, 'a', 'one'), (1L, 'a', 'two')").as("s")
     val e = intercept[Throwable](
