@@ -45,6 +45,7 @@ object TestGroups {
     "RowLevelParitySuite" -> 80,
     "DmlRandomParitySuite" -> 50,
     "DmlApiParitySuite" -> 45,
+    "DmlRaceSuite" -> 20,
     "CliSuite" -> 60,
     "VacuumFixturesSuite" -> 60,
     "DistributedReplayAgreementSuite" -> 59,

@@ -14,7 +14,7 @@ import txlog.CommitResult
   * capture.outcome.map(_.commit.version)
   * }}}
   */
-private[txlog] final class DmlCapture {
+private[txlog] final class DmlCapture(val beforeCommit: () => Unit = () => ()) {
   private val got = new AtomicReference[Option[DmlCapture.Outcome]](None)
 
   /** Keeps `o`; a second commit of one statement is a bug, not a result to drop silently. */

@@ -58,18 +58,21 @@ private[txlog] object DmlStatements {
     if (set.isEmpty) throw TxlogErrors.invalidArgument("set", "names no column to update")
     val h = new Holes(ctx.spark)
     val where = condition.map(c => s" WHERE ${h.expr("condition", c)}").getOrElse("")
-    run(ctx, "UPDATE", h, None) { t =>
+    run(ctx, "UPDATE", h, None, () => ()) { t =>
       s"UPDATE $t SET ${assignments(h, "set", set)}$where"
     }
   }
 
-  /** Runs `MERGE INTO table AS targetAlias USING source ON condition` with `clauses` in order. */
+  /** Runs `MERGE INTO table AS targetAlias USING source ON condition` with `clauses` in order;
+    * `beforeCommit` runs once the tasks have written, before the commit (for racing tests).
+    */
   def merge(
       ctx: TableContext,
       source: DataFrame,
       condition: String,
       targetAlias: String,
-      clauses: Seq[Clause]
+      clauses: Seq[Clause],
+      beforeCommit: () => Unit = () => ()
   ): (Long, Option[DmlCapture.Outcome]) = {
     if (source == null) throw TxlogErrors.invalidArgument("source", "is null")
     if (clauses.isEmpty) {
@@ -79,7 +82,7 @@ private[txlog] object DmlStatements {
     val on = h.expr("condition", condition)
     val alias = h.alias("target_alias", targetAlias)
     val whens = clauses.map(clause(h, _))
-    run(ctx, "MERGE", h, Some(source)) { t =>
+    run(ctx, "MERGE", h, Some(source), beforeCommit) { t =>
       s"MERGE INTO $t AS $alias USING ${h.source} ON $on ${whens.mkString(" ")}"
     }
   }
@@ -117,12 +120,16 @@ private[txlog] object DmlStatements {
     set.map { case (k, e) => s"${h.column(arg, k)} = ${h.expr(arg, e)}" }.mkString(", ")
   }
 
-  private def run(ctx: TableContext, op: String, h: Holes, source: Option[DataFrame])(
-      statement: String => String
-  ): (Long, Option[DmlCapture.Outcome]) = {
+  private def run(
+      ctx: TableContext,
+      op: String,
+      h: Holes,
+      source: Option[DataFrame],
+      beforeCommit: () => Unit
+  )(statement: String => String): (Long, Option[DmlCapture.Outcome]) = {
     val spark = ctx.spark
     val snap = ctx.snapshots.update()
-    val capture = new DmlCapture
+    val capture = new DmlCapture(beforeCommit)
     val table = new TxlogTable(s"txlog.`${ctx.root}`", snap, Some(capture))
     val relation = DataSourceV2Relation.create(table, None, None)
     // every caller's text is in a placeholder: what fails to parse here is the clauses' order

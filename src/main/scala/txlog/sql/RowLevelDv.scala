@@ -203,6 +203,7 @@ private[txlog] final class DvRowBatch(
     }
     val touched = DvRowMessage.touched(messages)
     val updated = DvRowMessage.updated(messages)
+    capture.foreach(_.beforeCommit())
     DvDelete
       .commitChanges(
         log.context,
