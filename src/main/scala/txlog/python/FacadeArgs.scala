@@ -20,11 +20,14 @@ private[python] trait FacadeArgs {
   protected def asScala(m: JMap[String, String]): Map[String, String] =
     Option(m).map(_.asScala.toMap).getOrElse(Map.empty)
 
+  /** `json` parsed, or null when it is not JSON (null text is `orElse`). */
+  protected def tree(json: String, orElse: String = ""): com.fasterxml.jackson.databind.JsonNode =
+    try mapper.readTree(Option(json).getOrElse(orElse))
+    catch { case _: java.io.IOException => null }
+
   /** `json`, a JSON array of strings (column names), or INVALID_ARGUMENT naming `name`. */
   protected def names(name: String, json: String): Seq[String] = {
-    val node =
-      try mapper.readTree(Option(json).getOrElse("[]"))
-      catch { case _: java.io.IOException => null }
+    val node = tree(json, "[]")
     if (node == null || !node.isArray || !node.elements().asScala.forall(_.isTextual)) {
       throw txlog.errors.TxlogErrors.invalidArgument(name, "must be a JSON array of column names")
     }

@@ -89,13 +89,14 @@ private[python] trait WriteFacade extends FacadeArgs {
       targetAlias: String,
       clauses: String
   ): String = {
-    val node =
-      try mapper.readTree(Option(clauses).getOrElse(""))
-      catch { case _: java.io.IOException => null }
+    val node = tree(clauses)
     if (node == null || !node.isArray || !node.elements().asScala.forall(_.isObject)) {
       throw TxlogErrors.invalidArgument("clauses", "must be a JSON array of clause objects")
     }
     val all = node.elements().asScala.toSeq.map { c =>
+      c.fieldNames().asScala.find(k => !ClauseKeys.contains(k)).foreach { k =>
+        throw TxlogErrors.invalidArgument(k, s"not a clause key (${ClauseKeys.mkString(", ")})")
+      }
       def text(k: String) = Option(c.get(k)).filterNot(_.isNull).map(_.asText)
       val set = Option(c.get("set")).filterNot(_.isNull).map(n => pairs("set", n.toString))
       DmlStatements.Clause(
@@ -109,12 +110,12 @@ private[python] trait WriteFacade extends FacadeArgs {
     all.foldLeft(log.merge(source, condition, targetAlias))(_.add(_)).execute().toJson
   }
 
+  private val ClauseKeys = Seq("kind", "condition", "set")
+
   /** `json`, a JSON object of text values, its pairs in order; or INVALID_ARGUMENT naming `name`.
     */
   private def pairs(name: String, json: String): Seq[(String, String)] = {
-    val node =
-      try mapper.readTree(Option(json).getOrElse(""))
-      catch { case _: java.io.IOException => null }
+    val node = tree(json)
     if (node == null || !node.isObject || !node.elements().asScala.forall(_.isTextual)) {
       throw TxlogErrors.invalidArgument(name, "must map column names to SQL expressions")
     }

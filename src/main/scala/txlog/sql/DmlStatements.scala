@@ -91,6 +91,9 @@ private[txlog] object DmlStatements {
     val arg = s"${c.kind}.condition"
     val cond = c.condition.map(e => s" AND ${h.expr(arg, e)}").getOrElse("")
     def set = c.set.map(s => s"SET ${assignments(h, s"${c.kind}.set", s)}").getOrElse("SET *")
+    if (c.kind.endsWith("_delete") && c.set.exists(_.nonEmpty)) {
+      throw TxlogErrors.invalidArgument(s"${c.kind}.set", "a delete sets no column")
+    }
     c.kind match {
       case MatchedUpdate  => s"WHEN MATCHED$cond THEN UPDATE $set"
       case MatchedDelete  => s"WHEN MATCHED$cond THEN DELETE"

@@ -218,6 +218,28 @@ class DmlApiParitySuite extends SqlParity with txlog.testing.InTurn {
       log.merge(s, "target.id = s.id").whenMatched("s.v =").updateAll().execute()
     )
     invalid("merge")(log.merge(s, "target.id = s.nope").whenMatched().delete().execute())
+    // the Python facade's clauses: a key it does not know, a delete given columns to set
+    val facade = txlog.python.PythonFacade
+    invalid("extra")(
+      facade.merge(
+        log,
+        s,
+        "target.id = s.id",
+        "target",
+        """[{"kind":
+      "matched_delete", "extra": "x"}]"""
+      )
+    )
+    invalid("matched_delete.set")(
+      facade.merge(
+        log,
+        s,
+        "target.id = s.id",
+        "target",
+        """[{"kind":
+      "matched_delete", "set": {"v": "'x'"}}]"""
+      )
+    )
     // of each kind of clause only the last may go without a condition (Spark's rule)
     invalid("merge")(
       log.merge(s, "target.id = s.id").whenMatched().delete().whenMatched().updateAll().execute()
@@ -263,9 +285,7 @@ class DmlApiParitySuite extends SqlParity with txlog.testing.InTurn {
     )
     for (call <- refusals) {
       val e = intercept[Throwable](call())
-      val typed = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).collectFirst {
-        case t: TxlogException => t
-      }
+      val typed = txlog.testing.Causes.txlog(e)
       assert(typed.exists(_.errorClass == ErrorClasses.UnsupportedWriterFeatures), e)
       assert(typed.exists(_.getMessage.contains("generated columns (w")), e)
     }
