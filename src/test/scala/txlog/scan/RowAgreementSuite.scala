@@ -90,10 +90,7 @@ class RowAgreementSuite extends SparkSuite {
     e.isInstanceOf[RecordedRowsRefusal] && e.getMessage.contains("DELTA_READ_TABLE_WITHOUT_COLUMNS")
 
   /** The TxlogException on the cause chain (a task's error arrives wrapped by Spark). */
-  private def typed(e: Throwable): Option[TxlogException] =
-    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).collectFirst { case t: TxlogException =>
-      t
-    }
+  private def typed(e: Throwable): Option[TxlogException] = txlog.testing.Causes.txlog(e)
 
   override def afterAll(): Unit = {
     try info(s"row agreement: $agree agree, $bothRefuse both refuse")

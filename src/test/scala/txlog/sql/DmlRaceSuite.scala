@@ -1,6 +1,6 @@
 package txlog.sql
 
-import txlog.{DeltaLog, SparkSuite, TxlogException}
+import txlog.{DeltaLog, SparkSuite}
 import txlog.scan.Rows
 import txlog.sql.DmlStatements.Clause
 
@@ -67,9 +67,7 @@ class DmlRaceSuite extends SparkSuite with txlog.testing.InTurn {
   private def conflicts(t: String, gone: Set[Long] = Set())(other: => Unit): Unit = {
     val version = DeltaLog.forTable(spark, t).update().version
     val e = intercept[Throwable](merge(t)(other))
-    val typed = Iterator.iterate(e)(_.getCause).takeWhile(_ != null).collectFirst {
-      case x: TxlogException => x
-    }
+    val typed = txlog.testing.Causes.txlog(e)
     assert(typed.exists(_.errorClass.startsWith("CONCURRENT_")), e)
     assert(DeltaLog.forTable(spark, t).update().version == version + 1, "only the other commit")
     assert(rows(t) == expected(merged = false, gone))
