@@ -72,6 +72,48 @@ def test_update_and_merge_are_delta_rs_s(spark: SparkSession, tmp_path: Path, dv
     assert log.history().first()["operation"] == "MERGE"
 
 
+def _changes(path: Path, version: int) -> list[tuple[object, ...]]:
+    """The change data of ``version`` read by delta-rs: (id, part, v, _change_type), sorted."""
+    t = deltalake.DeltaTable(str(path)).load_cdf(starting_version=version,
+                                                 ending_version=version).read_all()
+    cols = ("id", "part", "v", "_change_type")
+    return sorted(zip(*(t.column(c).to_pylist() for c in cols)))
+
+
+@pytest.mark.parametrize("dvs", ["true", "false"])
+def test_change_data_of_update_and_merge_is_delta_rs_s(spark: SparkSession, tmp_path: Path,
+                                                       dvs: str) -> None:
+    ours, theirs = tmp_path / "txlog", tmp_path / "rs"
+    df = spark.sql(_START).repartition(2)
+    feed = {"delta.enableChangeDataFeed": "true"}
+    txlog.write(df, str(ours), partition_by=["part"],
+                properties={"delta.enableDeletionVectors": dvs, **feed})
+    deltalake.write_deltalake(str(theirs), pa.Table.from_pandas(df.toPandas()),
+                              partition_by=["part"], configuration=feed)
+    log = txlog.DeltaLog.for_table(spark, str(ours))
+    log.update("id % 4 = 0", set={"v": "concat(v, '!')"})
+    deltalake.DeltaTable(str(theirs)).update(updates={"v": "concat(v, '!')"},
+                                             predicate="id % 4 = 0")
+    src = spark.createDataFrame([(1, "1", "one"), (2, "2", "gone"), (40, "1", "new")],
+                                "id BIGINT, part STRING, v STRING")
+    (log.merge(src.alias("s"), "target.id = s.id")
+     .when_matched_delete(condition="s.v = 'gone'")
+     .when_matched_update(set={"v": "s.v"})
+     .when_not_matched_insert_all()
+     .execute())
+    (deltalake.DeltaTable(str(theirs))
+     .merge(src.toPandas(), "target.id = s.id", source_alias="s", target_alias="target")
+     .when_matched_delete(predicate="s.v = 'gone'")
+     .when_matched_update(updates={"v": "s.v"})
+     .when_not_matched_insert_all()
+     .execute())
+    # delta-rs reads txlog's change data as its own: pre- and postimages, deletes, inserts
+    for version in (1, 2):
+        assert _changes(ours, version) == _changes(theirs, version)
+    kinds = {c[3] for c in _changes(ours, 2)}
+    assert kinds == {"update_preimage", "update_postimage", "delete", "insert"}
+
+
 def test_bad_arguments_are_refused_and_commit_nothing(spark: SparkSession,
                                                       tmp_path: Path) -> None:
     ours, _ = _tables(spark, tmp_path, "true")

@@ -216,8 +216,8 @@ class DeltaLog(TableMaintenance):
         partition columns removes the files of the partitions it selects whole, reading no data;
         any other deletes rows as SQL's ``DELETE FROM`` does: by deletion vectors where the
         table enables them (``delta.enableDeletionVectors``), else by rewriting the files that
-        hold matching rows (on a table recording the change data feed that is
-        :class:`txlog.errors.UnsupportedFeatureError` before anything is written).
+        hold matching rows (on a table recording the change data feed, the deleted rows are
+        written as change data files, as delta-spark writes them).
         :class:`txlog.errors.InvalidArgumentError` for a predicate that does not parse or names
         no column of the table.
 

@@ -19,9 +19,9 @@ trait TableWrites { self: DeltaLog =>
     * removes the files of the partitions it selects whole, reading no data; any other deletes rows
     * as SQL's `DELETE FROM` does: by deletion vectors where the table enables them
     * (`delta.enableDeletionVectors`), else by rewriting the files holding matched rows
-    * (copy-on-write). Copy-on-write on a table recording the change data feed is
-    * UNSUPPORTED_WRITER_FEATURES before anything is written (by deletion vectors no change data
-    * file is needed: the feed reads the deleted rows from the vectors). INVALID_ARGUMENT for a
+    * (copy-on-write). Copy-on-write on a table recording the change data feed writes the deleted
+    * rows as change data files (by deletion vectors none is needed: the feed reads the deleted
+    * rows from the vectors), as delta-spark does. INVALID_ARGUMENT for a
     * predicate that does not parse or names no column of the table, APPEND_ONLY_VIOLATION on an
     * append-only table, a conflict error when a concurrent commit changes files the delete depends
     * on.

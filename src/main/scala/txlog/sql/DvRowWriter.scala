@@ -6,30 +6,40 @@ import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Expression, JoinedRow, UnsafeProjection}
 import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, WriterCommitMessage}
+import org.apache.spark.unsafe.types.UTF8String
 
 import txlog.deletionvectors.DeletionVectorWriter
-import txlog.write.{CopyOnWrite, DataFiles, DvDeletion}
+import txlog.write.{CopyOnWrite, DataFiles, DmlChangeData, DvDeletion}
 import txlog.write.DvDelete.Touched
 
 /** How an UPDATE's or MERGE's new rows are written: `spec` writes rows of the table's columns
   * followed by one boolean column per check, whose values `checks` (bound to the table's columns,
   * `txlog.write.RowChecks.bound`) give; a false one fails the task with CONSTRAINT_VIOLATION before
-  * anything is committed.
+  * anything is committed. On a table recording the change data feed, `changes` writes each new row
+  * again, with its change type, as change data (`txlog.write.DmlChangeData`).
   */
-private[txlog] final case class NewRows(spec: DataFiles.TaskSpec, checks: Seq[Expression])
+private[txlog] final case class NewRows(
+    spec: DataFiles.TaskSpec,
+    checks: Seq[Expression],
+    changes: Option[DataFiles.TaskSpec] = None
+)
 
 /** Makes one [[DvRowWriter]] a task (serialized to the executors); `data` is how an UPDATE's or
-  * MERGE's new rows are written (None for a DELETE).
+  * MERGE's new rows are written (None for a DELETE); `notes`: whether the tasks note apart the rows
+  * they update and those they delete (a MERGE recording the change data feed).
   */
 private[txlog] final class DvRowWriterFactory(
     target: DeletionVectorWriter.Target,
-    data: Option[NewRows]
+    data: Option[NewRows],
+    notes: Boolean
 ) extends DeltaWriterFactory {
   override def createWriter(partitionId: Int, taskId: Long): DeltaWriter[InternalRow] =
     new DvRowWriter(
       target,
       data.map(_.spec.task(partitionId)),
-      data.fold(Seq.empty[Expression])(_.checks)
+      data.fold(Seq.empty[Expression])(_.checks),
+      data.flatMap(_.changes).map(_.task(partitionId)),
+      notes
     )
 }
 
@@ -37,43 +47,56 @@ private[txlog] final class DvRowWriterFactory(
   * and the row's index, with the file's deletion vector as metadata) marked in its file's new
   * deletion vector ([[DvDeletion]]); an updated row's new values, and a MERGE's inserted rows,
   * written into the task's new data files (`data`, with statistics, NOT NULL checks and the table's
-  * `checks`, evaluated on each new row).
+  * `checks`, evaluated on each new row); with `changes` each new row written again as change data,
+  * `update_postimage` or `insert`; with `notes` the rows updated and deleted noted apart.
   */
 private[txlog] final class DvRowWriter(
     target: DeletionVectorWriter.Target,
     data: Option[DataFiles.TaskWrite],
-    checks: Seq[Expression]
+    checks: Seq[Expression],
+    changes: Option[DataFiles.TaskWrite] = None,
+    notes: Boolean = false
 ) extends DeltaWriter[InternalRow] {
 
-  private val deletion = new DvDeletion(target)
+  private val deletion = new DvDeletion(target, notes)
   private var updated = 0L
   private val checked = if (checks.isEmpty) None else Some(UnsafeProjection.create(checks))
 
   /** `id`: the file's path and the row's index; `metadata`: the file's deletion vector (JSON). */
-  override def delete(metadata: InternalRow, id: InternalRow): Unit = deletion.delete(
-    id.getUTF8String(0).toString,
-    if (metadata.isNullAt(0)) null else metadata.getUTF8String(0).toString,
-    id.getLong(1)
-  )
+  override def delete(metadata: InternalRow, id: InternalRow): Unit = mark(metadata, id, false)
+
+  private def mark(metadata: InternalRow, id: InternalRow, update: Boolean): Unit =
+    deletion.delete(
+      id.getUTF8String(0).toString,
+      if (metadata.isNullAt(0)) null else metadata.getUTF8String(0).toString,
+      id.getLong(1),
+      update
+    )
 
   override def update(metadata: InternalRow, id: InternalRow, row: InternalRow): Unit = {
-    delete(metadata, id)
-    insert(row)
+    mark(metadata, id, true)
+    newRow(row, DvRowWriter.Postimage)
     updated += 1
   }
 
-  override def insert(row: InternalRow): Unit = data match {
-    case Some(w) => w.add(checked.fold(row)(c => new JoinedRow(row, c(row))))
-    case None    => throw new UnsupportedOperationException("A txlog DELETE inserts no row.")
+  override def insert(row: InternalRow): Unit = newRow(row, DvRowWriter.Inserted)
+
+  private def newRow(row: InternalRow, change: InternalRow): Unit = data match {
+    case Some(w) =>
+      w.add(checked.fold(row)(c => new JoinedRow(row, c(row))))
+      changes.foreach(_.add(new JoinedRow(row, change)))
+    case None => throw new UnsupportedOperationException("A txlog DELETE inserts no row.")
   }
 
   override def commit(): WriterCommitMessage = {
     val written = data.fold(Seq.empty[Row])(_.finish())
-    DvRowMessage(deletion.finish(), written, updated)
+    val changed = changes.fold(Seq.empty[Row])(_.finish())
+    DvRowMessage(deletion.finish(), written, updated, changed)
   }
 
   override def abort(): Unit = {
     data.foreach(_.abort())
+    changes.foreach(_.abort())
     val attempt = Option(TaskContext.get()).fold("")(t => s" (task attempt ${t.taskAttemptId()})")
     deletion.abort(new RuntimeException(s"the task was aborted$attempt"))
   }
@@ -81,12 +104,22 @@ private[txlog] final class DvRowWriter(
   override def close(): Unit = ()
 }
 
+/** The change type of a new row's change data: an updated row's new values, or an inserted row. */
+private[txlog] object DvRowWriter {
+  val Postimage: InternalRow = InternalRow(UTF8String.fromString("update_postimage"))
+  val Inserted: InternalRow = InternalRow(UTF8String.fromString("insert"))
+}
+
 /** A task's new deletion vectors, one per file it touched, the data files it wrote (rows of
-  * `DataFiles.TaskSpec.outSchema`) and how many of their rows are updates (the rest: a MERGE's
-  * inserts).
+  * `DataFiles.TaskSpec.outSchema`), how many of their rows are updates (the rest: a MERGE's
+  * inserts), and the change data files it wrote (as the data files).
   */
-private[txlog] final case class DvRowMessage(files: Seq[Touched], written: Seq[Row], updated: Long)
-    extends WriterCommitMessage
+private[txlog] final case class DvRowMessage(
+    files: Seq[Touched],
+    written: Seq[Row],
+    updated: Long,
+    changes: Seq[Row]
+) extends WriterCommitMessage
 
 private[txlog] object DvRowMessage {
 
@@ -94,7 +127,7 @@ private[txlog] object DvRowMessage {
     * asks Spark to cluster rows by file). Null messages (tasks that failed) are skipped.
     */
   def touched(messages: Array[WriterCommitMessage]): Seq[Touched] = {
-    val all = messages.toSeq.collect { case DvRowMessage(files, _, _) => files }.flatten
+    val all = messages.toSeq.collect { case DvRowMessage(files, _, _, _) => files }.flatten
     val twice = all.groupBy(_.path).collect { case (p, fs) if fs.length > 1 => p }
     if (twice.nonEmpty) {
       throw new IllegalStateException(
@@ -107,7 +140,11 @@ private[txlog] object DvRowMessage {
 
   /** The data files the tasks wrote. */
   def written(messages: Array[WriterCommitMessage]): Seq[Row] =
-    messages.toSeq.collect { case DvRowMessage(_, rows, _) => rows }.flatten
+    messages.toSeq.collect { case DvRowMessage(_, rows, _, _) => rows }.flatten
+
+  /** The change data files the tasks wrote. */
+  def changes(messages: Array[WriterCommitMessage]): Seq[Row] =
+    messages.toSeq.collect { case DvRowMessage(_, _, _, rows) => rows }.flatten
 
   /** How many of the rows the tasks wrote are updates. */
   def updated(messages: Array[WriterCommitMessage]): Long =
@@ -122,7 +159,7 @@ private[txlog] object DvRowMessage {
       conf: Configuration
   ): Unit = {
     val files =
-      Option(messages).toSeq.flatten.collect { case DvRowMessage(fs, _, _) => fs }.flatten
-    CopyOnWrite.dropVectors(target.tableRoot, files.map(_.dv), conf)
+      Option(messages).toSeq.flatten.collect { case DvRowMessage(fs, _, _, _) => fs }.flatten
+    CopyOnWrite.dropVectors(target.tableRoot, files.map(_.dv) ++ DmlChangeData.notes(files), conf)
   }
 }

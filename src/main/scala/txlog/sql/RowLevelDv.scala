@@ -1,5 +1,6 @@
 package txlog.sql
 
+import org.apache.spark.sql.Row
 import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
 import org.apache.spark.sql.connector.expressions.{
   Expression,
@@ -22,11 +23,12 @@ import org.apache.spark.sql.connector.write.{
   WriterCommitMessage
 }
 import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.types.StringType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import txlog.{DeltaLog, Snapshot}
 import txlog.deletionvectors.DeletionVectorWriter
-import txlog.write.{DataFiles, DvDelete, FilePlan, RowChecks}
+import txlog.write.{DataFiles, DmlChangeData, DvDelete, FilePlan, RowChecks}
 
 /** SQL `DELETE FROM` with a condition on data columns, `UPDATE` and `MERGE INTO`, as a delta-based
   * row-level operation of Spark's (`SupportsDelta`): Spark scans the table with each row's id
@@ -39,7 +41,8 @@ import txlog.write.{DataFiles, DvDelete, FilePlan, RowChecks}
   * added back with its new vector, or removed whole when no row of it is left, and the new files
   * added. No data file is rewritten, except on a table without deletion vectors: there the vectors
   * only say which rows to drop, and the commit rewrites every touched file without them
-  * (copy-on-write, `txlog.write.CopyOnWrite`).
+  * (copy-on-write, `txlog.write.CopyOnWrite`). On a table recording the change data feed the
+  * changed rows are written as change data files too (`txlog.write.DmlChangeData`).
   *
   * A DELETE condition on partition columns alone never gets here: Spark deletes by filters first
   * (`TxlogTable.deleteWhere`, whole files). The table is checked before any task runs
@@ -146,6 +149,7 @@ private[txlog] final class DvRowWrite(
     val ctx = log.context
     // before any task writes: a table this operation may not change fails here, typed
     DvDelete.check(ctx, snapshot, command.toString)
+    val changeData = DmlChangeData.written(snapshot, command.toString)
     val target = DeletionVectorWriter.Target(
       snapshot.tablePath,
       snapshot.version,
@@ -162,9 +166,18 @@ private[txlog] final class DvRowWrite(
         val bound = RowChecks.bound(snapshot.spark, ctx.root, md.schema, checks)
         val schema = RowChecks.withCheckColumns(md.schema, checks)
         val spec = DataFiles.TaskSpec(snapshot.spark, schema, ctx.table, plan, checks.map(_.name))
-        Some(NewRows(spec, bound))
+        // the new rows again as change data, with their change type after the table's columns
+        val changes =
+          if (!changeData) None
+          else {
+            val cdc = FilePlan.changeData(ctx.root, snapshot.protocol, md)
+            val columns = md.schema.add(FilePlan.ChangeTypeColumn, StringType)
+            Some(DataFiles.TaskSpec(snapshot.spark, columns, ctx.table, cdc, Nil))
+          }
+        Some(NewRows(spec, bound, changes))
       }
-    new DvRowBatch(log, snapshot, command.toString, target, data, filters, started, capture)
+    val notes = changeData && command == RowLevelOperation.Command.MERGE
+    new DvRowBatch(log, snapshot, command.toString, target, data, notes, filters, started, capture)
   }
 }
 
@@ -178,6 +191,7 @@ private[txlog] final class DvRowBatch(
     operation: String,
     target: DeletionVectorWriter.Target,
     data: Option[NewRows],
+    notes: Boolean,
     filters: () => Seq[Filter],
     started: Long,
     capture: Option[DmlCapture]
@@ -186,21 +200,23 @@ private[txlog] final class DvRowBatch(
   @volatile private var commitTried = false
 
   override def createBatchWriterFactory(info: PhysicalWriteInfo): DeltaWriterFactory =
-    new DvRowWriterFactory(target, data)
+    new DvRowWriterFactory(target, data, notes)
 
   override def commit(messages: Array[WriterCommitMessage]): Unit = {
     commitTried = true
     val top = snapshot.metadata.schema.fieldNames.toSet
     val predicate = filters().flatMap(FilterSql.of(_, top))
     val spark = snapshot.spark
-    val written = data.map(_.spec).map { spec =>
-      val rows = DvRowMessage.written(messages)
-      val described = spec.described(
-        // a local relation: the description is worked out on the driver, without a Spark job
-        spark.createDataFrame(java.util.Arrays.asList(rows: _*), spec.outSchema)
-      )
-      DataFiles.written(spark, described.collect().toSeq)
-    }
+    // local relations: the descriptions are worked out on the driver, without a Spark job
+    def described(spec: DataFiles.TaskSpec, rows: Seq[Row]) = DataFiles.written(
+      spark,
+      spec
+        .described(spark.createDataFrame(java.util.Arrays.asList(rows: _*), spec.outSchema))
+        .collect()
+        .toSeq
+    )
+    val written = data.map(d => described(d.spec, DvRowMessage.written(messages)))
+    val changes = data.flatMap(_.changes).map(described(_, DvRowMessage.changes(messages)))
     val touched = DvRowMessage.touched(messages)
     val updated = DvRowMessage.updated(messages)
     capture.foreach(_.beforeCommit())
@@ -213,7 +229,8 @@ private[txlog] final class DvRowBatch(
         written,
         predicate,
         started,
-        updated
+        updated,
+        changes
       )
       .foreach(c => capture.foreach(_.set(DmlCapture.Outcome(c.result, c.metrics))))
   }

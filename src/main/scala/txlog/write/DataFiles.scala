@@ -39,13 +39,15 @@ private[txlog] final case class WrittenFile(add: Row, numRecords: Long, bin: Int
 /** Where a write's files go: the table's partition columns (logical names, as in the written
   * DataFrame), the keys of their values in `partitionValues` (physical names), and the length of
   * the random directory files go under instead of partition directories, if any; whether the adds
-  * change data (false for OPTIMIZE's).
+  * change data (false for OPTIMIZE's); whether the files are change data files ("Change Data
+  * Files": under `_change_data/`, named `cdc-...`, as delta-spark names them).
   */
 private[txlog] final case class FileLayout(
     partitionColumns: Seq[String],
     partitionKeys: Seq[String],
     randomPrefix: Option[Int],
-    dataChange: Boolean = true
+    dataChange: Boolean = true,
+    changeData: Boolean = false
 )
 
 /** The Spark job writing a DataFrame's rows as parquet data files under a table's root: one file
@@ -330,14 +332,16 @@ private[txlog] object DataFiles {
         .mkString("(", ", ", ")")
 
     private def open(values: Seq[Option[String]]): Unit = {
-      val name = f"part-$part%05d-${UUID.randomUUID()}.c000$ext"
+      val kind = if (layout.changeData) "cdc" else "part"
+      val name = f"$kind-$part%05d-${UUID.randomUUID()}.c000$ext"
       val dir = layout.randomPrefix match {
         case Some(n) => Some(scala.util.Random.alphanumeric.take(n).mkString)
         case None if partitionColumns.nonEmpty =>
           Some(PartitionValueText.directory(partitionColumns, values))
         case None => None
       }
-      relative = dir.fold(name)(d => s"$d/$name")
+      val under = if (layout.changeData) Some(FilePlan.ChangeDataDir) else None
+      relative = (under.toSeq ++ dir.toSeq :+ name).mkString("/")
       current = values
       fileStats = new FileStatistics(stats)
       writer = factory.newInstance(new Path(root, relative).toString, dataColumns, context)

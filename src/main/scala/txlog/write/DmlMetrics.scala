@@ -34,7 +34,9 @@ private[txlog] object DmlMetrics {
       addedRows: Long,
       updatedRows: Long,
       copied: Long = 0L,
-      rewriteMs: Long = 0L
+      rewriteMs: Long = 0L,
+      changeFiles: Long = 0L,
+      changeBytes: Long = 0L
   )
 
   /** The metrics of `operation` ("DELETE", "UPDATE" or "MERGE"); `started` is the statement's start
@@ -63,8 +65,8 @@ private[txlog] object DmlMetrics {
           "numTargetBytesAdded" -> c.addedBytes,
           "numTargetFilesRemoved" -> c.removedWhole,
           "numTargetBytesRemoved" -> c.removedWholeBytes,
-          "numTargetChangeFilesAdded" -> 0L,
-          "numTargetChangeFileBytes" -> 0L
+          "numTargetChangeFilesAdded" -> c.changeFiles,
+          "numTargetChangeFileBytes" -> c.changeBytes
         ) ++ dvs.map { case (k, v) => s"numTarget$k" -> v }
       case _ =>
         val update = operation == "UPDATE"
@@ -76,7 +78,7 @@ private[txlog] object DmlMetrics {
           "numRemovedBytes" -> removedBytes,
           "numAddedFiles" -> c.added,
           "numAddedBytes" -> c.addedBytes,
-          "numAddedChangeFiles" -> 0L,
+          "numAddedChangeFiles" -> c.changeFiles,
           "numCopiedRows" -> c.copied,
           (if (update) "numUpdatedRows" else "numDeletedRows") -> c.marked
         ) ++ dvs.map { case (k, v) => s"num$k" -> v }

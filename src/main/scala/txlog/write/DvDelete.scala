@@ -35,16 +35,25 @@ private[txlog] object DvDelete {
   /** One file a DELETE touched: its path (as its add gives it), its new deletion vector (its old
     * one merged in) and how many rows its old one deleted (0 without one).
     */
-  final case class Touched(path: String, dv: DvDescriptor, oldCardinality: Long)
+  final case class Touched(
+      path: String,
+      dv: DvDescriptor,
+      oldCardinality: Long,
+      notes: Option[Notes] = None
+  )
+
+  /** A MERGE's note of a touched file's changed rows for the change data feed: those it updated and
+    * those it deleted, as vectors no version names (none when the set is empty).
+    */
+  final case class Notes(updated: Option[DvDescriptor], deleted: Option[DvDescriptor])
 
   /** Refuses, typed and before anything is written, a table a DELETE, UPDATE or MERGE (`operation`)
-    * may not change: one whose protocol this writer does not support, that is append-only, or that
-    * records the change data feed where the changed rows would need `cdc` files (an UPDATE or
-    * MERGE, or a DELETE copy-on-write; a DELETE by deletion vectors needs none). A table without
-    * deletion vectors is changed copy-on-write ([[CopyOnWrite]]); with row tracking that is refused
-    * (the copied rows would need their row ids kept). An UPDATE or MERGE also writes new rows,
-    * checked in the tasks against the table's CHECK constraints, invariants and CHAR / VARCHAR
-    * limits: tables with generated columns, row tracking (the updated rows keep their ids),
+    * may not change: one whose protocol this writer does not support or that is append-only. A
+    * table recording the change data feed gets change data files ([[DmlChangeData]]). A table
+    * without deletion vectors is changed copy-on-write ([[CopyOnWrite]]); with row tracking that is
+    * refused (the copied rows would need their row ids kept). An UPDATE or MERGE also writes new
+    * rows, checked in the tasks against the table's CHECK constraints, invariants and CHAR /
+    * VARCHAR limits: tables with generated columns, row tracking (the updated rows keep their ids),
     * identity columns or an unsupported column mapping mode are refused.
     */
   def check(ctx: TableContext, snap: Snapshot, operation: String = "DELETE"): Unit = {
@@ -58,16 +67,6 @@ private[txlog] object DvDelete {
       .checkDataCommit(ctx.root, snap.version, snap.protocol, snap.metadata, "delete")
     val c = snap.config
     if (c.appendOnly) throw TxlogErrors.appendOnlyViolation(ctx.root)
-    // a DELETE by deletion vectors needs no change data files, as delta-spark writes none: the
-    // feed's readers take the deleted rows from the difference of the old and new vectors
-    if (c.changeDataFeed && (writesRows || CopyOnWrite.applies(snap))) {
-      throw TxlogErrors.unsupportedWriteFeature(
-        ctx.root,
-        s"the change data feed (delta.enableChangeDataFeed) with $what " +
-          (if (writesRows) "" else "on a table without deletion vectors ") +
-          "(its changed rows would need change data files)"
-      )
-    }
     if (c.rowTracking && (writesRows || CopyOnWrite.applies(snap))) {
       val why =
         if (writesRows) "the updated rows would need their old row ids"
@@ -128,7 +127,10 @@ private[txlog] object DvDelete {
     * `updatedRows` of whose rows are updates of rows the vectors delete) on `snap` as one
     * `operation` (None when nothing was touched or written), with delta-spark's metrics. On a table
     * without deletion vectors the touched files are rewritten first, then removed whole, and the
-    * vectors' files deleted whatever the outcome ([[CopyOnWrite]]).
+    * vectors' files deleted whatever the outcome ([[CopyOnWrite]]). On a table recording the change
+    * data feed, `changes` are the change data files the tasks wrote (the new rows), and the rows
+    * the touched files lose are written as more ([[DmlChangeData]]); the notes' files are deleted
+    * whatever the outcome.
     */
   def commitChanges(
       ctx: TableContext,
@@ -138,7 +140,8 @@ private[txlog] object DvDelete {
       written: Option[WrittenFiles],
       predicate: Seq[String],
       started: Long,
-      updatedRows: Long = 0L
+      updatedRows: Long = 0L,
+      changes: Option[WrittenFiles] = None
   ): Option[Committed] = if (touched.isEmpty && written.forall(_.numFiles == 0)) None
   else
     try {
@@ -191,6 +194,12 @@ private[txlog] object DvDelete {
       }
       written.foreach(w => txn.addFiles(w.adds))
       copied.foreach(w => txn.addFiles(w.adds))
+      val lost =
+        if (touched.nonEmpty && DmlChangeData.written(snap, operation)) {
+          Some(DmlChangeData.lostRows(ctx, snap, operation, files, touched))
+        } else None
+      val cdc = (changes.toSeq ++ lost.toSeq).filter(_.numFiles > 0)
+      cdc.foreach(w => txn.addCdcFiles(DmlChangeData.actions(w)))
       val adds = written.toSeq ++ copied.toSeq
       val counts = DmlMetrics.Counts(
         touched = touched.length.toLong,
@@ -205,7 +214,9 @@ private[txlog] object DvDelete {
         addedRows = written.fold(0L)(_.rows),
         updatedRows = if (operation == "UPDATE") m.getLong(5) else updatedRows,
         copied = copied.fold(0L)(_.rows),
-        rewriteMs = rewriteMs
+        rewriteMs = rewriteMs,
+        changeFiles = cdc.map(_.numFiles).sum,
+        changeBytes = cdc.map(_.bytes).sum
       )
       val metrics = DmlMetrics.of(operation, counts, scanMs, started)
       val r = txn.commit(operation, Map("predicate" -> JsonText.array(predicate)), metrics)
@@ -215,8 +226,8 @@ private[txlog] object DvDelete {
       )
     } finally {
       // a copy-on-write change's vectors are notes no version names, whatever the outcome
-      if (CopyOnWrite.applies(snap)) {
-        CopyOnWrite.dropVectors(ctx.root, touched.map(_.dv), ctx.table.hadoopConf)
-      }
+      val notes = DmlChangeData.notes(touched)
+      val dropped = if (CopyOnWrite.applies(snap)) touched.map(_.dv) ++ notes else notes
+      if (dropped.nonEmpty) CopyOnWrite.dropVectors(ctx.root, dropped, ctx.table.hadoopConf)
     }
 }

@@ -2,13 +2,13 @@ package txlog.write
 
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.functions.{col, lit}
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{StringType, StructType}
 
 import txlog.protocol.TableConfiguration
 import txlog.{Metadata, Protocol}
 import txlog.errors.TxlogErrors
 import txlog.protocol.ColumnMapping
-import txlog.scan.PhysicalSchema
+import txlog.scan.{PhysicalSchema, TableParquetFormat}
 
 /** How the data files of a table are written, from its protocol and metadata: where they go
   * ([[FileLayout]]), the parquet schema (every field nullable, as delta-spark writes them, NOT NULL
@@ -48,6 +48,32 @@ private[txlog] object FilePlan {
       md.schema
     )
   }
+
+  /** The directory change data files go under, in the table's root. */
+  val ChangeDataDir = "_change_data"
+
+  /** The plan of a DML's change data files ("Change Data Files"): the table's data columns then
+    * `_change_type` (string), under [[ChangeDataDir]] in the partition directories (or random
+    * prefixes) the table's data files get, with no statistics (a `cdc` action has none); their rows
+    * are written as `of`'s, with `_change_type` after the table's columns.
+    *
+    * {{{
+    * val plan = FilePlan.changeData(root, snap.protocol, snap.metadata)
+    * }}}
+    */
+  def changeData(table: String, p: Protocol, md: Metadata): FilePlan = {
+    val data = of(table, p, md, dataChange = false)
+    FilePlan(
+      data.layout.copy(changeData = true),
+      data.fileSchema.add(ChangeTypeColumn, StringType),
+      StatsSpec(Vector.empty, 0),
+      tightBounds = false,
+      md.schema.add(ChangeTypeColumn, StringType)
+    )
+  }
+
+  /** The change data feed's column of change types, read from `cdc` files. */
+  val ChangeTypeColumn: String = TableParquetFormat.ChangeTypeColumn
 
   /** The random directory length files go under (`delta.randomizeFilePrefixes`, or `forced`), of
     * `delta.randomPrefixLength` characters (2).

@@ -3,18 +3,21 @@ package txlog.sql
 import scala.util.Random
 
 import txlog.oracle.Recording
+import txlog.scan.Rows
 
 /** Seeded random sequences of `DELETE`, `UPDATE` and `MERGE` (every kind of clause, conditions on
   * partition, data and nested columns, nested fields set, rows moved between partitions, MERGE
   * sources that are queries of the table itself) applied by delta-spark and by txlog to two copies
-  * of one table, with deletion vectors and without (copy-on-write): after every statement the same
-  * rows (read by txlog and by delta-spark at txlog's path, and by delta-rs at the suite's end), a
-  * commit on both sides or on neither, the same operation and the same row counts in its metrics.
-  * One difference is accepted: delta-spark's copy-on-write MERGE commits when target rows match the
-  * ON condition but no clause changes them (their files rewritten with the same rows, every count
-  * 0), where txlog commits nothing. The statements are in the test's failure message, with the
-  * seed: `TXLOG_ORACLE_SEED=<seed>` runs the same sequence again. `make test` runs one table kind a
-  * day; `make test-breadth` both, with longer sequences.
+  * of one table, with deletion vectors and without (copy-on-write), and with the change data feed
+  * on: after every statement the same rows (read by txlog and by delta-spark at txlog's path, and
+  * by delta-rs at the suite's end), a commit on both sides or on neither, the same operation and
+  * the same row counts in its metrics; with the feed on, the same `table_changes` of the commit
+  * (read by delta-spark from both tables and by txlog from its own). One difference is accepted:
+  * delta-spark's copy-on-write MERGE commits when target rows match the ON condition but no clause
+  * changes them (their files rewritten with the same rows, every count 0), where txlog commits
+  * nothing. The statements are in the test's failure message, with the seed:
+  * `TXLOG_ORACLE_SEED=<seed>` runs the same sequence again. `make test` runs some table kinds a
+  * day; `make test-breadth` all, with longer sequences.
   */
 class DmlRandomParitySuite extends SqlParity with txlog.testing.InTurn {
   override protected def turns = 2 // make test runs its inTurn tests in turn
@@ -104,15 +107,23 @@ class DmlRandomParitySuite extends SqlParity with txlog.testing.InTurn {
     }
   }
 
-  private def sequence(name: String, dvs: Boolean): Unit = {
-    val seed = Recording.seed + (if (dvs) 1 else 2)
+  /** The change data of version `v` of the table at `path`, read by delta-spark, as sorted text. */
+  private def feed(path: String, v: Long): Seq[String] = Rows.sorted(
+    spark.sql(
+      s"SELECT id, part, v, n, _change_type FROM table_changes_by_path('$path', $v, $v)"
+    )
+  )
+
+  private def sequence(name: String, dvs: Boolean, cdf: Boolean = false): Unit = {
+    val seed = Recording.seed + (if (cdf) 3 else if (dvs) 1 else 2)
     val r = new Random(seed)
     val draw = new Draw(r)
     val p = pair(name)
     p.both(
       "CREATE TABLE {t} (id BIGINT, part STRING, v STRING, n STRUCT<a: INT, b: STRING>) " +
         "USING {p} PARTITIONED BY (part) LOCATION '{loc}' " +
-        s"TBLPROPERTIES ('delta.enableDeletionVectors' = '$dvs')"
+        s"TBLPROPERTIES ('delta.enableDeletionVectors' = '$dvs'" +
+        (if (cdf) ", 'delta.enableChangeDataFeed' = 'true')" else ")")
     )
     for (k <- 0 until 3) {
       val rows = (1 to 4).map { i =>
@@ -144,6 +155,12 @@ class DmlRandomParitySuite extends SqlParity with txlog.testing.InTurn {
           assert(d != before._1, "txlog committed where delta-spark did not")
           assert(latest(p.txlogTable).getAs[String]("operation") == op)
           assert(metricsOf(p.txlogTable, keys) == metricsOf(p.deltaTable, keys))
+          if (cdf) {
+            val expected = feed(p.deltaPath, d)
+            assert(feed(p.txlogPath, t) == expected, "delta-spark's table_changes of txlog's")
+            val ours = txlog.DeltaLog.forTable(spark, p.txlogPath).changes(t, t)
+            assert(Rows.sorted(ours.select("id", "part", "v", "n", "_change_type")) == expected)
+          }
         } else if (d != before._1) {
           // delta-spark's copy-on-write MERGE commits when target rows match the ON condition
           // but no clause changes them (their files rewritten, the same rows); txlog does not
@@ -159,6 +176,11 @@ class DmlRandomParitySuite extends SqlParity with txlog.testing.InTurn {
 
   inTurn("random DELETE / UPDATE / MERGE copy-on-write: delta-spark's rows and counts") {
     sequence("cow", dvs = false)
+  }
+
+  inTurn("random DELETE / UPDATE / MERGE, change data feed on: delta-spark's table_changes") {
+    // deletion vectors on odd seeds, copy-on-write on even ones
+    sequence("cdf", dvs = Recording.seed % 2 == 1, cdf = true)
   }
 
   deltaRsReadsEveryTable()

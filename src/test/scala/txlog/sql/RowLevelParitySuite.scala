@@ -207,7 +207,49 @@ class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
     assert(!new java.io.File(p.txlogPath, "_change_data").exists())
   }
 
-  test("refused typed, nothing written: the change data feed, append-only, row tracking") {
+  test("UPDATE, MERGE and DELETE with the change data feed on: delta-spark's table_changes") {
+    for (dvs <- Seq(true, false)) {
+      val p = pair(if (dvs) "cdfdml" else "cdfcow")
+      p.both(create(dvs).dropRight(1) + ", 'delta.enableChangeDataFeed' = 'true')")
+      p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
+      p.both("INSERT INTO {t} VALUES (5, 'a', 'x'), (6, 'c', 'w')")
+      val statements = Seq(
+        // a row moved to another partition, and one updated in place
+        "UPDATE {t} SET v = concat(v, 'u'), part = if(id = 1, 'c', part) WHERE id IN (1, 3)",
+        "MERGE INTO {t} t USING (SELECT * FROM VALUES (2L, 'd'), (4L, 'm'), (9L, 'n') " +
+          "AS s(id, v)) s ON t.id = s.id WHEN MATCHED AND s.v = 'd' THEN DELETE " +
+          "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT (id, part, v) " +
+          "VALUES (s.id, 'b', s.v) WHEN NOT MATCHED BY SOURCE AND t.id = 6 THEN UPDATE SET " +
+          "v = 'nms'",
+        "DELETE FROM {t} WHERE v = 'x'"
+      )
+      for (sql <- statements) {
+        p.both(sql)
+        p.sameRows()
+        val (d, t) = (versionOf(p.deltaTable), versionOf(p.txlogTable))
+        assert(d == t, sql)
+        def feed(path: String) = Rows.sorted(
+          spark.sql(s"SELECT id, part, v, _change_type FROM table_changes_by_path('$path', $t, $t)")
+        )
+        val expected = feed(p.deltaPath)
+        assert(expected.nonEmpty, sql)
+        assert(feed(p.txlogPath) == expected, s"$sql: delta-spark's reader of txlog's table")
+        val ours = DeltaLog.forTable(spark, p.txlogPath).changes(t, t)
+        assert(Rows.sorted(ours.select("id", "part", "v", "_change_type")) == expected, sql)
+        val m = latest(p.txlogTable).getAs[scala.collection.Map[String, String]]("operationMetrics")
+        val cdcFiles = m.getOrElse("numAddedChangeFiles", m("numTargetChangeFilesAdded")).toLong
+        // a DELETE by deletion vectors writes none, as delta-spark's: its rows come from the DVs
+        assert((cdcFiles == 0) == (dvs && sql.startsWith("DELETE")), s"$sql: $m")
+      }
+      // every change data file the log names exists, under _change_data
+      val cdc = spark.read.json(s"${p.txlogPath}/_delta_log/*.json").where("cdc IS NOT NULL")
+      val paths = cdc.select("cdc.path").collect().map(_.getString(0)).toSeq
+      assert(paths.nonEmpty && paths.forall(_.startsWith("_change_data/")), paths)
+      paths.foreach(f => assert(new java.io.File(p.txlogPath, f).isFile, f))
+    }
+  }
+
+  test("refused typed, nothing written: append-only, row tracking") {
     def refused(p: SqlPair, sql: String, expected: String): Unit = {
       val before = versionOf(p.txlogTable)
       val files = DeltaLog.forTable(spark, p.txlogPath).update().allFiles.count()
@@ -226,15 +268,6 @@ class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
       .collect()
     rewritten.txlog("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')").collect()
     refused(rewritten, "DELETE FROM {t} WHERE v = 'x'", "UNSUPPORTED_WRITER_FEATURES")
-    val cdf = pair("cdf")
-    cdf.txlog(create(dvs = true)).collect()
-    cdf.txlog("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')").collect()
-    cdf.txlog("ALTER TABLE {t} SET TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')").collect()
-    refused(cdf, "UPDATE {t} SET v = 'z' WHERE v = 'x'", "UNSUPPORTED_WRITER_FEATURES")
-    cdf
-      .txlog("ALTER TABLE {t} SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'false')")
-      .collect()
-    refused(cdf, "DELETE FROM {t} WHERE v = 'x'", "UNSUPPORTED_WRITER_FEATURES")
     val appendOnly = pair("appendonly")
     appendOnly.txlog(create(dvs = true)).collect()
     appendOnly.txlog("INSERT INTO {t} VALUES (1, 'a', 'x')").collect()
