@@ -36,8 +36,8 @@ def summarise(results: list[dict], driver_memory: str, warmup: int) -> dict:
     last = results[0]["runs"][-1]
     if "files_written" in last:  # W10: what the (last) timed write added
         figure.update(files_written=last["files_written"], bytes_written=last["bytes_written"])
-    if "files_removed" in last:  # W19 (OPTIMIZE), W11 (overwrite): what the last run changed
-        keys = ("files_removed", "files_added", "bytes_added")
+    if "files_removed" in last:  # W19 (OPTIMIZE), W11, W20-W22: what the last run changed
+        keys = ("files_removed", "files_added", "bytes_added", "dv_files", "operation")
         figure.update({k: last[k] for k in keys if k in last})
     if "tables" in results[0]["runs"][0]:  # W15: each pass's tables, for golden_tables.compare
         figure["tables_runs"] = [run["tables"] for run in results[0]["runs"]]

@@ -80,15 +80,15 @@ def cached_table(name: str, generator: int, make: Callable[[Path], dict]) -> Tab
     return Table(directory / "table", manifest)
 
 
-def written_by_child(script: str, directory: Path, size: int) -> dict:
-    """Runs `script --write <directory>/table <size> --out F` (a table written by a child
-    process, e.g. with delta-spark) and returns the manifest fields it left in F."""
+def written_by_child(script: str, directory: Path, size: int, *extra: str) -> dict:
+    """Runs `script --write <directory>/table <size> --out F [extra ...]` (a table written by a
+    child process, e.g. with delta-spark) and returns the manifest fields it left in F."""
     import subprocess
     import sys
 
     out = directory / "generated.json"
     argv = [sys.executable, script, "--write", str(directory / "table"), str(size),
-            "--out", str(out)]  # fmt: skip
+            "--out", str(out), *extra]  # fmt: skip
     subprocess.run(argv, check=True)
     fields = json.loads(out.read_text())
     out.unlink()

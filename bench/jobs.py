@@ -1,9 +1,10 @@
-"""The workloads (W1-W19) at full or smoke scale, as jobs over generated tables.
+"""The workloads (W1-W22) at full or smoke scale, as jobs over generated tables.
 
 Load workloads have a second measured path, the file list (task `load_files`, job ids
 suffixed `-files`); W1, W2, W3 and W7 have a stat-less variant (`-nostats`) beside the default
 tables with realistic stats. W16 and W18 load through S3 with a delay on every request
-(s3_jobs.py: run.py serves their tables in place)."""
+(s3_jobs.py: run.py serves their tables in place). W20-W22 (row-level DML) run on a table
+with deletion vectors and, as `-cow` jobs, on the same table without them (copy-on-write)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 
 import appends
 import contention
+import dml_table
 import dv_table
 import gen_logs
 import golden_tables
@@ -38,6 +40,7 @@ class Scale:
     w19_files: int  # W19: small files OPTIMIZE compacts
     w18_objects: int  # W18: objects in the log (beside a copy of 1,000)
     w17_files: int  # W17: the W1 shape at its largest, with a 2 GiB driver heap
+    w20_rows: int  # W20-W22: rows of the DML table
 
 
 FULL = Scale(
@@ -51,11 +54,12 @@ FULL = Scale(
     w19_files=20_000,
     w18_objects=1_000_000,
     w17_files=100_000_000,
+    w20_rows=10_000_000,
 )
 SMOKE = Scale(
     w1_files=20_000, w2_commits=300, w4_files=(50_000, 100_000), w9_seconds=10, w14_files=2_000,
     w13_rows=200_000, w10_rows=200_000, w19_files=2_000, w18_objects=5_000,
-    w17_files=200_000,
+    w17_files=200_000, w20_rows=200_000,
 )
 
 
@@ -70,7 +74,7 @@ class Job:
     def files(self) -> int:
         """Live files in the snapshot the job produces (W14: data files on disk; W10: the files
         a Spark engine's timed write adds; W19: the small files OPTIMIZE compacts; W11: the
-        files its overwrite removes)."""
+        files its overwrite removes; W20-W22: the table's files before the DML)."""
         m = self.table.manifest
         if self.task.startswith("vacuum"):
             return m["num_files"] + m["vacuum"]["num_files"]
@@ -103,6 +107,26 @@ def human(n: int) -> str:
         if n >= size and n % (size // 10) == 0:
             return f"{n / size:g}{unit}"
     return str(n)
+
+
+def dml_specs(rows: int) -> list[tuple[str, str, str, int, str]]:
+    """W20-W22 on the table with deletion vectors, then their copy-on-write variants (`-cow`):
+    row-level DML of a `rows`-row table delta-spark wrote (dml_table.py)."""
+    merged, _ = dml_table.merge_shape(rows)
+    work = [
+        ("W20", "delete_rows", f"DELETE of 0.1% of the rows (`{dml_table.DELETE_WHERE}`)"),
+        ("W21", "merge_rows", f"MERGE upsert of {human(merged)} rows, half matched "
+         "(`whenMatched updateAll`, `whenNotMatched insertAll`)"),
+        ("W22", "update_rows", f"UPDATE of 1% of the rows (`{dml_table.UPDATE_WHERE}`: "
+         + ", ".join(f"{c} = {e}" for c, e in dml_table.UPDATE_SET.items()) + ")"),
+    ]  # fmt: skip
+    table = f"{human(rows)}-row table of {dml_table.files_for(rows)} files delta-spark wrote"
+    return [
+        (job_id + suffix, task, shape, rows, f"{what} of a {table}, {how}: a fresh copy each run")
+        for suffix, shape, how in (("", "w20", "deletion vectors enabled"),
+                                   ("-cow", "w20-cow", "without deletion vectors"))
+        for job_id, task, what in work
+    ]  # fmt: skip
 
 
 def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
@@ -227,6 +251,7 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         f"{human(scale.w19_files * optimize_files.ROWS_PER_FILE)} rows in {parts19} partitions, "
         f"into ~{parts19} (one per partition): a fresh copy each run",
     ))  # fmt: skip
+    specs += dml_specs(scale.w20_rows)
     shapes = {
         "w1": gen_logs.w1, "w2": gen_logs.w2, "w7": gen_logs.w7, "w14": vacuum_table.w14,
         "w1-nostats": lambda n: gen_logs.w1(n, "none"),
@@ -237,6 +262,8 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         "w10": write_data.w10,
         "w19": optimize_files.w19,
         "w18": gen_logs.w18,
+        "w20": dml_table.w20,
+        "w20-cow": lambda n: dml_table.w20(n, deletion_vectors=False),
     }  # fmt: skip
     tables: dict[tuple[str, int], gen_logs.Table] = {}  # w7 copies afresh: once per build
     chosen = []

@@ -275,6 +275,7 @@ def markdown(results: dict, plot_name: str) -> str:
     lines += report_sections.stats_effect(results, engines)
     lines += report_sections.writes(results, engines)
     lines += report_sections.optimize(results, engines)
+    lines += report_sections.dml(results, engines)
     lines += _before_after(results)
     lines += _cds_effect(results)
     lines += _checkpoint_effect(results, engines)

@@ -1,6 +1,7 @@
 """Sections of RESULTS.md for issue #13's measurements: the bare-scan floor beside txlog (W1,
 W4), the golden tables (W15) and the effect of stats (each job beside its `-nostats` row); for
-issue #32's, the writes (W10); and OPTIMIZE of small files (W19)."""
+issue #32's, the writes (W10); OPTIMIZE of small files (W19); and for issue #63's, row-level DML
+(W20-W22 and their copy-on-write variants)."""
 
 from __future__ import annotations
 
@@ -161,5 +162,36 @@ def optimize(results: dict, engines: list[str]) -> list[str]:
     return lines + _table(
         ["engine", "warm (s)", "cold (s)", "files removed", "files added", "MiB after",
          "warm ÷ delta-spark", "warm ÷ delta-rs"],
+        rows,
+    )  # fmt: skip
+
+
+def dml(results: dict, engines: list[str]) -> list[str]:
+    """W20-W22 (and `-cow`): each engine's DELETE, MERGE and UPDATE of the same table, what its
+    commit removed and added (deletion vectors or rewritten files), and txlog's ratios."""
+    jobs = [j for j in results["jobs"] if j.split("-")[0] in ("W20", "W21", "W22")]
+    rows = []
+    for job in jobs:
+        figures = {e: results["figures"][e].get(job, {}) for e in engines}
+        spark, rs = (figures.get(p, {}).get("warm_s") for p in ("delta-spark", "delta-rs"))
+        rows += [[job, e, _num(f["warm_s"]), _num(f["cold_s"]), f.get("operation") or "–",
+                  _num(f.get("files_removed"), 0), _num(f.get("files_added"), 0),
+                  _num(f.get("dv_files"), 0), _div(f["warm_s"], spark), _div(f["warm_s"], rs)]
+                 for e, f in figures.items() if f.get("status") == "ok"]  # fmt: skip
+    if not rows:
+        return []
+    table = results["tables"][results["jobs"][jobs[0]]["table"]]
+    lines = ["## Row-level DML (W20-W22): DELETE, MERGE and UPDATE of the same table", "",
+             f"The table delta-spark wrote: {table['rows']:,} rows in {table['num_files']:,} "
+             f"files of {table['size_in_bytes'] / 2**20:,.1f} MiB, unpartitioned; W20-W22 with "
+             "deletion vectors enabled, the `-cow` jobs on the same rows without them. Each run "
+             "changed a fresh copy from its path; the commit's removes and adds (and the adds "
+             "carrying a deletion vector) are those of the (last) timed run. Each run was "
+             "checked afterwards: exactly one new version, and the rows read back by the engine "
+             "aggregated to the answer computed from the ids (bench/dml_table.py).",
+             ""]  # fmt: skip
+    return lines + _table(
+        ["job", "engine", "warm (s)", "cold (s)", "operation", "files removed", "files added",
+         "with a deletion vector", "warm ÷ delta-spark", "warm ÷ delta-rs"],
         rows,
     )  # fmt: skip

@@ -2,7 +2,9 @@
 RESULTS.md): issue #13's (ratios to delta-rs unless said, both load paths: counts and the file
 list), the earlier ones it keeps, issue #31's (W12, W13: ratios to delta-spark), issue #32's
 (W10, writing rows: ratios to delta-spark; delta-rs's ratio is reported, with no target), W19's
-(OPTIMIZE of small files: the same) and "no worse than now" for the other workloads."""
+(OPTIMIZE of small files: the same), issue #63's (W20-W22, row-level DML on a table with deletion
+vectors: the same; the copy-on-write variants are reported, with no target) and "no worse than
+now" for the other workloads."""
 
 from __future__ import annotations
 
@@ -83,6 +85,11 @@ RATIOS = [
     Ratio("W10-overwrite", "warm_s", SPARK, 1.1, "write (warm)"),
     # OPTIMIZE of 20,000 small files into ~100 (W19).
     Ratio("W19", "warm_s", SPARK, 1.0, "optimize (warm)"),
+    # Issue #63: DELETE, MERGE and UPDATE of a 10M-row, 200-file table with deletion vectors
+    # (W20-W22); the copy-on-write variants (-cow) and delta-rs are reported, with no target.
+    Ratio("W20", "warm_s", SPARK, 0.8, "delete of 0.1% (warm)"),
+    Ratio("W21", "warm_s", SPARK, 1.0, "merge upsert (warm)"),
+    Ratio("W22", "warm_s", SPARK, 1.0, "update of 1% (warm)"),
     # Issue #33: the first load of a fresh job, small tables, contention, vacuum, object stores
     # (W16: 20 ms added to every request; W18: a log of 1M objects, beside one of 1,000) and
     # 100M files (W17). Jobs not built yet show "not measured".

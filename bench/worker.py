@@ -29,6 +29,7 @@ from pathlib import Path
 
 import appends
 import contention
+import dml_table
 import dv_table
 import gen_logs
 import golden_tables
@@ -320,6 +321,9 @@ TASKS = {
     "write_overwrite": lambda e, t, m: write_data.run(e, t, m, timed, "overwrite"),
     "optimize": lambda e, t, m: optimize_files.run(e, t, m, timed),
     "overwrite_large": lambda e, t, m: overwrite_large.run(e, t, m, timed),
+    "delete_rows": lambda e, t, m: dml_table.run(e, t, m, timed, "delete"),
+    "update_rows": lambda e, t, m: dml_table.run(e, t, m, timed, "update"),
+    "merge_rows": lambda e, t, m: dml_table.run(e, t, m, timed, "merge"),
 }
 
 

@@ -153,6 +153,29 @@ class Engine:
         built from the table's path, in one commit."""
         raise NotImplementedError
 
+    def merge_input(self, rows: int) -> object:
+        """W21: the engine's form of the MERGE source for the DML table of `rows` rows
+        (dml_table.py), built and materialized before timing."""
+        raise NotImplementedError
+
+    def delete_rows(self, path: str, predicate: str) -> None:
+        """W20: DELETE of the rows `predicate` (SQL) matches, from the table's path, in one
+        commit."""
+        raise NotImplementedError
+
+    def update_rows(self, path: str, predicate: str, assignments: dict[str, str]) -> None:
+        """W22: UPDATE of the rows `predicate` matches, `assignments` mapping columns to SQL
+        expressions, from the table's path, in one commit."""
+        raise NotImplementedError
+
+    def merge_upsert(
+        self, path: str, source: object, condition: str, source_alias: str, target_alias: str
+    ) -> None:
+        """W21: MERGE of merge_input()'s rows (named `source_alias`) into the table (named
+        `target_alias`) ON `condition`: WHEN MATCHED UPDATE SET * WHEN NOT MATCHED INSERT *,
+        from the table's path, in one commit."""
+        raise NotImplementedError
+
     def reset_heap_peak(self) -> None:
         """Starts a new heap-peak measurement (JVM engines)."""
 

@@ -131,3 +131,22 @@ class DeltaRs(Engine):
         # Its default target size is delta.targetFileSize or 100 MiB; one commit at the end.
         metrics = DeltaTable(path).optimize.compact()
         return Optimized(metrics["numFilesRemoved"], metrics["numFilesAdded"])
+
+    def merge_input(self, rows: int) -> pa.Table:
+        import dml_table
+
+        return dml_table.arrow_source(rows)  # in memory before timing
+
+    def delete_rows(self, path: str, predicate: str) -> None:
+        DeltaTable(path).delete(predicate)
+
+    def update_rows(self, path: str, predicate: str, assignments: dict[str, str]) -> None:
+        DeltaTable(path).update(updates=assignments, predicate=predicate)
+
+    def merge_upsert(
+        self, path: str, source: pa.Table, condition: str, source_alias: str, target_alias: str
+    ) -> None:
+        merge = DeltaTable(path).merge(
+            source, condition, source_alias=source_alias, target_alias=target_alias
+        )
+        merge.when_matched_update_all().when_not_matched_insert_all().execute()

@@ -130,11 +130,32 @@ class DeltaSpark(SparkEngine):
             return Vacuumed(None, None)
         return Vacuumed(df.count(), lambda: [r[0] for r in df.collect()])
 
+    def _delta_table(self, path: str):
+        """io.delta.tables.DeltaTable.forPath (through py4j), no cached DeltaLog reused."""
+        self._delta_log.clearCache()
+        return self.spark._jvm.io.delta.tables.DeltaTable.forPath(self.spark._jsparkSession, path)
+
     def optimize(self, path: str) -> Optimized:
         from pyspark.sql import DataFrame
 
-        self._delta_log.clearCache()
-        table = self.spark._jvm.io.delta.tables.DeltaTable.forPath(self.spark._jsparkSession, path)
+        table = self._delta_table(path)
         # executeCompaction runs the OPTIMIZE and returns one row: (path, metrics).
         metrics = DataFrame(table.optimize().executeCompaction(), self.spark).collect()[0][1]
         return Optimized(metrics["numFilesRemoved"], metrics["numFilesAdded"])
+
+    def delete_rows(self, path: str, predicate: str) -> None:
+        self._delta_table(path).delete(predicate)
+
+    def update_rows(self, path: str, predicate: str, assignments: dict[str, str]) -> None:
+        set_ = self.spark._jvm.java.util.HashMap()
+        for column, expression in assignments.items():
+            set_.put(column, expression)
+        self._delta_table(path).updateExpr(predicate, set_)
+
+    def merge_upsert(
+        self, path: str, source, condition: str, source_alias: str, target_alias: str
+    ) -> None:
+        table = self._delta_table(path).alias(target_alias)
+        merge = table.merge(source.alias(source_alias)._jdf, condition)
+        # execute() runs the MERGE (and returns its one-row metrics, not needed here).
+        merge.whenMatched().updateAll().whenNotMatched().insertAll().execute()

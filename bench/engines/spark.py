@@ -37,6 +37,11 @@ class SparkEngine(Engine):
 
         return write_data.spark_frame(self.spark, start, end, slices)  # cached and counted
 
+    def merge_input(self, rows: int):
+        import dml_table
+
+        return dml_table.spark_source(self.spark, rows)  # cached and counted
+
     def _heap_pools(self) -> list:
         management = self.spark._jvm.java.lang.management.ManagementFactory
         return [

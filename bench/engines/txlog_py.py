@@ -142,6 +142,27 @@ class Txlog(SparkEngine):
         r = log.optimize()
         return Optimized(r.num_removed_files, r.num_added_files)
 
+    def delete_rows(self, path: str, predicate: str) -> None:
+        log = self._log(path)
+        if not hasattr(log, "delete"):
+            raise Unavailable("txlog.DeltaLog.delete does not exist yet")
+        log.delete(predicate)
+
+    def update_rows(self, path: str, predicate: str, assignments: dict[str, str]) -> None:
+        log = self._log(path)
+        if "set" not in inspect.signature(log.update).parameters:
+            raise Unavailable("txlog.DeltaLog.update(condition, set=...) does not exist yet")
+        log.update(predicate, set=assignments)
+
+    def merge_upsert(
+        self, path: str, source, condition: str, source_alias: str, target_alias: str
+    ) -> None:
+        log = self._log(path)
+        if not hasattr(log, "merge"):
+            raise Unavailable("txlog.DeltaLog.merge does not exist yet")
+        merge = log.merge(source.alias(source_alias), condition, target_alias=target_alias)
+        merge.when_matched_update_all().when_not_matched_insert_all().execute()
+
 
 class TxlogBaseline(Txlog):
     """txlog as built in another checkout (`run.py --baseline DIR`, e.g. a git worktree of an
