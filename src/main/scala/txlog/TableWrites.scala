@@ -20,11 +20,10 @@ trait TableWrites { self: DeltaLog =>
     * as SQL's `DELETE FROM` does: by deletion vectors where the table enables them
     * (`delta.enableDeletionVectors`), else by rewriting the files holding matched rows
     * (copy-on-write). Copy-on-write on a table recording the change data feed writes the deleted
-    * rows as change data files (by deletion vectors none is needed: the feed reads the deleted
-    * rows from the vectors), as delta-spark does. INVALID_ARGUMENT for a
-    * predicate that does not parse or names no column of the table, APPEND_ONLY_VIOLATION on an
-    * append-only table, a conflict error when a concurrent commit changes files the delete depends
-    * on.
+    * rows as change data files (by deletion vectors none is needed: the feed reads the deleted rows
+    * from the vectors), as delta-spark does. INVALID_ARGUMENT for a predicate that does not parse
+    * or names no column of the table, APPEND_ONLY_VIOLATION on an append-only table, a conflict
+    * error when a concurrent commit changes files the delete depends on.
     *
     * {{{
     * val r = log.delete("date < '2024-01-01' AND region = 'eu'")

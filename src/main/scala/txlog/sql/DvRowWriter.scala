@@ -4,7 +4,12 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Expression, JoinedRow, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{
+  Expression,
+  GenericInternalRow,
+  JoinedRow,
+  UnsafeProjection
+}
 import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, WriterCommitMessage}
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -16,12 +21,15 @@ import txlog.write.DvDelete.Touched
   * followed by one boolean column per check, whose values `checks` (bound to the table's columns,
   * `txlog.write.RowChecks.bound`) give; a false one fails the task with CONSTRAINT_VIOLATION before
   * anything is committed. On a table recording the change data feed, `changes` writes each new row
-  * again, with its change type, as change data (`txlog.write.DmlChangeData`).
+  * again, with its change type, as change data (`txlog.write.DmlChangeData`). `tracked`: the rows
+  * have the materialized row id and row commit version columns after the table's
+  * (`txlog.write.RowIdsKept`).
   */
 private[txlog] final case class NewRows(
     spec: DataFiles.TaskSpec,
     checks: Seq[Expression],
-    changes: Option[DataFiles.TaskSpec] = None
+    changes: Option[DataFiles.TaskSpec] = None,
+    tracked: Boolean = false
 )
 
 /** Makes one [[DvRowWriter]] a task (serialized to the executors); `data` is how an UPDATE's or
@@ -39,7 +47,8 @@ private[txlog] final class DvRowWriterFactory(
       data.map(_.spec.task(partitionId)),
       data.fold(Seq.empty[Expression])(_.checks),
       data.flatMap(_.changes).map(_.task(partitionId)),
-      notes
+      notes,
+      data.exists(_.tracked)
     )
 }
 
@@ -48,14 +57,18 @@ private[txlog] final class DvRowWriterFactory(
   * deletion vector ([[DvDeletion]]); an updated row's new values, and a MERGE's inserted rows,
   * written into the task's new data files (`data`, with statistics, NOT NULL checks and the table's
   * `checks`, evaluated on each new row); with `changes` each new row written again as change data,
-  * `update_postimage` or `insert`; with `notes` the rows updated and deleted noted apart.
+  * `update_postimage` or `insert`; with `notes` the rows updated and deleted noted apart; with
+  * `tracked` each new row written with its materialized row id (an updated row's old one, read from
+  * `metadata`; null for an inserted row, which gets a fresh one) and a null row commit version (the
+  * commit's).
   */
 private[txlog] final class DvRowWriter(
     target: DeletionVectorWriter.Target,
     data: Option[DataFiles.TaskWrite],
     checks: Seq[Expression],
     changes: Option[DataFiles.TaskWrite] = None,
-    notes: Boolean = false
+    notes: Boolean = false,
+    tracked: Boolean = false
 ) extends DeltaWriter[InternalRow] {
 
   private val deletion = new DvDeletion(target, notes)
@@ -75,15 +88,21 @@ private[txlog] final class DvRowWriter(
 
   override def update(metadata: InternalRow, id: InternalRow, row: InternalRow): Unit = {
     mark(metadata, id, true)
-    newRow(row, DvRowWriter.Postimage)
+    val ids = if (tracked) new GenericInternalRow(Array[Any](metadata.getLong(1), null)) else null
+    newRow(row, DvRowWriter.Postimage, ids)
     updated += 1
   }
 
-  override def insert(row: InternalRow): Unit = newRow(row, DvRowWriter.Inserted)
+  override def insert(row: InternalRow): Unit =
+    newRow(row, DvRowWriter.Inserted, if (tracked) DvRowWriter.FreshIds else null)
 
-  private def newRow(row: InternalRow, change: InternalRow): Unit = data match {
+  /** Writes `row` (the table's columns) followed by `ids` (the materialized row tracking columns,
+    * when `tracked`) and the checks' columns; with `changes`, `row` again with `change`.
+    */
+  private def newRow(row: InternalRow, change: InternalRow, ids: InternalRow): Unit = data match {
     case Some(w) =>
-      w.add(checked.fold(row)(c => new JoinedRow(row, c(row))))
+      val full = if (ids == null) row else new JoinedRow(row, ids)
+      w.add(checked.fold(full)(c => new JoinedRow(full, c(row))))
       changes.foreach(_.add(new JoinedRow(row, change)))
     case None => throw new UnsupportedOperationException("A txlog DELETE inserts no row.")
   }
@@ -108,6 +127,9 @@ private[txlog] final class DvRowWriter(
 private[txlog] object DvRowWriter {
   val Postimage: InternalRow = InternalRow(UTF8String.fromString("update_postimage"))
   val Inserted: InternalRow = InternalRow(UTF8String.fromString("insert"))
+
+  /** An inserted row's materialized row id and row commit version: none (the file's). */
+  val FreshIds: InternalRow = new GenericInternalRow(Array[Any](null, null))
 }
 
 /** A task's new deletion vectors, one per file it touched, the data files it wrote (rows of

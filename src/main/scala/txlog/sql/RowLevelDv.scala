@@ -23,12 +23,12 @@ import org.apache.spark.sql.connector.write.{
   WriterCommitMessage
 }
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.StringType
+import org.apache.spark.sql.types.{LongType, StringType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import txlog.{DeltaLog, Snapshot}
 import txlog.deletionvectors.DeletionVectorWriter
-import txlog.write.{DataFiles, DmlChangeData, DvDelete, FilePlan, RowChecks}
+import txlog.write.{DataFiles, DmlChangeData, DvDelete, FilePlan, RowChecks, RowIdsKept}
 
 /** SQL `DELETE FROM` with a condition on data columns, `UPDATE` and `MERGE INTO`, as a delta-based
   * row-level operation of Spark's (`SupportsDelta`): Spark scans the table with each row's id
@@ -83,7 +83,7 @@ private[txlog] final class RowLevelDv(
 
   override def requiredMetadataAttributes()
       : Array[org.apache.spark.sql.connector.expressions.NamedReference] =
-    RowLevelColumns.required
+    RowLevelColumns.required(snapshot.config.rowTracking)
 
   // an update is one call with the row's id and new values: one DV mark and one row written
   override def representUpdateAsDeleteAndInsert(): Boolean = false
@@ -164,8 +164,14 @@ private[txlog] final class DvRowWrite(
         // the table's CHECK constraints, invariants and CHAR / VARCHAR limits, on every new row
         val checks = RowChecks.of(ctx.root, md)
         val bound = RowChecks.bound(snapshot.spark, ctx.root, md.schema, checks)
-        val schema = RowChecks.withCheckColumns(md.schema, checks)
-        val spec = DataFiles.TaskSpec(snapshot.spark, schema, ctx.table, plan, checks.map(_.name))
+        // on a table with row tracking: the materialized row id and row commit version columns
+        // after the table's (an updated row's old id, null for the commit's version)
+        val tracking = RowIdsKept.columns(snapshot)
+        val columns = tracking.foldLeft(md.schema)((s, c) => s.add(c, LongType))
+        val files = plan.copy(fileSchema = tracking.foldLeft(plan.fileSchema)(_.add(_, LongType)))
+        val schema = RowChecks.withCheckColumns(columns, checks)
+        val spec =
+          DataFiles.TaskSpec(snapshot.spark, schema, ctx.table, files, checks.map(_.name))
         // the new rows again as change data, with their change type after the table's columns
         val changes =
           if (!changeData) None
@@ -174,7 +180,7 @@ private[txlog] final class DvRowWrite(
             val columns = md.schema.add(FilePlan.ChangeTypeColumn, StringType)
             Some(DataFiles.TaskSpec(snapshot.spark, columns, ctx.table, cdc, Nil))
           }
-        Some(NewRows(spec, bound, changes))
+        Some(NewRows(spec, bound, changes, tracked = tracking.nonEmpty))
       }
     val notes = changeData && command == RowLevelOperation.Command.MERGE
     new DvRowBatch(log, snapshot, command.toString, target, data, notes, filters, started, capture)

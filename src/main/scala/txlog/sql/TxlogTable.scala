@@ -87,7 +87,7 @@ private[txlog] final class TxlogTable(
     */
   override def metadataColumns(): Array[MetadataColumn] =
     (FileMetadata.column(snapshot).toSeq ++
-      RowLevelColumns.columns(snapshot.metadata.schema)).toArray
+      RowLevelColumns.columns(snapshot.metadata.schema, snapshot.config.rowTracking)).toArray
 
   /** Whether `filters` (a DELETE's condition) name partition columns only, each with a SQL form:
     * then [[deleteWhere]] removes whole files, reading no data.

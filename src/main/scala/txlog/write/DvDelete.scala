@@ -53,8 +53,9 @@ private[txlog] object DvDelete {
     * without deletion vectors is changed copy-on-write ([[CopyOnWrite]]); with row tracking that is
     * refused (the copied rows would need their row ids kept). An UPDATE or MERGE also writes new
     * rows, checked in the tasks against the table's CHECK constraints, invariants and CHAR /
-    * VARCHAR limits: tables with generated columns, row tracking (the updated rows keep their ids),
-    * identity columns or an unsupported column mapping mode are refused.
+    * VARCHAR limits, and on tables with row tracking with the updated rows' ids ([[RowIdsKept]]):
+    * tables with generated columns, identity columns or an unsupported column mapping mode are
+    * refused.
     */
   def check(ctx: TableContext, snap: Snapshot, operation: String = "DELETE"): Unit = {
     val writesRows = operation != "DELETE"
@@ -67,13 +68,13 @@ private[txlog] object DvDelete {
       .checkDataCommit(ctx.root, snap.version, snap.protocol, snap.metadata, "delete")
     val c = snap.config
     if (c.appendOnly) throw TxlogErrors.appendOnlyViolation(ctx.root)
-    if (c.rowTracking && (writesRows || CopyOnWrite.applies(snap))) {
-      val why =
-        if (writesRows) "the updated rows would need their old row ids"
-        else
-          "a table without deletion vectors is rewritten, and the copied rows would need " +
-            "their row ids"
-      throw TxlogErrors.unsupportedWriteFeature(ctx.root, s"row tracking with $what ($why)")
+    if (c.rowTracking && CopyOnWrite.applies(snap)) {
+      // by deletion vectors, the updated rows keep their ids (RowIdsKept)
+      throw TxlogErrors.unsupportedWriteFeature(
+        ctx.root,
+        s"row tracking with $what on a table without deletion vectors (the files are " +
+          "rewritten, and the copied rows would need their row ids and commit versions kept)"
+      )
     }
     if (writesRows) {
       // CHECK constraints, invariants and CHAR / VARCHAR limits are checked on the new rows

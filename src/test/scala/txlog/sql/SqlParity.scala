@@ -38,4 +38,33 @@ trait SqlParity extends SparkSuite with DeltaRsReadsBack {
   }
 
   protected def versionOf(table: String): Long = latest(table).getAs[Long]("version")
+
+  /** Each row's `_metadata.row_id` and `row_commit_version`, by its `id` (unique in the table). */
+  protected def rowIds(table: String): Map[Long, (Long, Long)] = spark
+    .sql(s"SELECT id, _metadata.row_id, _metadata.row_commit_version FROM $table")
+    .collect()
+    .map(r => r.getLong(0) -> (r.getLong(1), r.getLong(2)))
+    .toMap
+
+  /** What row tracking asks of a DML committed as `version` that took the table's rows from
+    * `before` to `after` ([[rowIds]]): every row left keeps its id, new rows get ids no row had or
+    * has, and a row's commit version is either unchanged or `version`. Returns the ids of the rows
+    * whose version moved (the rows the statement changed).
+    */
+  protected def rowIdsKept(
+      before: Map[Long, (Long, Long)],
+      after: Map[Long, (Long, Long)],
+      version: Long
+  ): Set[Long] = {
+    val kept = after.keySet.intersect(before.keySet)
+    kept.foreach(id => assert(after(id)._1 == before(id)._1, s"row $id: $before -> $after"))
+    val fresh = after.keySet -- before.keySet
+    val freshIds = fresh.toSeq.map(after(_)._1)
+    assert(freshIds.distinct.size == freshIds.size, s"fresh row ids repeat: $after")
+    assert(freshIds.forall(i => !before.values.exists(_._1 == i)), s"$before -> $after")
+    assert(fresh.forall(id => after(id)._2 == version), s"new rows' versions: $after")
+    val moved = kept.filter(id => after(id)._2 != before(id)._2)
+    moved.foreach(id => assert(after(id)._2 == version, s"row $id: $before -> $after"))
+    moved
+  }
 }
