@@ -5,6 +5,7 @@ import java.util.UUID
 
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
+import org.apache.spark.sql.catalyst.plans.logical.LocalRelation
 import org.apache.spark.sql.functions._
 
 import txlog.config.TxlogConf
@@ -58,12 +59,35 @@ private[txlog] object CommitBody {
     else {
       val lines = pieces.reduce(_ unionByName _)
       val head = Jobs.named(spark, s"read the commit actions for ${table.root}") {
-        lines.take(DriverActions + 1).toSeq
+        localHead(pieces).getOrElse(lines.take(DriverActions + 1).toSeq)
       }
       val bytes = head.iterator.map(r => lineBytes(r.getAs[String]("line"))).sum
       if (head.length <= DriverActions && bytes <= maxDriverBytes(spark)) onDriver(table, head)
       else distributed(spark, table, lines)
     }
+
+  /** The first [[DriverActions]] + 1 lines of `pieces` when each is rows on the driver once
+    * optimized (projections of a local relation, as a small commit's staged inputs are: a DELETE's
+    * touched files, say): taken piece by piece in the first piece's column order, which runs no
+    * Spark job, where the union of them would run one per piece. None otherwise.
+    */
+  private def localHead(pieces: Seq[DataFrame]): Option[Seq[Row]] = {
+    val columns = pieces.head.columns.toSeq.map(c => col(s"`${c.replace("`", "``")}`"))
+    val ordered = pieces.map(_.select(columns: _*))
+    if (!ordered.forall(_.queryExecution.optimizedPlan.isInstanceOf[LocalRelation])) None
+    else {
+      val rows = Vector.newBuilder[Row]
+      var left = DriverActions + 1
+      ordered.foreach { piece =>
+        if (left > 0) {
+          val taken = piece.take(left)
+          rows ++= taken
+          left -= taken.length
+        }
+      }
+      Some(rows.result())
+    }
+  }
 
   /** [[build]] of lines already computed on the driver (`rows`, as [[FileActionLines]] gives them:
     * [[LocalLines]]): checked there when they fit the driver budget, else by `pieces` (the same

@@ -151,31 +151,41 @@ private[txlog] object DvDelete {
       val txn = Transaction.at(ctx, snap)
       val rows = touched.map(t => Row(t.path, t.dv.toRow, t.oldCardinality))
       val local = spark.createDataFrame(spark.sparkContext.parallelize(rows, 1), touchedSchema)
-      val files = txn.readFiles().join(broadcast(local), Seq("path"))
-      val records = col("stats_parsed.numRecords")
-      val whole = coalesce(col(s"${DvUpdates.NewDv}.cardinality") === records, lit(false))
-      val had = col("oldCardinality") > 0
-      val m =
-        if (touched.isEmpty) Row.fromSeq(Seq.fill(7)(0L))
+      val joined = txn.readFiles().join(broadcast(local), Seq("path"))
+      // the touched files' entries read once, onto the driver when the commit itself would hold
+      // them there (CommitBody.DriverActions): the counts, removes and adds below run no job then
+      val files =
+        if (touched.isEmpty || touched.length > txlog.txn.CommitBody.DriverActions) joined
+        else {
+          val got = Jobs.named(spark, s"read the files a $operation changes in ${ctx.root}") {
+            joined.collect()
+          }
+          spark.createDataFrame(java.util.Arrays.asList(got: _*), joined.schema)
+        }
+      val newDv = col(s"${DvUpdates.NewDv}.cardinality")
+      val whole = coalesce(newDv === col("stats_parsed.numRecords"), lit(false))
+      // per touched file (one small row each, as `touched` itself): removed whole, its size,
+      // whether it had a vector, the rows its new vector adds
+      val per =
+        if (touched.isEmpty) Array.empty[Row]
         else {
           Jobs.named(spark, s"count the files a $operation changes in ${ctx.root}") {
             files
-              .agg(
-                count(lit(1)),
-                coalesce(sum(when(whole, 1L).otherwise(0L)), lit(0L)),
-                coalesce(sum(when(whole, col("size")).otherwise(0L)), lit(0L)),
-                coalesce(sum(when(had, 1L).otherwise(0L)), lit(0L)),
-                coalesce(sum(when(!whole && had, 1L).otherwise(0L)), lit(0L)),
-                coalesce(
-                  sum(col(s"${DvUpdates.NewDv}.cardinality") - col("oldCardinality")),
-                  lit(0L)
-                ),
-                coalesce(sum(col("size")), lit(0L))
-              )
+              .select(whole, col("size"), col("oldCardinality") > 0, newDv - col("oldCardinality"))
               .collect()
-              .head
           }
         }
+      def total(rows: Iterable[Row], f: Row => Long) = rows.iterator.map(f).sum
+      val removedWhole = per.filter(_.getBoolean(0))
+      val m = Row(
+        per.length.toLong,
+        removedWhole.length.toLong,
+        total(removedWhole, _.getLong(1)),
+        per.count(_.getBoolean(2)).toLong,
+        per.count(r => !r.getBoolean(0) && r.getBoolean(2)).toLong,
+        total(per, r => if (r.isNullAt(3)) 0L else r.getLong(3)),
+        total(per, _.getLong(1))
+      )
       if (m.getLong(0) != touched.length) {
         throw TxlogErrors.invalidCommitActions(
           ctx.root,

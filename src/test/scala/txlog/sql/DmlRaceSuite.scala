@@ -11,6 +11,12 @@ import txlog.sql.DmlStatements.Clause
   * of it lands, no deleted row comes back, and run again it lands once. A blind append does not
   * conflict (WriteSerializable, as delta-spark's ConflictChecker): both land. The rows at the end
   * are read by delta-spark.
+  *
+  * And racing for real: threads running txlog's MERGE and DELETE, delta-spark's DELETE and OPTIMIZE
+  * and txlog's OPTIMIZE on one table at once, each operation tried up to three times when it
+  * conflicts (any other error fails the test); at the end every acknowledged change is in the table
+  * exactly once (a counter row incremented once per acknowledged MERGE, its inserted row once, the
+  * acknowledged deletes' rows gone) and nothing else changed, read by delta-spark and by txlog.
   */
 class DmlRaceSuite extends SparkSuite with txlog.testing.InTurn {
   override protected def turns = 2 // make test runs its inTurn tests in turn
@@ -89,6 +95,92 @@ class DmlRaceSuite extends SparkSuite with txlog.testing.InTurn {
   inTurn("txlog's OPTIMIZE first: the MERGE conflicts, nothing of it lands; then once") {
     val t = table("opt-txlog")
     conflicts(t)(assert(DeltaLog.forTable(spark, t).optimize().numRemovedFiles == 4))
+  }
+
+  /** Whether `e` is a writer's report of a concurrent commit: txlog's CONCURRENT_* error classes,
+    * or delta-spark's concurrent modification exceptions.
+    */
+  private def conflict(e: Throwable): Boolean =
+    txlog.testing.Causes.txlog(e).exists(_.errorClass.startsWith("CONCURRENT_")) ||
+      Iterator.iterate(e)(_.getCause).takeWhile(_ != null).exists { c =>
+        c.isInstanceOf[io.delta.exceptions.DeltaConcurrentModificationException] ||
+        c.getClass.getName.startsWith("io.delta.exceptions.Concurrent")
+      }
+
+  /** Runs `op` until it lands (true), at most three times; false when every try conflicted.
+    * Anything but a conflict fails the test.
+    */
+  private def acknowledged(op: => Unit): Boolean =
+    (1 to 3).exists { _ =>
+      try { op; true }
+      catch { case e: Throwable if conflict(e) => false }
+    }
+
+  inTurn(
+    "racing threads: txlog MERGE and DELETE, delta-spark DELETE and OPTIMIZE, txlog " +
+      "OPTIMIZE; every acknowledged change once"
+  ) {
+    val t = tempDir("threads").resolve("t").toString
+    spark.sql(
+      s"CREATE TABLE delta.`$t` (id BIGINT, part STRING, n INT) USING delta " +
+        "PARTITIONED BY (part) TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+    )
+    for (from <- Seq(0, 20)) {
+      spark.sql(
+        s"INSERT INTO delta.`$t` SELECT /*+ REPARTITION(2) */ id, IF(id % 2 = 0, 'a', 'b'), 0 " +
+          s"FROM range($from, ${from + 20})"
+      )
+    }
+    val ops = 3
+    def log = DeltaLog.forTable(spark, t)
+    // each worker's acknowledged operations, by index
+    val workers: Seq[(String, Int => Unit)] = Seq(
+      // counter row 2 incremented, row 500 + i inserted
+      "merge" -> { i =>
+        val source = spark.sql(s"SELECT * FROM VALUES (2L), (${500 + i}L) AS s(id)").as("s")
+        log
+          .merge(source, "target.id = s.id")
+          .whenMatched()
+          .update(Map("n" -> "target.n + 1"))
+          .whenNotMatched()
+          .insert(Map("id" -> "s.id", "part" -> "'a'", "n" -> "0"))
+          .execute()
+        ()
+      },
+      "txlog delete" -> { i => log.delete(s"id = ${10 + i}"); () },
+      "delta-spark delete" -> { i =>
+        spark.sql(s"DELETE FROM delta.`$t` WHERE id = ${20 + i}").collect(); ()
+      },
+      "optimize" -> { i =>
+        if (i % 2 == 0) spark.sql(s"OPTIMIZE delta.`$t`").collect() else log.optimize()
+        ()
+      }
+    )
+    val pool = java.util.concurrent.Executors.newFixedThreadPool(workers.size)
+    val done =
+      try {
+        val futures = workers.map { case (name, op) =>
+          name -> pool.submit(new java.util.concurrent.Callable[Seq[Boolean]] {
+            override def call(): Seq[Boolean] = (0 until ops).map(i => acknowledged(op(i)))
+          })
+        }
+        futures.map { case (name, f) => name -> f.get(10, java.util.concurrent.TimeUnit.MINUTES) }
+      } finally pool.shutdownNow()
+    val acked = done.toMap.map { case (name, results) =>
+      name -> results.zipWithIndex.collect { case (true, i) => i }.toSet
+    }
+    val merged = acked("merge")
+    val gone = acked("txlog delete").map(10L + _) ++ acked("delta-spark delete").map(20L + _)
+    val ids = ((0L until 40L).toSet -- gone) ++ merged.map(500L + _)
+    val expected = ids.toSeq.map(id => s"{$id, ${if (id == 2L) merged.size else 0}}").sorted
+    val context = s"acknowledged: $acked"
+    withClue(context) {
+      // the race exercised txlog's DML: some of it landed among the others' commits
+      assert(acked("merge").nonEmpty || acked("txlog delete").nonEmpty)
+      // delta-spark's reader and txlog's: every row once, every acknowledged change in it
+      assert(Rows.sorted(spark.read.format("delta").load(t).select("id", "n")) == expected)
+      assert(Rows.sorted(DeltaLog.forTable(spark, t).read().select("id", "n")) == expected)
+    }
   }
 
   inTurn("delta-spark's DELETE of a row of the same file first: a conflict; then both") {

@@ -207,7 +207,7 @@ class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
     assert(!new java.io.File(p.txlogPath, "_change_data").exists())
   }
 
-  test("UPDATE, MERGE and DELETE with the change data feed on: delta-spark's table_changes") {
+  inTurn("UPDATE, MERGE and DELETE with the change data feed on: delta-spark's table_changes") {
     for (dvs <- Seq(true, false)) {
       val p = pair(if (dvs) "cdfdml" else "cdfcow")
       p.both(create(dvs).dropRight(1) + ", 'delta.enableChangeDataFeed' = 'true')")
@@ -249,7 +249,7 @@ class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
     }
   }
 
-  test("UPDATE and MERGE with row tracking: updated rows keep their ids, as delta-spark's") {
+  inTurn("UPDATE and MERGE with row tracking: updated rows keep their ids, as delta-spark's") {
     val p = pair("trackeddml")
     p.both(create(dvs = true).dropRight(1) + ", 'delta.enableRowTracking' = 'true')")
     p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
