@@ -98,8 +98,8 @@ trait TableWrites { self: DeltaLog =>
     * removes the compacted files and adds the new ones with `dataChange` false, so readers of the
     * change data feed and streams see no change; every older version still reads. With `dryRun`
     * nothing is written and the result says what would be. INVALID_ARGUMENT for a bad `where` or
-    * size; UNSUPPORTED_WRITER_FEATURES on tables with row tracking (the rewritten rows would get
-    * new row ids). A bin one of whose files a concurrent commit removed (or gave another deletion
+    * size. On tables with row tracking the rewritten rows keep their row ids and commit versions
+    * (materialized). A bin one of whose files a concurrent commit removed (or gave another deletion
     * vector) is left out and the other bins committed (`numConflictedBins` counts them).
     *
     * {{{

@@ -10,7 +10,7 @@ import org.apache.spark.sql.execution.datasources.{
   FileScanRDD,
   PartitionedFile
 }
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{LongType, StructField, StructType}
 
 import txlog.Snapshot
 import txlog.deletionvectors.DvDescriptor
@@ -39,12 +39,18 @@ private[txlog] object FileGroups {
     * `vectors` gives some files (by URI) the deletion vector to read them with in place of their
     * own (which it must include: a copy-on-write DML's vectors, the old one merged in); the files
     * are then read as on a table with deletion vectors even if this one has none.
+    *
+    * With `rowIds` (a table with row tracking enabled) each row also has its row id and row commit
+    * version (`_metadata.row_id`, `row_commit_version`: the materialized values, else the file's
+    * base row id plus the row's index and its default commit version) after the data columns, for a
+    * rewrite to keep them ("Row Tracking": rows copied into new files keep both).
     */
   def rows(
       snapshot: Snapshot,
       only: DataFrame,
       groups: Seq[Seq[String]],
-      vectors: Map[String, DvDescriptor] = Map.empty
+      vectors: Map[String, DvDescriptor] = Map.empty,
+      rowIds: Boolean = false
   ): (RDD[InternalRow], StructType) = {
     val spark = snapshot.spark
     val spec = ReadSpec(snapshot)
@@ -81,18 +87,25 @@ private[txlog] object FileGroups {
     }
     val partitionNames = table.partitionSchema.fieldNames.toSet
     val data = StructType(table.dataSchema.fields.filterNot(f => partitionNames(f.name)))
+    val tracking =
+      if (!rowIds) Nil
+      else {
+        Seq(RowTrackingRead.RowIdColumn, RowTrackingRead.RowCommitVersionColumn)
+          .map(StructField(_, LongType, nullable = false))
+      }
+    val required = StructType(data.fields ++ tracking)
     // rows one at a time, as the writer takes them (no batches handed on)
     val options = Map(FileFormat.OPTION_RETURNING_BATCH -> "false")
     val read = new TableParquetFormat(table).buildReaderWithPartitionValues(
       spark,
       data,
       table.partitionSchema,
-      data,
+      required,
       Nil,
       options,
       spark.sessionState.newHadoopConfWithOptions(options)
     )
-    val schema = StructType(data.fields ++ table.partitionSchema.fields)
+    val schema = StructType(required.fields ++ table.partitionSchema.fields)
     val rdd = new FileScanRDD(
       spark,
       read,

@@ -168,7 +168,7 @@ private[txlog] final class DvRowWrite(
         // after the table's (an updated row's old id, null for the commit's version)
         val tracking = RowIdsKept.columns(snapshot)
         val columns = tracking.foldLeft(md.schema)((s, c) => s.add(c, LongType))
-        val files = plan.copy(fileSchema = tracking.foldLeft(plan.fileSchema)(_.add(_, LongType)))
+        val files = FilePlan.withRowIds(plan, tracking)
         val schema = RowChecks.withCheckColumns(columns, checks)
         val spec =
           DataFiles.TaskSpec(snapshot.spark, schema, ctx.table, files, checks.map(_.name))

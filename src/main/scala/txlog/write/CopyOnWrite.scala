@@ -68,8 +68,13 @@ private[txlog] object CopyOnWrite {
     )
     val groups = pack(spark, entries).map(_.sortBy(_.partition).map(_.uri))
     val vectors = entries.map(e => e.uri -> e.dv).toMap
-    val (rows, schema) = FileGroups.rows(snap, paths, groups, vectors)
-    val plan = FilePlan.of(ctx.root, snap.protocol, snap.metadata, dataChange = true)
+    // on a table with row tracking the copied rows keep their ids and commit versions
+    val tracking = RowIdsKept.columns(snap)
+    val (rows, schema) = FileGroups.rows(snap, paths, groups, vectors, tracking.nonEmpty)
+    val plan = FilePlan.withRowIds(
+      FilePlan.of(ctx.root, snap.protocol, snap.metadata, dataChange = true),
+      tracking
+    )
     DataFiles.writeRows(spark, rows, schema, ctx.table, plan, Nil)
   }
 

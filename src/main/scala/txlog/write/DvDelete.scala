@@ -50,12 +50,11 @@ private[txlog] object DvDelete {
   /** Refuses, typed and before anything is written, a table a DELETE, UPDATE or MERGE (`operation`)
     * may not change: one whose protocol this writer does not support or that is append-only. A
     * table recording the change data feed gets change data files ([[DmlChangeData]]). A table
-    * without deletion vectors is changed copy-on-write ([[CopyOnWrite]]); with row tracking that is
-    * refused (the copied rows would need their row ids kept). An UPDATE or MERGE also writes new
-    * rows, checked in the tasks against the table's CHECK constraints, invariants and CHAR /
-    * VARCHAR limits, and on tables with row tracking with the updated rows' ids ([[RowIdsKept]]):
-    * tables with generated columns, identity columns or an unsupported column mapping mode are
-    * refused.
+    * without deletion vectors is changed copy-on-write ([[CopyOnWrite]]; with row tracking the
+    * copied rows keep their ids and commit versions). An UPDATE or MERGE also writes new rows,
+    * checked in the tasks against the table's CHECK constraints, invariants and CHAR / VARCHAR
+    * limits, and on tables with row tracking with the updated rows' ids ([[RowIdsKept]]): tables
+    * with generated columns, identity columns or an unsupported column mapping mode are refused.
     */
   def check(ctx: TableContext, snap: Snapshot, operation: String = "DELETE"): Unit = {
     val writesRows = operation != "DELETE"
@@ -68,14 +67,6 @@ private[txlog] object DvDelete {
       .checkDataCommit(ctx.root, snap.version, snap.protocol, snap.metadata, "delete")
     val c = snap.config
     if (c.appendOnly) throw TxlogErrors.appendOnlyViolation(ctx.root)
-    if (c.rowTracking && CopyOnWrite.applies(snap)) {
-      // by deletion vectors, the updated rows keep their ids (RowIdsKept)
-      throw TxlogErrors.unsupportedWriteFeature(
-        ctx.root,
-        s"row tracking with $what on a table without deletion vectors (the files are " +
-          "rewritten, and the copied rows would need their row ids and commit versions kept)"
-      )
-    }
     if (writesRows) {
       // CHECK constraints, invariants and CHAR / VARCHAR limits are checked on the new rows
       // (RowChecks.bound); a generated column would need its value computed again, as

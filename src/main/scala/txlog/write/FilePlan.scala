@@ -2,7 +2,7 @@ package txlog.write
 
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.functions.{col, lit}
-import org.apache.spark.sql.types.{StringType, StructType}
+import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
 import txlog.protocol.TableConfiguration
 import txlog.{Metadata, Protocol}
@@ -48,6 +48,17 @@ private[txlog] object FilePlan {
       md.schema
     )
   }
+
+  /** `plan` writing, after the data columns, the table's materialized row tracking columns
+    * `columns` (their physical names, as [[RowIdsKept.columns]] gives them; none: `plan` itself):
+    * longs, a row's id and commit version kept through a rewrite or an update.
+    *
+    * {{{
+    * val plan = FilePlan.withRowIds(FilePlan.of(root, p, md, true), RowIdsKept.columns(snap))
+    * }}}
+    */
+  def withRowIds(plan: FilePlan, columns: Seq[String]): FilePlan =
+    plan.copy(fileSchema = columns.foldLeft(plan.fileSchema)(_.add(_, LongType)))
 
   /** The directory change data files go under, in the table's root. */
   val ChangeDataDir = "_change_data"

@@ -80,9 +80,6 @@ private[txlog] object Optimize {
       snap.metadata,
       if (purge) "purge" else "optimize"
     )
-    if (snap.config.rowTracking) {
-      throw TxlogErrors.unsupportedWriteFeature(ctx.root, "row tracking (for OPTIMIZE)")
-    }
     val all = snap.allFiles
     val files = where.fold(all) { w =>
       all.where(PartitionPredicate.onFiles(ctx.spark, "where", w, snap.metadata))
@@ -198,8 +195,13 @@ private[txlog] object Optimize {
       new StructType().add("path", StringType)
     )
     val uris = bins.map(_.map(c => FileKeys.canonicalPath(ctx.root, c.path).toUri.toString))
-    val (rows, schema) = FileGroups.rows(snap, paths, uris)
-    val plan = FilePlan.of(ctx.root, snap.protocol, snap.metadata, dataChange = false)
+    // on a table with row tracking the rows keep their ids and commit versions
+    val tracking = RowIdsKept.columns(snap)
+    val (rows, schema) = FileGroups.rows(snap, paths, uris, rowIds = tracking.nonEmpty)
+    val plan = FilePlan.withRowIds(
+      FilePlan.of(ctx.root, snap.protocol, snap.metadata, dataChange = false),
+      tracking
+    )
     DataFiles.writeRows(spark, rows, schema, ctx.table, plan, Nil)
   }
 

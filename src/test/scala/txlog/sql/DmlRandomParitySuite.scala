@@ -12,13 +12,13 @@ import txlog.scan.Rows
   * on: after every statement the same rows (read by txlog and by delta-spark at txlog's path, and
   * by delta-rs at the suite's end), a commit on both sides or on neither, the same operation and
   * the same row counts in its metrics; with the feed on, the same `table_changes` of the commit
-  * (read by delta-spark from both tables and by txlog from its own), and, by deletion vectors, row
-  * tracking on: every row keeps its id, and the same rows move to the commit's version on both
-  * sides. One difference is accepted: delta-spark's copy-on-write MERGE commits when target rows
-  * match the ON condition but no clause changes them (their files rewritten with the same rows,
-  * every count 0), where txlog commits nothing. The statements are in the test's failure message,
-  * with the seed: `TXLOG_ORACLE_SEED=<seed>` runs the same sequence again. `make test` runs some
-  * table kinds a day; `make test-breadth` all, with longer sequences.
+  * (read by delta-spark from both tables and by txlog from its own), and, row tracking on with it,
+  * every row keeps its id and the same rows move to the commit's version on both sides. One
+  * difference is accepted: delta-spark's copy-on-write MERGE commits when target rows match the ON
+  * condition but no clause changes them (their files rewritten with the same rows, every count 0),
+  * where txlog commits nothing. The statements are in the test's failure message, with the seed:
+  * `TXLOG_ORACLE_SEED=<seed>` runs the same sequence again. `make test` runs some table kinds a
+  * day; `make test-breadth` all, with longer sequences.
   */
 class DmlRandomParitySuite extends SqlParity with txlog.testing.InTurn {
   override protected def turns = 2 // make test runs its inTurn tests in turn
@@ -117,8 +117,8 @@ class DmlRandomParitySuite extends SqlParity with txlog.testing.InTurn {
 
   private def sequence(name: String, dvs: Boolean, cdf: Boolean = false): Unit = {
     val seed = Recording.seed + (if (cdf) 3 else if (dvs) 1 else 2)
-    // row tracking with the feed, by deletion vectors (copy-on-write refuses it)
-    val tracked = cdf && dvs
+    // row tracking with the feed
+    val tracked = cdf
     val r = new Random(seed)
     val draw = new Draw(r)
     val p = pair(name)
@@ -189,7 +189,7 @@ class DmlRandomParitySuite extends SqlParity with txlog.testing.InTurn {
   }
 
   inTurn("random DELETE / UPDATE / MERGE, change data feed on: delta-spark's table_changes") {
-    // deletion vectors and row tracking on odd seeds, copy-on-write on even ones
+    // with row tracking: deletion vectors on odd seeds, copy-on-write on even ones
     sequence("cdf", dvs = Recording.seed % 2 == 1, cdf = true)
   }
 

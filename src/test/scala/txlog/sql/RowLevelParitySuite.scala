@@ -249,39 +249,43 @@ class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
     }
   }
 
-  inTurn("UPDATE and MERGE with row tracking: updated rows keep their ids, as delta-spark's") {
-    val p = pair("trackeddml")
-    p.both(create(dvs = true).dropRight(1) + ", 'delta.enableRowTracking' = 'true')")
-    p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
-    p.both("INSERT INTO {t} VALUES (5, 'a', 'x'), (6, 'c', 'w')")
-    val statements = Seq(
-      "UPDATE {t} SET v = concat(v, 'u'), part = if(id = 1, 'c', part) WHERE id IN (1, 3)",
-      // row 1 again: its id now read from the materialized column
-      "MERGE INTO {t} t USING (SELECT * FROM VALUES (1L, 'm'), (2L, 'd'), (4L, 'm'), " +
-        "(9L, 'n'), (10L, 'n') AS s(id, v)) s ON t.id = s.id WHEN MATCHED AND s.v = 'd' THEN " +
-        "DELETE WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT (id, part, v) " +
-        "VALUES (s.id, 'b', s.v) WHEN NOT MATCHED BY SOURCE AND t.id = 6 THEN UPDATE SET " +
-        "v = 'nms'",
-      "DELETE FROM {t} WHERE v = 'x'",
-      "UPDATE {t} SET v = 'again' WHERE id IN (1, 9)"
-    )
-    val byPath = s"delta.`${p.txlogPath}`"
-    for (sql <- statements) {
-      val before = (rowIds(p.deltaTable), rowIds(p.txlogTable))
-      p.both(sql)
-      p.sameRows()
-      val version = versionOf(p.txlogTable)
-      assert(versionOf(p.deltaTable) == version, sql)
-      val after = rowIds(p.txlogTable)
-      // the same ids read by delta-spark at txlog's path
-      assert(rowIds(byPath) == after, sql)
-      val changed = withClue(sql)(rowIdsKept(before._2, after, version))
-      val expected = withClue(sql)(rowIdsKept(before._1, rowIds(p.deltaTable), version))
-      assert(changed == expected, sql)
+  inTurn("DML with row tracking: every row keeps its id, the changed ones move, as delta-spark's") {
+    // by deletion vectors, and copy-on-write (the copied rows keep their ids and versions too)
+    for (dvs <- Seq(true, false)) {
+      val p = pair(if (dvs) "trackeddml" else "trackedcow")
+      p.both(create(dvs).dropRight(1) + ", 'delta.enableRowTracking' = 'true')")
+      p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
+      p.both("INSERT INTO {t} VALUES (5, 'a', 'x'), (6, 'c', 'w')")
+      val statements = Seq(
+        "UPDATE {t} SET v = concat(v, 'u'), part = if(id = 1, 'c', part) WHERE id IN (1, 3)",
+        // row 1 again: its id now read from the materialized column
+        "MERGE INTO {t} t USING (SELECT * FROM VALUES (1L, 'm'), (2L, 'd'), (4L, 'm'), " +
+          "(9L, 'n'), (10L, 'n') AS s(id, v)) s ON t.id = s.id WHEN MATCHED AND s.v = 'd' " +
+          "THEN DELETE WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT " +
+          "(id, part, v) VALUES (s.id, 'b', s.v) WHEN NOT MATCHED BY SOURCE AND t.id = 6 THEN " +
+          "UPDATE SET v = 'nms'",
+        "DELETE FROM {t} WHERE v = 'x'",
+        "UPDATE {t} SET v = 'again' WHERE id IN (1, 9)"
+      )
+      val byPath = s"delta.`${p.txlogPath}`"
+      for (sql <- statements) {
+        val before = (rowIds(p.deltaTable), rowIds(p.txlogTable))
+        p.both(sql)
+        p.sameRows()
+        val version = versionOf(p.txlogTable)
+        assert(versionOf(p.deltaTable) == version, sql)
+        val after = rowIds(p.txlogTable)
+        // the same ids read by delta-spark at txlog's path
+        assert(rowIds(byPath) == after, sql)
+        val changed = withClue(s"$sql (dvs $dvs)")(rowIdsKept(before._2, after, version))
+        val expected =
+          withClue(s"$sql (dvs $dvs)")(rowIdsKept(before._1, rowIds(p.deltaTable), version))
+        assert(changed == expected, s"$sql (dvs $dvs)")
+      }
     }
   }
 
-  test("refused typed, nothing written: append-only, row tracking") {
+  test("refused typed, nothing written: append-only") {
     def refused(p: SqlPair, sql: String, expected: String): Unit = {
       val before = versionOf(p.txlogTable)
       val files = DeltaLog.forTable(spark, p.txlogPath).update().allFiles.count()
@@ -294,13 +298,6 @@ class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
       assert(dvFiles.isEmpty, dvFiles.mkString(", "))
     }
     // a table without deletion vectors is rewritten: its copied rows would lose their row ids
-    val rewritten = pair("trackedcow")
-    rewritten
-      .txlog(create(dvs = false).dropRight(1) + ", 'delta.enableRowTracking' = 'true')")
-      .collect()
-    rewritten.txlog("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'b', 'y')").collect()
-    refused(rewritten, "DELETE FROM {t} WHERE v = 'x'", "UNSUPPORTED_WRITER_FEATURES")
-    refused(rewritten, "UPDATE {t} SET v = 'y'", "UNSUPPORTED_WRITER_FEATURES")
     val appendOnly = pair("appendonly")
     appendOnly.txlog(create(dvs = true)).collect()
     appendOnly.txlog("INSERT INTO {t} VALUES (1, 'a', 'x')").collect()

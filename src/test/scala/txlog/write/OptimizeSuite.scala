@@ -165,15 +165,40 @@ class OptimizeSuite extends SparkSuite with txlog.testing.InTurn {
     assert(!nothing.committed && nothing.numBins === 0)
   }
 
-  inTurn("column mapping tables compact; row tracking tables are refused") {
+  /** Each row's `_metadata.row_id` and `row_commit_version` by `id`, read by delta-spark. */
+  private def rowIds(t: String): Map[Long, (Long, Long)] = spark
+    .sql(s"SELECT id, _metadata.row_id, _metadata.row_commit_version FROM delta.`$t`")
+    .collect()
+    .map(r => r.getLong(0) -> (r.getLong(1), r.getLong(2)))
+    .toMap
+
+  inTurn("column mapping and row tracking tables compact; rows keep their ids and versions") {
     val mapped = table("optimize-cm", "'delta.columnMapping.mode' = 'name'")
     val expected = rows(mapped)
     DeltaLog.forTable(spark, mapped).optimize()
     assert(rows(mapped) === expected)
     assert(filesPerPartition(mapped) === Map("a" -> 1L, "b" -> 1L))
     val tracked = table("optimize-rt", "'delta.enableRowTracking' = 'true'")
-    val e = intercept[TxlogException](DeltaLog.forTable(spark, tracked).optimize())
-    assert(e.errorClass === "UNSUPPORTED_WRITER_FEATURES")
+    val copy = copyOf(tracked)
+    val ids = rowIds(tracked)
+    val log = DeltaLog.forTable(spark, tracked)
+    assert(log.optimize().committed)
+    assert(filesPerPartition(tracked) === Map("a" -> 1L, "b" -> 1L))
+    // every row keeps its id and commit version (materialized in the new files), as delta-spark's
+    // OPTIMIZE of a copy keeps them; txlog's reader gives the same
+    assert(rowIds(tracked) === ids)
+    spark.sql(s"OPTIMIZE delta.`$copy`").collect()
+    assert(rowIds(copy) === ids)
+    val ours = log
+      .read()
+      .select("id", "_metadata.row_id", "_metadata.row_commit_version")
+      .collect()
+      .map(r => r.getLong(0) -> (r.getLong(1), r.getLong(2)))
+      .toMap
+    assert(ours === ids)
+    // new rows get ids no row had
+    spark.sql(s"INSERT INTO delta.`$tracked` VALUES (1000, 'x', 'a')")
+    assert(!ids.values.exists(_._1 == rowIds(tracked)(1000L)._1))
   }
 
   private def cli(args: String*): (Int, com.fasterxml.jackson.databind.JsonNode) = {
