@@ -207,22 +207,33 @@ class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
     assert(!new java.io.File(p.txlogPath, "_change_data").exists())
   }
 
+  /** A pair of tables of six rows in three partitions, in two commits, with `property` true. */
+  private def sixRows(name: String, dvs: Boolean, property: String): SqlPair = {
+    val p = pair(name)
+    p.both(create(dvs).dropRight(1) + s", '$property' = 'true')")
+    p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
+    p.both("INSERT INTO {t} VALUES (5, 'a', 'x'), (6, 'c', 'w')")
+    p
+  }
+
+  /** An UPDATE moving a row to another partition and one in place; a MERGE with every clause kind,
+    * updating row 1 again (its id then read from the materialized column on a table with row
+    * tracking); a DELETE; an UPDATE of a row the MERGE inserted.
+    */
+  private val statements = Seq(
+    "UPDATE {t} SET v = concat(v, 'u'), part = if(id = 1, 'c', part) WHERE id IN (1, 3)",
+    "MERGE INTO {t} t USING (SELECT * FROM VALUES (1L, 'm'), (2L, 'd'), (4L, 'm'), " +
+      "(9L, 'n'), (10L, 'n') AS s(id, v)) s ON t.id = s.id WHEN MATCHED AND s.v = 'd' " +
+      "THEN DELETE WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT " +
+      "(id, part, v) VALUES (s.id, 'b', s.v) WHEN NOT MATCHED BY SOURCE AND t.id = 6 THEN " +
+      "UPDATE SET v = 'nms'",
+    "DELETE FROM {t} WHERE v = 'x'",
+    "UPDATE {t} SET v = 'again' WHERE id IN (1, 9)"
+  )
+
   inTurn("UPDATE, MERGE and DELETE with the change data feed on: delta-spark's table_changes") {
     for (dvs <- Seq(true, false)) {
-      val p = pair(if (dvs) "cdfdml" else "cdfcow")
-      p.both(create(dvs).dropRight(1) + ", 'delta.enableChangeDataFeed' = 'true')")
-      p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
-      p.both("INSERT INTO {t} VALUES (5, 'a', 'x'), (6, 'c', 'w')")
-      val statements = Seq(
-        // a row moved to another partition, and one updated in place
-        "UPDATE {t} SET v = concat(v, 'u'), part = if(id = 1, 'c', part) WHERE id IN (1, 3)",
-        "MERGE INTO {t} t USING (SELECT * FROM VALUES (2L, 'd'), (4L, 'm'), (9L, 'n') " +
-          "AS s(id, v)) s ON t.id = s.id WHEN MATCHED AND s.v = 'd' THEN DELETE " +
-          "WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT (id, part, v) " +
-          "VALUES (s.id, 'b', s.v) WHEN NOT MATCHED BY SOURCE AND t.id = 6 THEN UPDATE SET " +
-          "v = 'nms'",
-        "DELETE FROM {t} WHERE v = 'x'"
-      )
+      val p = sixRows(if (dvs) "cdfdml" else "cdfcow", dvs, "delta.enableChangeDataFeed")
       for (sql <- statements) {
         p.both(sql)
         p.sameRows()
@@ -252,21 +263,7 @@ class RowLevelParitySuite extends SqlParity with txlog.testing.InTurn {
   inTurn("DML with row tracking: every row keeps its id, the changed ones move, as delta-spark's") {
     // by deletion vectors, and copy-on-write (the copied rows keep their ids and versions too)
     for (dvs <- Seq(true, false)) {
-      val p = pair(if (dvs) "trackeddml" else "trackedcow")
-      p.both(create(dvs).dropRight(1) + ", 'delta.enableRowTracking' = 'true')")
-      p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'x')")
-      p.both("INSERT INTO {t} VALUES (5, 'a', 'x'), (6, 'c', 'w')")
-      val statements = Seq(
-        "UPDATE {t} SET v = concat(v, 'u'), part = if(id = 1, 'c', part) WHERE id IN (1, 3)",
-        // row 1 again: its id now read from the materialized column
-        "MERGE INTO {t} t USING (SELECT * FROM VALUES (1L, 'm'), (2L, 'd'), (4L, 'm'), " +
-          "(9L, 'n'), (10L, 'n') AS s(id, v)) s ON t.id = s.id WHEN MATCHED AND s.v = 'd' " +
-          "THEN DELETE WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED THEN INSERT " +
-          "(id, part, v) VALUES (s.id, 'b', s.v) WHEN NOT MATCHED BY SOURCE AND t.id = 6 THEN " +
-          "UPDATE SET v = 'nms'",
-        "DELETE FROM {t} WHERE v = 'x'",
-        "UPDATE {t} SET v = 'again' WHERE id IN (1, 9)"
-      )
+      val p = sixRows(if (dvs) "trackeddml" else "trackedcow", dvs, "delta.enableRowTracking")
       val byPath = s"delta.`${p.txlogPath}`"
       for (sql <- statements) {
         val before = (rowIds(p.deltaTable), rowIds(p.txlogTable))
