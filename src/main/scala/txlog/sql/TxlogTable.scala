@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.connector.catalog.{
   MetadataColumn,
-  SupportsDelete,
+  SupportsDeleteV2,
   SupportsMetadataColumns,
   SupportsRead,
   SupportsRowLevelOperations,
@@ -25,7 +25,6 @@ import org.apache.spark.sql.connector.write.{
   RowLevelOperationInfo,
   WriteBuilder
 }
-import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -48,7 +47,7 @@ private[txlog] final class TxlogTable(
     with SupportsRead
     with SupportsWrite
     with SupportsMetadataColumns
-    with SupportsDelete
+    with SupportsDeleteV2
     with SupportsRowLevelOperations {
 
   override def name(): String = tableName
@@ -89,15 +88,6 @@ private[txlog] final class TxlogTable(
     (FileMetadata.column(snapshot).toSeq ++
       RowLevelColumns.columns(snapshot.metadata.schema, snapshot.config.rowTracking)).toArray
 
-  /** Whether `filters` (a DELETE's condition) name partition columns only, each with a SQL form:
-    * then [[deleteWhere]] removes whole files, reading no data.
-    */
-  override def canDeleteWhere(filters: Array[Filter]): Boolean = {
-    val parts = snapshot.metadata.partitionColumns.toSet
-    val top = snapshot.metadata.schema.fieldNames.toSet
-    filters.forall(f => f.references.forall(parts) && FilterSql.of(f, top).isDefined)
-  }
-
   /** Whether every one of `predicates` (a DELETE's condition, as Spark 3.4 and later hand it) is,
     * node by node, a condition on partition columns with a SQL form ([[PredicateSql]]): then
     * [[deleteWhere(predicates:* deleteWhere]] removes whole files. Any other condition, including
@@ -106,7 +96,12 @@ private[txlog] final class TxlogTable(
   override def canDeleteWhere(predicates: Array[Predicate]): Boolean =
     predicates.nonEmpty && partitionSql(predicates).isDefined
 
-  /** Deletes the partitions `predicates` select, as `DeltaLog.delete` (one `DELETE` commit). */
+  /** Deletes the partitions `predicates` select, as `DeltaLog.delete` (one `DELETE` commit).
+    *
+    * {{{
+    * spark.sql("DELETE FROM txlog.db.events WHERE date < '2024-01-01'")
+    * }}}
+    */
   override def deleteWhere(predicates: Array[Predicate]): Unit = {
     val sql = partitionSql(predicates).getOrElse {
       throw TxlogErrors.invalidArgument(
@@ -122,21 +117,6 @@ private[txlog] final class TxlogTable(
     val parts = snapshot.metadata.partitionColumns.toSet
     val each = predicates.toSeq.map(PredicateSql.of(_, parts))
     if (each.forall(_.isDefined)) Some(each.flatten.mkString(" AND ")) else None
-  }
-
-  /** Deletes the partitions `filters` select, as `DeltaLog.delete` (one `DELETE` commit).
-    *
-    * {{{
-    * spark.sql("DELETE FROM txlog.db.events WHERE date < '2024-01-01'")
-    * }}}
-    */
-  override def deleteWhere(filters: Array[Filter]): Unit = {
-    val top = snapshot.metadata.schema.fieldNames.toSet
-    val predicate = FilterSql.conjunction(filters.toSeq, top).getOrElse {
-      throw TxlogErrors.invalidArgument("DELETE", s"no SQL form for ${filters.mkString(", ")}")
-    }
-    DeltaLog.forTable(snapshot.spark, snapshot.tablePath).delete(predicate)
-    ()
   }
 
   /** DELETE, UPDATE and MERGE by deletion vectors or copy-on-write ([[RowLevelDv]]). */
