@@ -201,7 +201,7 @@ def w20(rows: int, deletion_vectors: bool = True) -> gen_logs.Table:
 
 def _write(table: Path, rows: int, deletion_vectors: bool) -> dict:
     """Writes the table with delta-spark (this process's own session); returns the manifest."""
-    from engines.delta_spark import DeltaSpark
+    from engines.delta_spark import DeltaSpark, latest_snapshot
 
     files = files_for(rows)
     spark = (
@@ -213,10 +213,7 @@ def _write(table: Path, rows: int, deletion_vectors: bool) -> dict:
     )  # fmt: skip
     spark.sparkContext.setLogLevel("ERROR")
     spark.range(0, rows, 1, files).selectExpr(*COLUMNS).write.format("delta").save(str(table))
-    log = spark._jvm.org.apache.spark.sql.delta.DeltaLog
-    log.clearCache()
-    none = spark._jvm.scala.Option.empty()
-    snapshot = log.forTable(spark._jsparkSession, str(table)).update(False, none, none)
+    snapshot = latest_snapshot(spark, str(table))
     read = spark.read.format("delta").load(str(table)).selectExpr(*AGGREGATE)
     got, answers = dv_table.answer(read.collect()[0].asDict()), expected(rows)
     config = commit_actions(table, 0)["metaData"][0]["configuration"]

@@ -70,17 +70,14 @@ def w19(files: int) -> gen_logs.Table:
 
 def _write(table: Path, files: int) -> dict:
     """Writes the table with delta-spark (this process's own session); returns the manifest."""
-    from engines.delta_spark import DeltaSpark
+    from engines.delta_spark import DeltaSpark, latest_snapshot
 
     slices, rows = files // PARTITIONS, files * ROWS_PER_FILE
     spark = DeltaSpark().session("4g").getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     df = spark.range(0, rows, 1, slices).selectExpr(*write_data.columns(PARTS))
     df.write.format("delta").partitionBy(*write_data.PARTITION_BY).save(str(table))
-    log = spark._jvm.org.apache.spark.sql.delta.DeltaLog
-    log.clearCache()
-    none = spark._jvm.scala.Option.empty()
-    snapshot = log.forTable(spark._jsparkSession, str(table)).update(False, none, none)
+    snapshot = latest_snapshot(spark, str(table))
     read = spark.read.format("delta").load(str(table)).selectExpr(*AGGREGATE)
     got, want = write_data.answer(read.collect()[0].asDict()), expected(rows)
     if got != want or snapshot.numOfFiles() != files:

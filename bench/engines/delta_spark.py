@@ -15,6 +15,15 @@ def _counts(snapshot) -> Counts:
     return Counts(snapshot.version(), snapshot.numOfFiles(), snapshot.sizeInBytes())
 
 
+def latest_snapshot(spark, path: str):
+    """delta-spark's latest snapshot of the table at `path`, its DeltaLog cache dropped first (a
+    generator checking the table it just wrote)."""
+    log = spark._jvm.org.apache.spark.sql.delta.DeltaLog
+    log.clearCache()
+    none = spark._jvm.scala.Option.empty()
+    return log.forTable(spark._jsparkSession, path).update(False, none, none)
+
+
 class DeltaSpark(SparkEngine):
     name = "delta-spark"
 

@@ -1,7 +1,7 @@
 package txlog.write
 
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.functions.{broadcast, coalesce, col, count, lit, sum, when}
+import org.apache.spark.sql.functions.{broadcast, coalesce, col, lit}
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
 import txlog.{DeleteResult, Snapshot, Transaction}
