@@ -143,7 +143,12 @@ private[txlog] object DmlStatements {
         case NonFatal(e) if e.getClass.getName.contains("ParseException") =>
           throw TxlogErrors.invalidArgument(op.toLowerCase, e.getMessage)
       }
-    val plan = h.fill(parsed, relation, source.map(_.queryExecution.analyzed))
+    // the generated columns the statement changes, computed as delta-spark's
+    val plan = GeneratedAssignments.added(
+      h.fill(parsed, relation, source.map(_.queryExecution.analyzed)),
+      snap.metadata.schema,
+      SparkPlans.parser(spark).parseExpression
+    )
     try SparkPlans.analyzed(spark, plan)
     catch {
       case e: AnalysisException =>

@@ -34,7 +34,9 @@ class TxlogSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
   }
 }
 
-/** Parses txlog's statements on txlog tables into [[TxlogCommand]]s; hands the rest to `delegate`.
+/** Parses txlog's statements on txlog tables into [[TxlogCommand]]s; hands the rest to `delegate`,
+  * adding to an UPDATE or MERGE of a txlog table the generated columns it changes
+  * ([[GeneratedAssignments]]).
   */
 private[txlog] final class TxlogSqlParser(session: SparkSession, delegate: ParserInterface)
     extends DelegatingParser(delegate) {
@@ -42,7 +44,8 @@ private[txlog] final class TxlogSqlParser(session: SparkSession, delegate: Parse
   /** A txlog command, or `delegated`'s plan of `sqlText` (the delegate's). */
   override protected def plan(sqlText: String, delegated: String => LogicalPlan): LogicalPlan =
     SqlStatements.parse(sqlText) match {
-      case None => delegated(sqlText)
+      case None =>
+        GeneratedAssignments.ofParsed(session, delegated(sqlText), delegate.parseExpression)
       case Some(statement) =>
         val parts = delegate.parseMultipartIdentifier(statement.table)
         TxlogSqlTables.pathOf(session, parts) match {

@@ -53,32 +53,20 @@ private[txlog] object DvDelete {
     * without deletion vectors is changed copy-on-write ([[CopyOnWrite]]; with row tracking the
     * copied rows keep their ids and commit versions). An UPDATE or MERGE also writes new rows,
     * checked in the tasks against the table's CHECK constraints, invariants and CHAR / VARCHAR
-    * limits, and on tables with row tracking with the updated rows' ids ([[RowIdsKept]]): tables
-    * with generated columns, identity columns or an unsupported column mapping mode are refused.
+    * limits and generated columns, and on tables with row tracking with the updated rows' ids
+    * ([[RowIdsKept]]): tables with identity columns or an unsupported column mapping mode are
+    * refused.
     */
   def check(ctx: TableContext, snap: Snapshot, operation: String = "DELETE"): Unit = {
     val writesRows = operation != "DELETE"
-    val what = operation match {
-      case "UPDATE" => "an UPDATE"
-      case "MERGE"  => "a MERGE"
-      case _        => "a DELETE whose condition names data columns"
-    }
     txlog.txn.WriterRules
       .checkDataCommit(ctx.root, snap.version, snap.protocol, snap.metadata, "delete")
     val c = snap.config
     if (c.appendOnly) throw TxlogErrors.appendOnlyViolation(ctx.root)
     if (writesRows) {
-      // CHECK constraints, invariants and CHAR / VARCHAR limits are checked on the new rows
-      // (RowChecks.bound); a generated column would need its value computed again, as
-      // delta-spark's UPDATE does, where Spark hands the writer the row it was given
-      val generated = txlog.txn.WriterRules.generated(snap.metadata.schema).keys.toSeq.sorted
-      if (generated.nonEmpty) {
-        throw TxlogErrors.unsupportedWriteFeature(
-          ctx.root,
-          s"$what of a table with generated columns (${generated.mkString(", ")}: " +
-            "their values would need computing again)"
-        )
-      }
+      // CHECK constraints, invariants, generated columns and CHAR / VARCHAR limits are checked
+      // on the new rows (RowChecks.bound); generated columns the statement leaves unset are
+      // set by the statement as parsed (txlog.sql.GeneratedAssignments)
       DataFrameWrite.refuseUnimplemented(ctx.root, snap.protocol, snap.metadata)
     }
   }
