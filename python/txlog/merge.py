@@ -67,19 +67,33 @@ class MergeBuilder:
     """
 
     def __init__(self, log: Any, source: DataFrame, condition: str, target_alias: str,
-                 clauses: tuple[dict[str, Any], ...] = ()) -> None:
+                 clauses: tuple[dict[str, Any], ...] = (),
+                 schema_evolution: bool = False) -> None:
         self._log = log
         self._jsource = _df("source", source)
         self._source = source
         self._condition = _text("condition", condition)
         self._target_alias = _text("target_alias", target_alias)
         self._clauses = clauses
+        self._schema_evolution = schema_evolution
 
     def _add(self, kind: str, condition: Any, set: str | None) -> MergeBuilder:
         clause = {"kind": kind, "condition": _condition(condition),
                   "set": None if set is None else json.loads(set)}
         return MergeBuilder(self._log, self._source, self._condition, self._target_alias,
-                            self._clauses + (clause,))
+                            self._clauses + (clause,), self._schema_evolution)
+
+    def with_schema_evolution(self) -> MergeBuilder:
+        """Evolves the table's schema as delta-spark's ``withSchemaEvolution()``: with a
+        ``when_matched_update_all`` or ``when_not_matched_insert_all`` clause, the source's
+        top-level columns the table lacks are added to it (nullable, at the end) in the MERGE's
+        commit; those clauses then set the source's columns only.
+
+        >>> (log.merge(df.alias("s"), "target.id = s.id").with_schema_evolution()
+        ...     .when_matched_update_all().when_not_matched_insert_all().execute())
+        """
+        return MergeBuilder(self._log, self._source, self._condition, self._target_alias,
+                            self._clauses, True)
 
     def when_matched_update(self, set: dict[str, str],
                             condition: str | None = None) -> MergeBuilder:
@@ -129,5 +143,5 @@ class MergeBuilder:
             raise ValueError("merge has no when_... clause: nothing to do")
         return MergeResult._of(call_text(
             self._log._facade.merge, self._log._jlog, self._jsource, self._condition,
-            self._target_alias, json.dumps(list(self._clauses)),
+            self._target_alias, json.dumps(list(self._clauses)), self._schema_evolution,
         ))

@@ -28,11 +28,21 @@ final class MergeBuilder private[txlog] (
     source: DataFrame,
     condition: String,
     targetAlias: String,
-    clauses: Vector[Clause]
+    clauses: Vector[Clause],
+    schemaEvolution: Boolean = false
 ) {
 
   private[txlog] def add(c: Clause): MergeBuilder =
-    new MergeBuilder(ctx, source, condition, targetAlias, clauses :+ c)
+    new MergeBuilder(ctx, source, condition, targetAlias, clauses :+ c, schemaEvolution)
+
+  /** Evolves the table's schema as delta-spark's `withSchemaEvolution()`: with an `updateAll` or
+    * `insertAll` clause, the source's top-level columns the table lacks are added to it (nullable,
+    * at the end) in the MERGE's commit; those clauses then set the source's columns only (a target
+    * column the source lacks is kept by `updateAll`, null for `insertAll`). Example: `log.merge(s,
+    * "target.id = s.id").withSchemaEvolution().whenMatched().updateAll().execute()`.
+    */
+  def withSchemaEvolution(): MergeBuilder =
+    new MergeBuilder(ctx, source, condition, targetAlias, clauses, schemaEvolution = true)
 
   /** Target rows the source matches (and `condition`, when given). Example: `b.whenMatched("s.op =
     * 'd'").delete()`.
@@ -72,7 +82,14 @@ final class MergeBuilder private[txlog] (
     * }}}
     */
   def execute(): MergeResult = {
-    val (read, outcome) = DmlStatements.merge(ctx, source, condition, targetAlias, clauses)
+    val (read, outcome) = DmlStatements.merge(
+      ctx,
+      source,
+      condition,
+      targetAlias,
+      clauses,
+      schemaEvolution = schemaEvolution
+    )
     outcome.fold(MergeResult(read, committed = false, 0L, 0L, 0L, 0L, 0L)) { o =>
       MergeResult(
         o.commit.version,

@@ -79,15 +79,17 @@ private[python] trait WriteFacade extends FacadeArgs {
 
   /** `DeltaLog.merge(...).execute()`: `clauses` a JSON array of `{"kind", "condition", "set"}`, in
     * order (`kind` as `txlog.sql.DmlStatements.Kinds`, `set` null for `SET *` / `INSERT *`); the
-    * result's summary as JSON. Example: `PythonFacade.merge(log, df, "target.id = id", "target",
-    * "[{\"kind\": \"matched_delete\"}]")`.
+    * result's summary as JSON; `schemaEvolution` as `MergeBuilder.withSchemaEvolution()`. Example:
+    * `PythonFacade.merge(log, df, "target.id = id", "target", "[{\"kind\": \"matched_delete\"}]",
+    * false)`.
     */
   def merge(
       log: DeltaLog,
       source: DataFrame,
       condition: String,
       targetAlias: String,
-      clauses: String
+      clauses: String,
+      schemaEvolution: Boolean
   ): String = {
     val node = tree(clauses)
     if (node == null || !node.isArray || !node.elements().asScala.forall(_.isObject)) {
@@ -107,7 +109,9 @@ private[python] trait WriteFacade extends FacadeArgs {
         }
       )
     }
-    all.foldLeft(log.merge(source, condition, targetAlias))(_.add(_)).execute().toJson
+    val builder = log.merge(source, condition, targetAlias)
+    val evolving = if (schemaEvolution) builder.withSchemaEvolution() else builder
+    all.foldLeft(evolving)(_.add(_)).execute().toJson
   }
 
   private val ClauseKeys = Seq("kind", "condition", "set")

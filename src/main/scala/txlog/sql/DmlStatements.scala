@@ -8,7 +8,7 @@ import scala.util.control.NonFatal
 import org.apache.spark.sql.{AnalysisException, DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedRelation}
 import org.apache.spark.sql.catalyst.expressions.Expression
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.catalyst.plans.logical.{LogicalPlan, MergeIntoTable}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.txlog.SparkPlans
 
@@ -72,7 +72,8 @@ private[txlog] object DmlStatements {
       condition: String,
       targetAlias: String,
       clauses: Seq[Clause],
-      beforeCommit: () => Unit = () => ()
+      beforeCommit: () => Unit = () => (),
+      schemaEvolution: Boolean = false
   ): (Long, Option[DmlCapture.Outcome]) = {
     if (source == null) throw TxlogErrors.invalidArgument("source", "is null")
     if (clauses.isEmpty) {
@@ -82,7 +83,7 @@ private[txlog] object DmlStatements {
     val on = h.expr("condition", condition)
     val alias = h.alias("target_alias", targetAlias)
     val whens = clauses.map(clause(h, _))
-    run(ctx, "MERGE", h, Some(source), beforeCommit) { t =>
+    run(ctx, "MERGE", h, Some(source), beforeCommit, schemaEvolution) { t =>
       s"MERGE INTO $t AS $alias USING ${h.source} ON $on ${whens.mkString(" ")}"
     }
   }
@@ -128,12 +129,18 @@ private[txlog] object DmlStatements {
       op: String,
       h: Holes,
       source: Option[DataFrame],
-      beforeCommit: () => Unit
+      beforeCommit: () => Unit,
+      schemaEvolution: Boolean = false
   )(statement: String => String): (Long, Option[DmlCapture.Outcome]) = {
     val spark = ctx.spark
     val snap = ctx.snapshots.update()
     val capture = new DmlCapture(beforeCommit)
-    val table = new TxlogTable(s"txlog.`${ctx.root}`", snap, Some(capture))
+    val plain = new TxlogTable(s"txlog.`${ctx.root}`", snap, Some(capture))
+    // a MERGE's schema evolution: the table under the source's columns it lacks (MergeEvolution)
+    val evolved = source.filter(_ => schemaEvolution).flatMap { s =>
+      MergeEvolution.evolved(snap.metadata, s.schema)
+    }
+    val table = evolved.fold(plain)(plain.evolvedTo)
     val relation = DataSourceV2Relation.create(table, None, None)
     // every caller's text is in a placeholder: what fails to parse here is the clauses' order
     // (Spark's rule: of each kind of clause only the last may go without a condition)
@@ -144,9 +151,15 @@ private[txlog] object DmlStatements {
           throw TxlogErrors.invalidArgument(op.toLowerCase, e.getMessage)
       }
     // the generated columns the statement changes, computed as delta-spark's
+    val filled = h.fill(parsed, relation, source.map(_.queryExecution.analyzed)) match {
+      case m: MergeIntoTable if schemaEvolution =>
+        val out = source.get.queryExecution.analyzed.output.map(a => a.name -> (a: Expression))
+        MergeEvolution.expanded(m, table.schema(), out)
+      case other => other
+    }
     val plan = GeneratedAssignments.added(
-      h.fill(parsed, relation, source.map(_.queryExecution.analyzed)),
-      snap.metadata.schema,
+      filled,
+      table.metadata.schema,
       SparkPlans.parser(spark).parseExpression
     )
     try SparkPlans.analyzed(spark, plan)

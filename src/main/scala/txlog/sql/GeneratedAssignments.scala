@@ -19,6 +19,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{
   UpdateAction,
   UpdateTable
 }
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{StructField, StructType}
 
@@ -51,16 +52,21 @@ private[txlog] object GeneratedAssignments {
   def ofParsed(spark: SparkSession, plan: LogicalPlan, parse: String => Expression): LogicalPlan =
     if (!plan.exists(p => p.isInstanceOf[UpdateTable] || p.isInstanceOf[MergeIntoTable])) plan
     else {
+      // a MERGE evolving the schema has its target resolved already (MergeEvolution)
       def schemaOf(target: LogicalPlan): Option[StructType] = target
-        .collectFirst { case r: UnresolvedRelation =>
-          r.multipartIdentifier
+        .collectFirst {
+          case r: DataSourceV2Relation if r.table.isInstanceOf[TxlogTable] =>
+            Right(r.table.asInstanceOf[TxlogTable].metadata.schema)
+          case r: UnresolvedRelation => Left(r.multipartIdentifier)
         }
-        .flatMap { parts =>
-          try {
-            TxlogSqlTables
-              .pathOf(spark, parts)
-              .map(p => DeltaLog.forTable(spark, p).update().metadata.schema)
-          } catch { case NonFatal(_) => None }
+        .flatMap {
+          case Right(schema) => Some(schema)
+          case Left(parts) =>
+            try {
+              TxlogSqlTables
+                .pathOf(spark, parts)
+                .map(p => DeltaLog.forTable(spark, p).update().metadata.schema)
+            } catch { case NonFatal(_) => None }
         }
       plan.transformDown {
         case u: UpdateTable    => schemaOf(u.table).fold(u: LogicalPlan)(added(u, _, parse))

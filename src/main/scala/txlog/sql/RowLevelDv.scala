@@ -26,7 +26,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{LongType, StringType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import txlog.{DeltaLog, Snapshot}
+import txlog.{DeltaLog, Metadata, Snapshot}
 import txlog.deletionvectors.DeletionVectorWriter
 import txlog.write.{DataFiles, DmlChangeData, DvDelete, FilePlan, RowChecks, RowIdsKept}
 
@@ -62,7 +62,8 @@ private[txlog] final class RowLevelDv(
     tableName: String,
     snapshot: Snapshot,
     command: RowLevelOperation.Command,
-    capture: Option[DmlCapture]
+    capture: Option[DmlCapture],
+    evolved: Option[Metadata]
 ) extends SupportsDelta {
 
   @volatile private var scan: Option[SnapshotScanBuilder] = None
@@ -73,7 +74,7 @@ private[txlog] final class RowLevelDv(
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
     TxlogTable.refuseOptions(options, s"a $command of a txlog table by name takes no options")
-    val b = new SnapshotScanBuilder(snapshot)
+    val b = new SnapshotScanBuilder(snapshot, evolved.getOrElse(snapshot.metadata).schema)
     scan = Some(b)
     b
   }
@@ -98,7 +99,8 @@ private[txlog] final class RowLevelDv(
         snapshot,
         command,
         () => scan.fold(Seq.empty[Filter])(_.pushedFilters().toSeq),
-        capture
+        capture,
+        evolved
       )
     }
   }
@@ -111,22 +113,25 @@ private[txlog] object RowLevelDv {
       tableName: String,
       snapshot: Snapshot,
       command: RowLevelOperation.Command,
-      capture: Option[DmlCapture] = None
+      capture: Option[DmlCapture] = None,
+      evolved: Option[Metadata] = None
   ): RowLevelOperationBuilder =
     new RowLevelOperationBuilder {
       override def build(): RowLevelOperation =
-        new RowLevelDv(tableName, snapshot, command, capture)
+        new RowLevelDv(tableName, snapshot, command, capture, evolved)
     }
 }
 
 /** The write of a DELETE, UPDATE or MERGE: the rows clustered by file (so one task writes each
-  * file's vector) and sorted by row index; committed by the driver as one commit.
+  * file's vector) and sorted by row index; committed by the driver as one commit. `evolved`: the
+  * metadata a MERGE's schema evolution commits, which the new rows are written under.
   */
 private[txlog] final class DvRowWrite(
     snapshot: Snapshot,
     command: RowLevelOperation.Command,
     filters: () => Seq[Filter],
-    capture: Option[DmlCapture]
+    capture: Option[DmlCapture],
+    evolved: Option[Metadata] = None
 ) extends DeltaWrite
     with RequiresDistributionAndOrdering {
 
@@ -159,7 +164,7 @@ private[txlog] final class DvRowWrite(
     val data =
       if (!writesRows) None
       else {
-        val md = snapshot.metadata
+        val md = evolved.getOrElse(snapshot.metadata)
         val plan = FilePlan.of(ctx.root, snapshot.protocol, md, dataChange = true)
         // the table's CHECK constraints, invariants and CHAR / VARCHAR limits, on every new row
         val checks = RowChecks.of(ctx.root, md)
@@ -183,7 +188,18 @@ private[txlog] final class DvRowWrite(
         Some(NewRows(spec, bound, changes, tracked = tracking.nonEmpty))
       }
     val notes = changeData && command == RowLevelOperation.Command.MERGE
-    new DvRowBatch(log, snapshot, command.toString, target, data, notes, filters, started, capture)
+    new DvRowBatch(
+      log,
+      snapshot,
+      command.toString,
+      target,
+      data,
+      notes,
+      filters,
+      started,
+      capture,
+      evolved
+    )
   }
 }
 
@@ -200,7 +216,8 @@ private[txlog] final class DvRowBatch(
     notes: Boolean,
     filters: () => Seq[Filter],
     started: Long,
-    capture: Option[DmlCapture]
+    capture: Option[DmlCapture],
+    evolved: Option[Metadata]
 ) extends DeltaBatchWrite {
 
   @volatile private var commitTried = false
@@ -236,7 +253,8 @@ private[txlog] final class DvRowBatch(
         predicate,
         started,
         updated,
-        changes
+        changes,
+        evolved
       )
       .foreach(c => capture.foreach(_.set(DmlCapture.Outcome(c.result, c.metrics))))
   }

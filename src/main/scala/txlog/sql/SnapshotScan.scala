@@ -9,7 +9,7 @@ import org.apache.spark.sql.connector.read.{
   SupportsPushDownRequiredColumns,
   V1Scan
 }
-import org.apache.spark.sql.functions.{col, expr}
+import org.apache.spark.sql.functions.{col, expr, lit}
 import org.apache.spark.sql.sources.{BaseRelation, Filter, TableScan => SourceScan}
 import org.apache.spark.sql.types.StructType
 
@@ -20,16 +20,19 @@ import txlog.Snapshot
   * Spark asks for (the metadata column `_metadata` among them, [[FileMetadata]]) and the filters it
   * pushes applied to that reader's plan, so partition pruning, data skipping, deletion vectors and
   * column mapping are the reader's own. Filters stay checked by Spark after the scan too (skipping
-  * is by file, not by row).
+  * is by file, not by row). `schema` is the table's (the snapshot's, or a MERGE's evolved one whose
+  * added columns read as null).
   */
-private[txlog] final class SnapshotScanBuilder(snapshot: Snapshot)
-    extends ScanBuilder
+private[txlog] final class SnapshotScanBuilder(
+    snapshot: Snapshot,
+    schema: StructType
+) extends ScanBuilder
     with SupportsPushDownFilters
     with SupportsPushDownRequiredColumns {
 
   private var pushed = Array.empty[Filter]
   private val topLevel = snapshot.metadata.schema.fieldNames.toSet
-  private var columns: StructType = snapshot.metadata.schema
+  private var columns: StructType = schema
 
   override def pushFilters(filters: Array[Filter]): Array[Filter] = {
     pushed = filters.filter(f => FilterSql.of(f, topLevel).isDefined)
@@ -41,7 +44,6 @@ private[txlog] final class SnapshotScanBuilder(snapshot: Snapshot)
   // Top-level columns only: a pruned struct is read whole (the reader prunes nested fields); of
   // `_metadata` only the fields asked for.
   override def pruneColumns(required: StructType): Unit = {
-    val schema = snapshot.metadata.schema
     val names = required.fieldNames.toSet
     val metadata =
       required.fields.filter(f => FileMetadata.asked(f, schema) || RowLevelColumns.asked(f, schema))
@@ -92,7 +94,9 @@ private[txlog] final class SnapshotRows(
       f.dataType match {
         case fields: StructType if FileMetadata.asked(f, schema) => FileMetadata.select(fields)
         case _ if RowLevelColumns.asked(f, schema)               => RowLevelColumns.select(f.name)
-        case _ => col(s"`${f.name.replace("`", "``")}`")
+        // a column a MERGE's schema evolution adds: no file has it yet
+        case t if !top(f.name) => lit(null).cast(t).as(f.name)
+        case _                 => col(s"`${f.name.replace("`", "``")}`")
       }
     }: _*)
   }

@@ -28,7 +28,8 @@ import txlog.write.{DataFrameWrite, DynamicPartitions}
 private[txlog] final class TableWriteBuilder(
     path: String,
     info: LogicalWriteInfo,
-    capture: Option[DmlCapture] = None
+    capture: Option[DmlCapture] = None,
+    mergeSchema: Boolean = false
 ) extends WriteBuilder
     with SupportsOverwrite
     with SupportsTruncate {
@@ -66,7 +67,8 @@ private[txlog] final class TableWriteBuilder(
   )
 
   override def build(): Write = {
-    val base = TableWriteBuilder.options(info)
+    val asked = TableWriteBuilder.options(info)
+    val base = if (mergeSchema) WriteOptions(mergeSchema = true) else asked
     val options = replace match {
       case None       => base
       case Some(None) => WriteOptions(mode = "overwrite", mergeSchema = base.mergeSchema)

@@ -35,7 +35,8 @@ class TxlogSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
 }
 
 /** Parses txlog's statements on txlog tables into [[TxlogCommand]]s; hands the rest to `delegate`,
-  * adding to an UPDATE or MERGE of a txlog table the generated columns it changes
+  * evolving the schema of a MERGE of a txlog table that asks for it ([[MergeEvolution]]) and adding
+  * to an UPDATE or MERGE of a txlog table the generated columns it changes
   * ([[GeneratedAssignments]]).
   */
 private[txlog] final class TxlogSqlParser(session: SparkSession, delegate: ParserInterface)
@@ -45,7 +46,8 @@ private[txlog] final class TxlogSqlParser(session: SparkSession, delegate: Parse
   override protected def plan(sqlText: String, delegated: String => LogicalPlan): LogicalPlan =
     SqlStatements.parse(sqlText) match {
       case None =>
-        GeneratedAssignments.ofParsed(session, delegated(sqlText), delegate.parseExpression)
+        val parsed = MergeEvolution.ofParsed(session, delegated(sqlText))
+        GeneratedAssignments.ofParsed(session, parsed, delegate.parseExpression)
       case Some(statement) =>
         val parts = delegate.parseMultipartIdentifier(statement.table)
         TxlogSqlTables.pathOf(session, parts) match {

@@ -28,7 +28,7 @@ import org.apache.spark.sql.connector.write.{
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import txlog.{DeltaLog, Snapshot}
+import txlog.{DeltaLog, Metadata, Snapshot}
 import txlog.errors.TxlogErrors
 
 /** A Delta table at one snapshot as a Spark table: its schema, partition columns and properties;
@@ -37,12 +37,15 @@ import txlog.errors.TxlogErrors
   * ([[RowLevelColumns]]). `DELETE FROM`: by filters when the condition names partition columns only
   * (whole files removed, `DeltaLog.delete`), else by deletion vectors, or copy-on-write on tables
   * without them ([[RowLevelDv]]). With a `capture` (`DeltaLog.update` / `merge`), the commit of an
-  * UPDATE or MERGE is handed to it.
+  * UPDATE or MERGE is handed to it. With `evolved` (a MERGE's schema evolution,
+  * [[MergeEvolution]]), the table is the snapshot under that metadata: its new columns read as null
+  * and are written by the statement, whose commit adds the metadata.
   */
 private[txlog] final class TxlogTable(
     tableName: String,
     val snapshot: Snapshot,
-    capture: Option[DmlCapture] = None
+    capture: Option[DmlCapture] = None,
+    evolved: Option[Metadata] = None
 ) extends Table
     with SupportsRead
     with SupportsWrite
@@ -52,16 +55,23 @@ private[txlog] final class TxlogTable(
 
   override def name(): String = tableName
 
-  override def schema(): StructType = snapshot.metadata.schema
+  /** The metadata the table is seen under: the snapshot's, or the one a MERGE evolves it to. */
+  private[txlog] def metadata: Metadata = evolved.getOrElse(snapshot.metadata)
+
+  /** This table under `md` (a MERGE's evolved schema). */
+  private[sql] def evolvedTo(md: Metadata): TxlogTable =
+    new TxlogTable(tableName, snapshot, capture, Some(md))
+
+  override def schema(): StructType = metadata.schema
 
   override def partitioning(): Array[Transform] =
-    TxlogTable.partitioning(snapshot.metadata.partitionColumns)
+    TxlogTable.partitioning(metadata.partitionColumns)
 
   override def properties(): util.Map[String, String] =
-    (snapshot.metadata.configuration ++ Map(
+    (metadata.configuration ++ Map(
       TableCatalog.PROP_PROVIDER -> TxlogTable.Provider,
       TableCatalog.PROP_LOCATION -> snapshot.tablePath
-    ) ++ snapshot.metadata.description.map(TableCatalog.PROP_COMMENT -> _)).asJava
+    ) ++ metadata.description.map(TableCatalog.PROP_COMMENT -> _)).asJava
 
   override def capabilities(): util.Set[TableCapability] = Set(
     TableCapability.BATCH_READ,
@@ -72,11 +82,12 @@ private[txlog] final class TxlogTable(
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
     TxlogTable.refuseOptions(options, "a read of a txlog table by name takes no options")
-    new SnapshotScanBuilder(snapshot)
+    new SnapshotScanBuilder(snapshot, metadata.schema)
   }
 
+  // a MERGE's evolved schema: its append adds the new columns as a mergeSchema write does
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
-    new TableWriteBuilder(snapshot.tablePath, info, capture)
+    new TableWriteBuilder(snapshot.tablePath, info, capture, mergeSchema = evolved.isDefined)
 
   /** `_metadata`, unless the table has a column of that name.
     *
@@ -86,7 +97,7 @@ private[txlog] final class TxlogTable(
     */
   override def metadataColumns(): Array[MetadataColumn] =
     (FileMetadata.column(snapshot).toSeq ++
-      RowLevelColumns.columns(snapshot.metadata.schema, snapshot.config.rowTracking)).toArray
+      RowLevelColumns.columns(metadata.schema, snapshot.config.rowTracking)).toArray
 
   /** Whether every one of `predicates` (a DELETE's condition, as Spark 3.4 and later hand it) is,
     * node by node, a condition on partition columns with a SQL form ([[PredicateSql]]): then
@@ -123,9 +134,9 @@ private[txlog] final class TxlogTable(
   override def newRowLevelOperationBuilder(
       info: RowLevelOperationInfo
   ): RowLevelOperationBuilder = {
-    val clash = RowLevelColumns.clash(snapshot.metadata.schema)
+    val clash = RowLevelColumns.clash(metadata.schema)
     info.command() match {
-      case c if clash.isEmpty => RowLevelDv.builder(name(), snapshot, c, capture)
+      case c if clash.isEmpty => RowLevelDv.builder(name(), snapshot, c, capture, evolved)
       case _ =>
         throw TxlogErrors.unsupportedWriteFeature(
           snapshot.tablePath,

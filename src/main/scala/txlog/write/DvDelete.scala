@@ -4,7 +4,7 @@ import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.functions.{broadcast, coalesce, col, lit}
 import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
-import txlog.{DeleteResult, Snapshot, Transaction}
+import txlog.{DeleteResult, Metadata, Snapshot, Transaction}
 import txlog.deletionvectors.DvDescriptor
 import txlog.errors.TxlogErrors
 import txlog.protocol.ActionSchemas
@@ -110,7 +110,7 @@ private[txlog] object DvDelete {
     * vectors' files deleted whatever the outcome ([[CopyOnWrite]]). On a table recording the change
     * data feed, `changes` are the change data files the tasks wrote (the new rows), and the rows
     * the touched files lose are written as more ([[DmlChangeData]]); the notes' files are deleted
-    * whatever the outcome.
+    * whatever the outcome. `evolved`: the metadata a MERGE's schema evolution commits with it.
     */
   def commitChanges(
       ctx: TableContext,
@@ -121,13 +121,16 @@ private[txlog] object DvDelete {
       predicate: Seq[String],
       started: Long,
       updatedRows: Long = 0L,
-      changes: Option[WrittenFiles] = None
+      changes: Option[WrittenFiles] = None,
+      evolved: Option[Metadata] = None
   ): Option[Committed] = if (touched.isEmpty && written.forall(_.numFiles == 0)) None
   else
     try {
       val spark = ctx.spark
       val scanMs = (System.nanoTime() - started) / 1000000L
       val txn = Transaction.at(ctx, snap)
+      // a MERGE's schema evolution: the columns its rows were written with, in the same commit
+      evolved.foreach(txn.updateMetadata)
       val rows = touched.map(t => Row(t.path, t.dv.toRow, t.oldCardinality))
       val local = spark.createDataFrame(spark.sparkContext.parallelize(rows, 1), touchedSchema)
       val joined = txn.readFiles().join(broadcast(local), Seq("path"))

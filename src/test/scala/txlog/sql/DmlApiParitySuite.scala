@@ -228,7 +228,8 @@ class DmlApiParitySuite extends SqlParity with txlog.testing.InTurn {
         "target.id = s.id",
         "target",
         """[{"kind":
-      "matched_delete", "extra": "x"}]"""
+      "matched_delete", "extra": "x"}]""",
+        false
       )
     )
     invalid("matched_delete.set")(
@@ -238,7 +239,8 @@ class DmlApiParitySuite extends SqlParity with txlog.testing.InTurn {
         "target.id = s.id",
         "target",
         """[{"kind":
-      "matched_delete", "set": {"v": "'x'"}}]"""
+      "matched_delete", "set": {"v": "'x'"}}]""",
+        false
       )
     )
     // of each kind of clause only the last may go without a condition (Spark's rule)
@@ -345,6 +347,45 @@ class DmlApiParitySuite extends SqlParity with txlog.testing.InTurn {
       .insert(Map("id" -> "s.id", "v" -> "s.v"))
       .execute()
     sameAt(d, t, "merge")
+  }
+
+  test("DeltaLog.merge withSchemaEvolution: delta-spark's withSchemaEvolution rows and columns") {
+    for (dvs <- Seq(true, false)) {
+      val p = pair(s"evolve_$dvs")
+      p.both(create(dvs))
+      p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z')")
+      val s = spark
+        .sql(
+          "SELECT * FROM VALUES (2L, 'a', 'u', 20), (9L, 'b', 'n', 90) AS (id, part, v, score)"
+        )
+        .as("s")
+      DeltaTable
+        .forPath(spark, p.deltaPath)
+        .as("target")
+        .merge(s, "target.id = s.id")
+        .withSchemaEvolution()
+        .whenMatched()
+        .updateAll()
+        .whenNotMatched()
+        .insertAll()
+        .execute()
+      val before = versionOf(p.txlogTable)
+      val r = DeltaLog
+        .forTable(spark, p.txlogPath)
+        .merge(s, "target.id = s.id")
+        .withSchemaEvolution()
+        .whenMatched()
+        .updateAll()
+        .whenNotMatched()
+        .insertAll()
+        .execute()
+      assert(r.committed && r.version == before + 1, r)
+      assert((r.numUpdatedRows, r.numInsertedRows) == ((1L, 1L)), r)
+      p.sameRows()
+      val names = spark.table(p.txlogTable).schema.fields.toSeq.map(f => f.name -> f.dataType)
+      assert(names == spark.table(p.deltaTable).schema.fields.toSeq.map(f => f.name -> f.dataType))
+      assert(names.map(_._1).contains("score"), names)
+    }
   }
 
   deltaRsReadsEveryTable()

@@ -144,5 +144,80 @@ class MergeParitySuite extends SqlParity with txlog.testing.InTurn {
     assert(dvFiles(p.txlogPath).isEmpty, dvFiles(p.txlogPath).mkString(", "))
   }
 
+  private def withConf[T](settings: (String, String)*)(body: => T): T = {
+    settings.foreach { case (k, v) => spark.conf.set(k, v) }
+    try body
+    finally settings.foreach { case (k, _) => spark.conf.unset(k) }
+  }
+
+  private def columns(table: String): Seq[(String, String)] =
+    spark.table(table).schema.fields.toSeq.map(f => f.name -> f.dataType.simpleString)
+
+  /** The same MERGE with schema evolution on both tables: the same rows, counts and columns, in one
+    * commit on each side.
+    */
+  private def sameEvolution(p: SqlPair, sql: String, keys: Seq[String] = counted): Unit = {
+    val before = versionOf(p.txlogTable)
+    sameMerge(p, sql, keys)
+    assert(columns(p.txlogTable) == columns(p.deltaTable), sql)
+    assert(Seq("score", "note").forall(spark.table(p.txlogTable).columns.contains), sql)
+    assert(versionOf(p.txlogTable) == before + 1, s"$sql: one commit")
+  }
+
+  test("MERGE with schema evolution adds the source's columns in its commit, as delta-spark's") {
+    spark.sql(
+      "CREATE OR REPLACE TEMPORARY VIEW evo1 AS SELECT * FROM VALUES " +
+        "(2L, 'a', 'u', 20, 'two'), (9L, 'b', 'n', 90, 'nine') AS (id, part, v, score, note)"
+    )
+    // a source without `v`: UPDATE SET * keeps the target's, INSERT * leaves it null
+    spark.sql(
+      "CREATE OR REPLACE TEMPORARY VIEW evo2 AS SELECT * FROM VALUES " +
+        "(1L, 'a', 11, 'one'), (7L, 'c', 70, 'seven') AS (id, part, score, note)"
+    )
+    val stars = "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    for (dvs <- Seq(true, false)) {
+      val p = pair(s"evolve_$dvs")
+      p.both(create(dvs))
+      p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z')")
+      withConf(MergeEvolution.AutoMerge -> "true") {
+        sameEvolution(p, s"MERGE INTO {t} t USING evo1 s ON t.id = s.id $stars")
+        sameEvolution(p, s"MERGE INTO {t} t USING evo2 s ON t.id = s.id $stars")
+      }
+      // without it, the source's columns the table lacks are not written (Spark's star)
+      val n = spark.table(p.txlogTable).columns.length
+      sameMerge(
+        p,
+        s"MERGE INTO {t} t USING (SELECT *, 1 AS more FROM evo1) s ON t.id = s.id $stars"
+      )
+      assert(spark.table(p.txlogTable).columns.length == n)
+    }
+    // only inserts: Spark's append, the columns added by the same commit
+    val p = pair("evolve_ins")
+    p.both(create(dvs = true))
+    p.both("INSERT INTO {t} VALUES (1, 'a', 'x')")
+    withConf(MergeEvolution.AutoMerge -> "true") {
+      p.both("MERGE INTO {t} t USING evo1 s ON t.id = s.id WHEN NOT MATCHED THEN INSERT *")
+    }
+    p.sameRows()
+    assert(columns(p.txlogTable) == columns(p.deltaTable))
+    assert(spark.table(p.txlogTable).columns.contains("note"))
+  }
+
+  test("MERGE WITH SCHEMA EVOLUTION (Spark 4): the statement's own words, as delta-spark's") {
+    assume(spark.version.startsWith("4"), "MERGE WITH SCHEMA EVOLUTION is Spark 4's syntax")
+    spark.sql(
+      "CREATE OR REPLACE TEMPORARY VIEW evo3 AS SELECT * FROM VALUES " +
+        "(2L, 'a', 'u', 20, 'two'), (9L, 'b', 'n', 90, 'nine') AS (id, part, v, score, note)"
+    )
+    val p = pair("evolve_words")
+    p.both(create(dvs = true))
+    p.both("INSERT INTO {t} VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z')")
+    sameEvolution(
+      p,
+      "MERGE WITH SCHEMA EVOLUTION INTO {t} t USING evo3 s ON t.id = s.id " +
+        "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    )
+  }
+
   deltaRsReadsEveryTable()
 }

@@ -334,7 +334,8 @@ class SqlParitySuite extends SparkSuite with DeltaRsReadsBack with txlog.testing
     val scan = query.queryExecution.optimizedPlan.collectFirst {
       case r: org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation => r.scan
     }.get
-    val builder = new SnapshotScanBuilder(DeltaLog.forTable(spark, p.txlogPath).snapshot())
+    val snap = DeltaLog.forTable(spark, p.txlogPath).snapshot()
+    val builder = new SnapshotScanBuilder(snap, snap.metadata.schema)
     val filters = Array[sources.Filter](sources.EqualTo("part", "b"), sources.GreaterThan("v", 2.5))
     assert(builder.pushFilters(filters).length == 2) // still checked by Spark after the scan
     assert(builder.pushedFilters().toSeq == filters.toSeq)

@@ -21,4 +21,8 @@ object SparkPlans {
     qe.assertAnalyzed()
     qe.analyzed
   }
+
+  /** Whether the statement says `MERGE WITH SCHEMA EVOLUTION`. */
+  def schemaEvolution(m: org.apache.spark.sql.catalyst.plans.logical.MergeIntoTable): Boolean =
+    false // no MERGE WITH SCHEMA EVOLUTION before Spark 4.0
 }

@@ -1,0 +1,149 @@
+package txlog.sql
+
+import java.util.Locale
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.AliasIdentifier
+import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedRelation}
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.plans.logical.{
+  Assignment,
+  InsertAction,
+  InsertStarAction,
+  LogicalPlan,
+  MergeAction,
+  MergeIntoTable,
+  SubqueryAlias,
+  UpdateAction,
+  UpdateStarAction
+}
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
+import org.apache.spark.sql.txlog.{SessionCatalogs, SparkPlans}
+import org.apache.spark.sql.types.{StructField, StructType}
+
+import txlog.{DeltaLog, Metadata}
+import txlog.scan.PhysicalSchema
+import txlog.txn.WriterRules
+import txlog.write.TableSchemaCheck
+
+/** A MERGE's schema evolution, as delta-spark's: with `MERGE WITH SCHEMA EVOLUTION` (Spark 4.0 and
+  * later), delta-spark's session setting `spark.databricks.delta.schema.autoMerge.enabled`, or
+  * `MergeBuilder.withSchemaEvolution()`, the source's top-level columns the table lacks are added
+  * to it (nullable, at the end, column mapping ids and physical names given) when the MERGE has an
+  * `UPDATE SET *` or `INSERT *` clause, in the MERGE's own commit. Those clauses then set the
+  * source's columns only: `UPDATE SET *` keeps a target column the source lacks, `INSERT *` leaves
+  * it null (or its generated value).
+  *
+  * The statement is changed as parsed: its target becomes a relation over the table under the
+  * evolved metadata ([[TxlogTable.evolvedTo]]), whose new columns read as null and whose write
+  * commits the metadata; its star clauses become the explicit assignments above. Fields a source
+  * struct has that the table's struct lacks are not added: Spark's analysis refuses them.
+  *
+  * {{{
+  * spark.sql("MERGE WITH SCHEMA EVOLUTION INTO txlog.db.t USING s ON t.id = s.id " +
+  *   "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+  * }}}
+  */
+private[txlog] object MergeEvolution {
+
+  /** delta-spark's session setting for schema evolution of writes and MERGE. */
+  val AutoMerge = "spark.databricks.delta.schema.autoMerge.enabled"
+
+  /** Whether `m` asks for schema evolution (its own words or the session's setting). */
+  def requested(spark: SparkSession, m: MergeIntoTable): Boolean =
+    SparkPlans.schemaEvolution(m) ||
+      spark.conf.getOption(AutoMerge).exists(_.trim.equalsIgnoreCase("true"))
+
+  /** Whether `m` has a clause taking the source's columns by name (`*`). */
+  def starred(m: MergeIntoTable): Boolean = actions(m).exists {
+    case _: UpdateStarAction | _: InsertStarAction => true
+    case _                                         => false
+  }
+
+  private def actions(m: MergeIntoTable): Seq[MergeAction] =
+    (m.matchedActions ++ m.notMatchedActions ++ m.notMatchedBySourceActions).toSeq
+
+  /** `md` with the top-level columns of `source` it lacks added; None when it lacks none. */
+  def evolved(md: Metadata, source: StructType): Option[Metadata] = {
+    val has = md.schema.fieldNames.map(_.toLowerCase(Locale.ROOT)).toSet
+    val added = source.fields.filterNot(f => has(f.name.toLowerCase(Locale.ROOT)))
+    if (added.isEmpty) None
+    else {
+      val fresh = TableSchemaCheck.nullable(
+        PhysicalSchema.logical(StructType(added.map(f => StructField(f.name, f.dataType))))
+      )
+      val schema = StructType(md.schema.fields ++ fresh.fields)
+      Some(
+        WriterRules.withColumnMapping(Some(md), md.copy(schemaString = schema.json), schema, false)
+      )
+    }
+  }
+
+  /** `m` with its star clauses as explicit assignments of the `source` columns (name, value) that
+    * `schema` (the target's, evolved) has.
+    */
+  def expanded(
+      m: MergeIntoTable,
+      schema: StructType,
+      source: Seq[(String, Expression)]
+  ): MergeIntoTable = {
+    val byName = schema.fields.map(f => f.name.toLowerCase(Locale.ROOT) -> f.name).toMap
+    val set = source.flatMap { case (n, v) =>
+      byName.get(n.toLowerCase(Locale.ROOT)).map(c => Assignment(UnresolvedAttribute(Seq(c)), v))
+    }
+    def each(as: Seq[MergeAction]): Seq[MergeAction] = as.map {
+      case a: UpdateStarAction => UpdateAction(a.condition, set)
+      case a: InsertStarAction => InsertAction(a.condition, set)
+      case other               => other
+    }
+    m.copy(
+      matchedActions = each(m.matchedActions.toSeq),
+      notMatchedActions = each(m.notMatchedActions.toSeq),
+      notMatchedBySourceActions = each(m.notMatchedBySourceActions.toSeq)
+    )
+  }
+
+  /** A parsed MERGE of a txlog table with schema evolution, evolved; any other plan as it is (a
+    * target or source that does not resolve is left to Spark's analysis and its errors).
+    */
+  def ofParsed(spark: SparkSession, plan: LogicalPlan): LogicalPlan = plan match {
+    case m: MergeIntoTable if starred(m) && requested(spark, m) =>
+      val (alias, parts) = m.targetTable match {
+        case SubqueryAlias(id, r: UnresolvedRelation) => (Some(id), r.multipartIdentifier)
+        case r: UnresolvedRelation                    => (None, r.multipartIdentifier)
+        case _                                        => (None, Nil)
+      }
+      val found =
+        try {
+          if (parts.isEmpty) None
+          else
+            TxlogSqlTables.pathOf(spark, parts).map { path =>
+              val (catalog, ident) = SessionCatalogs.catalogAndIdentifier(spark, parts)
+              val table = catalog.loadTable(ident) match {
+                case t: TxlogTable => t
+                case _ =>
+                  new TxlogTable(parts.mkString("."), DeltaLog.forTable(spark, path).update())
+              }
+              (catalog, ident, table, SparkPlans.analyzed(spark, m.sourceTable).schema)
+            }
+        } catch { case NonFatal(_) => None }
+      found.fold(plan) { case (catalog, ident, table, sourceSchema) =>
+        val t = evolved(table.snapshot.metadata, sourceSchema).fold(table)(table.evolvedTo)
+        val relation = DataSourceV2Relation.create(t, Some(catalog), Some(ident))
+        val name = alias.getOrElse(
+          AliasIdentifier(ident.name(), (catalog.name() +: ident.namespace().toSeq))
+        )
+        val qualifier = m.sourceTable match {
+          case SubqueryAlias(id, _)  => id.qualifier :+ id.name
+          case r: UnresolvedRelation => r.multipartIdentifier
+          case _                     => Nil
+        }
+        val source =
+          sourceSchema.fieldNames.toSeq.map(n => n -> UnresolvedAttribute(qualifier :+ n))
+        expanded(m.copy(targetTable = SubqueryAlias(name, relation)), t.schema(), source)
+      }
+    case other => other
+  }
+}
