@@ -13,10 +13,11 @@ import txlog.scan.Rows
   * by delta-rs at the suite's end), a commit on both sides or on neither, the same operation and
   * the same row counts in its metrics; with the feed on, the same `table_changes` of the commit
   * (read by delta-spark from both tables and by txlog from its own), and, row tracking on with it,
-  * every row keeps its id and the same rows move to the commit's version on both sides. One
-  * difference is accepted: delta-spark's copy-on-write MERGE commits when target rows match the ON
-  * condition but no clause changes them (their files rewritten with the same rows, every count 0),
-  * where txlog commits nothing. The statements are in the test's failure message, with the seed:
+  * every row keeps its id and the same rows move to the commit's version on both sides; and with
+  * column mapping by name (the files' columns named by the physical names). One difference is
+  * accepted: delta-spark's copy-on-write MERGE commits when target rows match the ON condition but
+  * no clause changes them (their files rewritten with the same rows, every count 0), where txlog
+  * commits nothing. The statements are in the test's failure message, with the seed:
   * `TXLOG_ORACLE_SEED=<seed>` runs the same sequence again. `make test` runs some table kinds a
   * day; `make test-breadth` all, with longer sequences.
   */
@@ -115,8 +116,13 @@ class DmlRandomParitySuite extends SqlParity with txlog.testing.InTurn {
     )
   )
 
-  private def sequence(name: String, dvs: Boolean, cdf: Boolean = false): Unit = {
-    val seed = Recording.seed + (if (cdf) 3 else if (dvs) 1 else 2)
+  private def sequence(
+      name: String,
+      dvs: Boolean,
+      cdf: Boolean = false,
+      mapping: Boolean = false
+  ): Unit = {
+    val seed = Recording.seed + (if (mapping) 4 else if (cdf) 3 else if (dvs) 1 else 2)
     // row tracking with the feed
     val tracked = cdf
     val r = new Random(seed)
@@ -127,6 +133,7 @@ class DmlRandomParitySuite extends SqlParity with txlog.testing.InTurn {
         "USING {p} PARTITIONED BY (part) LOCATION '{loc}' " +
         s"TBLPROPERTIES ('delta.enableDeletionVectors' = '$dvs'" +
         (if (cdf) ", 'delta.enableChangeDataFeed' = 'true'" else "") +
+        (if (mapping) ", 'delta.columnMapping.mode' = 'name'" else "") +
         (if (tracked) ", 'delta.enableRowTracking' = 'true')" else ")")
     )
     for (k <- 0 until 3) {
@@ -191,6 +198,11 @@ class DmlRandomParitySuite extends SqlParity with txlog.testing.InTurn {
   inTurn("random DELETE / UPDATE / MERGE, change data feed on: delta-spark's table_changes") {
     // with row tracking: deletion vectors on odd seeds, copy-on-write on even ones
     sequence("cdf", dvs = Recording.seed % 2 == 1, cdf = true)
+  }
+
+  inTurn("random DELETE / UPDATE / MERGE, column mapping by name: delta-spark's rows and counts") {
+    // deletion vectors on even seeds, copy-on-write on odd ones
+    sequence("mapped", dvs = Recording.seed % 2 == 0, mapping = true)
   }
 
   deltaRsReadsEveryTable()
