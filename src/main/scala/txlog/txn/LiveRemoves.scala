@@ -1,11 +1,13 @@
 package txlog.txn
 
-import org.apache.spark.sql.{Column, DataFrame}
+import org.apache.spark.sql.{Column, DataFrame, Row}
+import org.apache.spark.sql.catalyst.plans.logical.LocalRelation
 import org.apache.spark.sql.functions._
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.LongType
 
 import txlog.protocol.ActionSchemas
 import txlog.replay.FileKeys
+import txlog.util.Jobs
 
 /** Staged removes matched, by path, to the live files of the snapshot the transaction read.
   *
@@ -18,7 +20,9 @@ import txlog.replay.FileKeys
   * `baseRowId` and `defaultRowCommitVersion` where it names none (spec, "Writer Requirements for
   * Row Tracking": removes carry those of the last add of their path).
   *
-  * One join with the live files whose paths are removed: nothing is brought to the driver.
+  * One join with the live files whose paths are removed: nothing is brought to the driver, unless
+  * the removes are rows on the driver already (a small commit's), where one job reads their live
+  * files' entries and the rest is worked out there.
   */
 private[txn] object LiveRemoves {
 
@@ -47,25 +51,77 @@ private[txn] object LiveRemoves {
       width: Option[Int] = None
   ): DataFrame = {
     def byKey(df: DataFrame) = width.fold(df)(w => df.repartition(w, col(Key)))
-    val staged = byKey(
-      FileActionLines
-        .shaped(removes, ActionSchemas.remove)
-        .withColumn(Key, FileKeys.pathKey(col("path"), root))
-    )
-    val touched = byKey(
-      FileActionLines
-        .shaped(live, LiveRowIds.schema.add("deletionVector", dvType))
-        .withColumn(Key, FileKeys.pathKey(col("path"), root))
-    )
-      .join(staged.select(Key).distinct(), Seq(Key), "left_semi")
-      .groupBy(Key)
-      .agg(
-        count(lit(1)).as(Count),
-        first(col("deletionVector")).as(LiveDv),
-        first(col("baseRowId")).as(LiveBase),
-        first(col("defaultRowCommitVersion")).as(LiveVersion)
-      )
-    val joined = staged.join(touched, Seq(Key), "left_outer")
+    val staged = FileActionLines
+      .shaped(removes, ActionSchemas.remove)
+      .withColumn(Key, FileKeys.pathKey(col("path"), root))
+    val liveShaped = FileActionLines
+      .shaped(live, LiveRowIds.schema.add("deletionVector", dvType))
+      .withColumn(Key, FileKeys.pathKey(col("path"), root))
+    val joined = onDriver(staged, liveShaped).getOrElse {
+      val touched = byKey(liveShaped)
+        .join(byKey(staged).select(Key).distinct(), Seq(Key), "left_semi")
+        .groupBy(Key)
+        .agg(
+          count(lit(1)).as(Count),
+          first(col("deletionVector")).as(LiveDv),
+          first(col("baseRowId")).as(LiveBase),
+          first(col("defaultRowCommitVersion")).as(LiveVersion)
+        )
+      byKey(staged).join(touched, Seq(Key), "left_outer")
+    }
+    checked(joined, version)
+  }
+
+  /** The join of [[matched]] worked out on the driver when the removes are rows there already (a
+    * local relation of at most [[CommitBody.DriverActions]] rows, as [[CommitInputs]] keeps a small
+    * commit's): one job reads the live entries of their paths, and the result is a local relation
+    * again, so the commit's body reads it without a job. None otherwise.
+    */
+  private def onDriver(staged: DataFrame, live: DataFrame): Option[DataFrame] =
+    if (!staged.queryExecution.optimizedPlan.isInstanceOf[LocalRelation]) None
+    else {
+      val rows = staged.collect() // a local relation: no job
+      if (rows.length > CommitBody.DriverActions) None
+      else {
+        val keys = rows.map(_.getAs[String](Key)).distinct
+        val spark = staged.sparkSession
+        val entries =
+          if (keys.isEmpty) Array.empty[Row]
+          else {
+            Jobs.named(spark, "read the live files the commit removes") {
+              live
+                .where(col(Key).isin(keys.toSeq: _*))
+                .select(
+                  col(Key),
+                  col("deletionVector"),
+                  col("baseRowId"),
+                  col("defaultRowCommitVersion")
+                )
+                .collect()
+            }
+          }
+        val byKey = entries.groupBy(_.getString(0))
+        val out = rows.map { r =>
+          val extra = byKey.get(r.getAs[String](Key)) match {
+            case None => Seq(null, null, null, null)
+            case Some(l) =>
+              Seq(l.length.toLong, l.head.get(1), l.head.get(2), l.head.get(3))
+          }
+          Row.fromSeq(r.toSeq ++ extra)
+        }
+        val schema = staged.schema
+          .add(Count, LongType)
+          .add(LiveDv, dvType)
+          .add(LiveBase, LongType)
+          .add(LiveVersion, LongType)
+        Some(spark.createDataFrame(java.util.Arrays.asList(out: _*), schema))
+      }
+    }
+
+  /** The removes of `joined` (staged removes beside their live files' count and fields), with the
+    * live fields they lack and [[Problem]].
+    */
+  private def checked(joined: DataFrame, version: Long): DataFrame = {
     val given = col("deletionVector")
     val problem = when(
       col(Count).isNull,

@@ -132,7 +132,11 @@ private[txlog] object DvDelete {
       // a MERGE's schema evolution: the columns its rows were written with, in the same commit
       evolved.foreach(txn.updateMetadata)
       val rows = touched.map(t => Row(t.path, t.dv.toRow, t.oldCardinality))
-      val local = spark.createDataFrame(spark.sparkContext.parallelize(rows, 1), touchedSchema)
+      // within the driver bound a local relation, which the broadcast takes without a job
+      val local =
+        if (rows.length <= txlog.txn.CommitBody.DriverActions) {
+          spark.createDataFrame(java.util.Arrays.asList(rows: _*), touchedSchema)
+        } else spark.createDataFrame(spark.sparkContext.parallelize(rows, 1), touchedSchema)
       val joined = txn.readFiles().join(broadcast(local), Seq("path"))
       // the touched files' entries read once, onto the driver when the commit itself would hold
       // them there (CommitBody.DriverActions): the counts, removes and adds below run no job then

@@ -2,6 +2,7 @@ package txlog.txn
 
 import java.nio.file.{Files, Path => NPath}
 
+import org.apache.spark.sql.catalyst.plans.logical.LocalRelation
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 import org.apache.spark.sql.functions.{col, expr, typedLit}
 
@@ -119,5 +120,34 @@ class LiveRemovesSuite extends SparkSuite {
     assert(ref.version === r.version)
     assert(ref.allFiles.count() === 0L, "files delta-spark still sees live")
     assert(spark.read.format("delta").load(t.toString).count() === 0L)
+  }
+
+  test("removes on the driver are matched there as the distributed join matches them") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val t = Fixtures.copy(dvTable, tempDir())
+    val snap = DeltaLog.forTable(spark, t.toString).snapshot()
+    // every live file without its deletion vector, one twice, and a path that is not live
+    val staged = snap.allFiles
+      .select("path", "size", "partitionValues", "dataChange")
+      .unionByName(snap.allFiles.limit(1).select("path", "size", "partitionValues", "dataChange"))
+      .unionByName(
+        snap.allFiles
+          .limit(1)
+          .select(typedLit("gone.parquet").as("path"), col("size"), col("partitionValues"))
+          .withColumn("dataChange", typedLit(true))
+      )
+    val rows = staged.collect()
+    val local = spark.createDataFrame(java.util.Arrays.asList(rows: _*), staged.schema)
+    def run(df: org.apache.spark.sql.DataFrame) =
+      LiveRemoves.matched(df, snap.allFiles, snap.tablePath, snap.version)
+    val onDriver = run(local)
+    assert(onDriver.queryExecution.optimizedPlan.isInstanceOf[LocalRelation])
+    val distributed = run(local.repartition(2))
+    assert(!distributed.queryExecution.optimizedPlan.isInstanceOf[LocalRelation])
+    def text(df: org.apache.spark.sql.DataFrame) = df.collect().map(_.toString).sorted.toSeq
+    assert(text(onDriver) == text(distributed))
+    val problems = onDriver.where(col(LiveRemoves.Problem).isNotNull).count()
+    assert(problems == 1L, text(onDriver).mkString("\n"))
+    assert(onDriver.where(col("deletionVector").isNotNull).count() > 0)
   }
 }
