@@ -83,7 +83,9 @@ private[txlog] object DmlStatements {
     val on = h.expr("condition", condition)
     val alias = h.alias("target_alias", targetAlias)
     val whens = clauses.map(clause(h, _))
-    run(ctx, "MERGE", h, Some(source), beforeCommit, schemaEvolution) { t =>
+    // as delta-spark's: the schema evolves for the clauses that take the source's columns (`*`)
+    val evolves = schemaEvolution && clauses.exists(c => c.set.isEmpty)
+    run(ctx, "MERGE", h, Some(source), beforeCommit, evolves) { t =>
       s"MERGE INTO $t AS $alias USING ${h.source} ON $on ${whens.mkString(" ")}"
     }
   }

@@ -106,7 +106,9 @@ private[txlog] object MergeEvolution {
   }
 
   /** A parsed MERGE of a txlog table with schema evolution, evolved; any other plan as it is (a
-    * target or source that does not resolve is left to Spark's analysis and its errors).
+    * target that does not resolve is left to Spark's analysis and its errors; a source that does
+    * not resolve on its own, as a CTE's name, fails with Spark's error: the MERGE cannot evolve the
+    * schema without its columns).
     */
   def ofParsed(spark: SparkSession, plan: LogicalPlan): LogicalPlan = plan match {
     case m: MergeIntoTable if starred(m) && requested(spark, m) =>
@@ -115,20 +117,19 @@ private[txlog] object MergeEvolution {
         case r: UnresolvedRelation                    => (None, r.multipartIdentifier)
         case _                                        => (None, Nil)
       }
-      val found =
-        try {
-          if (parts.isEmpty) None
-          else
-            TxlogSqlTables.pathOf(spark, parts).map { path =>
-              val (catalog, ident) = SessionCatalogs.catalogAndIdentifier(spark, parts)
-              val table = catalog.loadTable(ident) match {
-                case t: TxlogTable => t
-                case _ =>
-                  new TxlogTable(parts.mkString("."), DeltaLog.forTable(spark, path).update())
-              }
-              (catalog, ident, table, SparkPlans.analyzed(spark, m.sourceTable).schema)
-            }
-        } catch { case NonFatal(_) => None }
+      // a target that is not a txlog table (or no table) is Spark's to resolve; once it is a
+      // txlog table, a source that does not resolve alone fails here, as it asks to evolve
+      val path =
+        try if (parts.isEmpty) None else TxlogSqlTables.pathOf(spark, parts)
+        catch { case NonFatal(_) => None }
+      val found = path.map { path =>
+        val (catalog, ident) = SessionCatalogs.catalogAndIdentifier(spark, parts)
+        val table = catalog.loadTable(ident) match {
+          case t: TxlogTable => t
+          case _ => new TxlogTable(parts.mkString("."), DeltaLog.forTable(spark, path).update())
+        }
+        (catalog, ident, table, SparkPlans.analyzed(spark, m.sourceTable).schema)
+      }
       found.fold(plan) { case (catalog, ident, table, sourceSchema) =>
         val t = evolved(table.snapshot.metadata, sourceSchema).fold(table)(table.evolvedTo)
         val relation = DataSourceV2Relation.create(t, Some(catalog), Some(ident))

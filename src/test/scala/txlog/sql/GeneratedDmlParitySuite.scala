@@ -1,0 +1,113 @@
+package txlog.sql
+
+import io.delta.tables.DeltaTable
+
+import txlog.{DeltaLog, ErrorClasses}
+import txlog.scan.Rows
+
+/** UPDATE and MERGE of tables with generated columns, by SQL and by `DeltaLog.update` / `merge`,
+  * against delta-spark's on a copy of the same rows: the generated columns the statement leaves
+  * unset computed again, the ones it sets checked (a value that is not the expression's an error on
+  * both sides, nothing committed), with deletion vectors and copy-on-write.
+  */
+class GeneratedDmlParitySuite extends SqlParity {
+
+  override protected def database: String = "sqlgenerated"
+
+  /** Two copies of `(id BIGINT, v STRING)` with generated `w = upper(v)` and `n = length(v) + id`
+    * and three rows, deletion vectors as `dvs` says: delta-spark's at `d` and txlog's at `t`.
+    */
+  private def generatedPair(name: String, dvs: Boolean): (String, String) = {
+    val dir = tempDir(name)
+    val Seq(d, t) = Seq("d", "t").map(dir.resolve(_).toString)
+    def column(n: String, tpe: String, e: String) =
+      DeltaTable.columnBuilder(n).dataType(tpe).generatedAlwaysAs(e).build()
+    for (path <- Seq(d, t)) {
+      // delta-spark's builder: Spark 3.5's SQL refuses generated columns on a table by path
+      DeltaTable
+        .create(spark)
+        .location(path)
+        .addColumn("id", "BIGINT")
+        .addColumn("v", "STRING")
+        .addColumn(column("w", "STRING", "upper(v)"))
+        .addColumn(column("n", "BIGINT", "length(v) + id"))
+        .property("delta.enableDeletionVectors", dvs.toString)
+        .execute()
+      spark.sql(s"INSERT INTO delta.`$path` (id, v) VALUES (1, 'a'), (2, 'bb'), (3, 'ccc')")
+    }
+    (d, t)
+  }
+
+  /** txlog's table at `t` has delta-spark's rows of `d`, read by delta-spark and txlog (and by
+    * delta-rs at the suite's end).
+    */
+  private def sameAt(d: String, t: String, what: String): Unit = {
+    val rows = spark.read.format("delta").load(d).collect().toSeq
+    val expected = rows.map(Rows.text).sorted
+    assert(Rows.sorted(spark.read.format("delta").load(t)) == expected, what)
+    val snap = DeltaLog.forTable(spark, t).update()
+    assert(Rows.sorted(snap.toDF) == expected, what)
+    readBack.add(t, snap.version, rows)
+  }
+
+  test("generated columns: SQL UPDATE and MERGE compute those they leave unset, as delta-spark's") {
+    for (dvs <- Seq(true, false)) {
+      val (d, t) = generatedPair(s"gensql_$dvs", dvs)
+      val source = "(SELECT * FROM VALUES (2L, 'q'), (4L, 'new'), (5L, 'xyz') AS s(id, v)) s"
+      val statements = Seq(
+        "UPDATE {t} SET v = concat(v, 'x') WHERE id = 1",
+        // a generated column set explicitly to its expression's value is kept
+        "UPDATE {t} SET v = 'k', w = 'K' WHERE id = 3",
+        // names qualified by the target's alias; `n` reads `id`, which the statement leaves
+        "UPDATE {t} AS x SET x.v = upper(x.v) WHERE x.id = 2",
+        s"MERGE INTO {t} AS target USING $source ON target.id = s.id " +
+          "WHEN MATCHED AND s.id = 2 THEN UPDATE SET v = s.v " +
+          "WHEN NOT MATCHED AND s.id = 4 THEN INSERT (id, v) VALUES (s.id, s.v) " +
+          "WHEN NOT MATCHED BY SOURCE AND target.id = 1 THEN UPDATE SET v = 'by source'",
+        // only inserts: Spark writes it as an append
+        s"MERGE INTO {t} AS target USING $source ON target.id = s.id " +
+          "WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v)"
+      )
+      for (sql <- statements) {
+        spark.sql(sql.replace("{t}", s"delta.`$d`")).collect()
+        spark.sql(sql.replace("{t}", s"txlog.`$t`")).collect()
+        sameAt(d, t, s"$sql (dvs: $dvs)")
+      }
+      // a value that is not the expression's: an error on both sides, nothing committed
+      val wrong = "UPDATE {t} SET w = 'wrong' WHERE id = 1"
+      intercept[Throwable](spark.sql(wrong.replace("{t}", s"delta.`$d`")).collect())
+      val before = DeltaLog.forTable(spark, t).update().version
+      val e = intercept[Throwable](spark.sql(wrong.replace("{t}", s"txlog.`$t`")).collect())
+      val typed = txlog.testing.Causes.txlog(e)
+      assert(typed.exists(_.errorClass == ErrorClasses.ConstraintViolation), e)
+      assert(DeltaLog.forTable(spark, t).update().version == before)
+      sameAt(d, t, wrong)
+    }
+  }
+
+  test("generated columns: DeltaLog.update and merge compute them, as delta-spark's") {
+    val (d, t) = generatedPair("genapi", dvs = true)
+    val (dt, log) = (DeltaTable.forPath(spark, d), DeltaLog.forTable(spark, t))
+    dt.updateExpr("id = 1", Map("v" -> "'c'"))
+    assert(log.update("id = 1", Map("v" -> "'c'")).numUpdatedRows == 1)
+    sameAt(d, t, "update")
+    val s = spark.sql("SELECT * FROM VALUES (2L, 'zz'), (7L, 'seven') AS (id, v)").as("s")
+    dt.as("target")
+      .merge(s, "target.id = s.id")
+      .whenMatched()
+      .updateExpr(Map("v" -> "s.v"))
+      .whenNotMatched()
+      .insertExpr(Map("id" -> "s.id", "v" -> "s.v"))
+      .execute()
+    log
+      .merge(s, "target.id = s.id")
+      .whenMatched()
+      .update(Map("v" -> "s.v"))
+      .whenNotMatched()
+      .insert(Map("id" -> "s.id", "v" -> "s.v"))
+      .execute()
+    sameAt(d, t, "merge")
+  }
+
+  deltaRsReadsEveryTable()
+}
