@@ -46,6 +46,7 @@ object TestGroups {
     "DmlRandomParitySuite" -> 60,
     "DmlApiParitySuite" -> 45,
     "GeneratedDmlParitySuite" -> 25,
+    "MergeIntoParitySuite" -> 20,
     "DmlRaceSuite" -> 35,
     "CliSuite" -> 60,
     "VacuumFixturesSuite" -> 60,

@@ -68,7 +68,7 @@ private[txlog] object GeneratedAssignments {
                 .map(p => DeltaLog.forTable(spark, p).update().metadata.schema)
             } catch { case NonFatal(_) => None }
         }
-      plan.transformDown {
+      plan.resolveOperatorsDown {
         case u: UpdateTable    => schemaOf(u.table).fold(u: LogicalPlan)(added(u, _, parse))
         case m: MergeIntoTable => schemaOf(m.targetTable).fold(m: LogicalPlan)(added(m, _, parse))
       }

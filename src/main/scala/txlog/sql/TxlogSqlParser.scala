@@ -4,7 +4,7 @@ import org.apache.spark.sql.{SparkSession, SparkSessionExtensions}
 import org.apache.spark.sql.catalyst.parser.{ParseException, ParserInterface}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.connector.catalog.{Identifier, TableCatalog}
-import org.apache.spark.sql.txlog.SessionCatalogs
+import org.apache.spark.sql.txlog.{SessionCatalogs, SparkPlans}
 
 import txlog.errors.TxlogErrors
 
@@ -24,13 +24,15 @@ import txlog.errors.TxlogErrors
   */
 class TxlogSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
 
-  /** Injects txlog's parser around the session's, and the analyzer rule that runs Spark's dynamic
-    * partition overwrite of a txlog table ([[DynamicOverwrite]]). Example: `new
-    * TxlogSparkSessionExtensions()(e)`.
+  /** Injects txlog's parser around the session's, the analyzer rule that runs Spark's dynamic
+    * partition overwrite of a txlog table ([[DynamicOverwrite]]), and on Spark 4 the early rule
+    * that gives `DataFrame.mergeInto` plans what the parser gives statements ([[DmlPlans]]).
+    * Example: `new TxlogSparkSessionExtensions()(e)`.
     */
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectParser((session, delegate) => new TxlogSqlParser(session, delegate))
     extensions.injectResolutionRule(DynamicOverwrite(_))
+    SparkPlans.injectEarlyRule(extensions, DmlPlans(_))
   }
 }
 
@@ -45,9 +47,7 @@ private[txlog] final class TxlogSqlParser(session: SparkSession, delegate: Parse
   /** A txlog command, or `delegated`'s plan of `sqlText` (the delegate's). */
   override protected def plan(sqlText: String, delegated: String => LogicalPlan): LogicalPlan =
     SqlStatements.parse(sqlText) match {
-      case None =>
-        val parsed = MergeEvolution.ofParsed(session, delegated(sqlText))
-        GeneratedAssignments.ofParsed(session, parsed, delegate.parseExpression)
+      case None => DmlPlans.of(session, delegated(sqlText), delegate.parseExpression)
       case Some(statement) =>
         val parts = delegate.parseMultipartIdentifier(statement.table)
         TxlogSqlTables.pathOf(session, parts) match {

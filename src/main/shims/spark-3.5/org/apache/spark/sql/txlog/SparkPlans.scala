@@ -25,4 +25,12 @@ object SparkPlans {
   /** Whether the statement says `MERGE WITH SCHEMA EVOLUTION`. */
   def schemaEvolution(m: org.apache.spark.sql.catalyst.plans.logical.MergeIntoTable): Boolean =
     false // no MERGE WITH SCHEMA EVOLUTION before Spark 4.0
+
+  /** Injects `rule` to run before Spark resolves a plan: Spark 3.5 has no such hook, nor the
+    * `DataFrame.mergeInto` it serves (its statements come through txlog's parser).
+    */
+  def injectEarlyRule(
+      extensions: org.apache.spark.sql.SparkSessionExtensions,
+      rule: SparkSession => org.apache.spark.sql.catalyst.rules.Rule[LogicalPlan]
+  ): Unit = ()
 }

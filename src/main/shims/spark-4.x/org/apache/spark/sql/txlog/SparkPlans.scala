@@ -27,4 +27,12 @@ object SparkPlans {
   /** Whether the statement says `MERGE WITH SCHEMA EVOLUTION`. */
   def schemaEvolution(m: org.apache.spark.sql.catalyst.plans.logical.MergeIntoTable): Boolean =
     m.withSchemaEvolution
+
+  /** Injects `rule` to run before Spark resolves a plan (a hint resolution rule: the plans of
+    * `DataFrame.mergeInto`, which do not come through the parser, are seen there unresolved).
+    */
+  def injectEarlyRule(
+      extensions: org.apache.spark.sql.SparkSessionExtensions,
+      rule: SparkSession => org.apache.spark.sql.catalyst.rules.Rule[LogicalPlan]
+  ): Unit = extensions.injectHintResolutionRule(rule)
 }
