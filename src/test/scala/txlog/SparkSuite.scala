@@ -28,6 +28,13 @@ trait SparkSuite extends AnyFunSuite with BeforeAndAfterAll with txlog.testing.C
 
   /** A new empty temporary directory, removed when the JVM exits. */
   def tempDir(prefix: String = "txlog"): Path = txlog.testing.TempDirs.create(prefix)
+
+  /** `body` with the session settings `settings`, unset after. */
+  def withConf[T](settings: (String, String)*)(body: => T): T = {
+    settings.foreach { case (k, v) => spark.conf.set(k, v) }
+    try body
+    finally settings.foreach { case (k, _) => spark.conf.unset(k) }
+  }
 }
 
 /** The shared Delta fixtures (../shared/fixtures), read in place; absent in users' clones. */

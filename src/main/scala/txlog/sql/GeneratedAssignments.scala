@@ -1,8 +1,6 @@
 package txlog.sql
 
-import scala.util.control.NonFatal
-
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.{AnalysisException, SparkSession}
 import org.apache.spark.sql.catalyst.analysis.{
   UnresolvedAttribute,
   UnresolvedExtractValue,
@@ -47,7 +45,7 @@ private[txlog] object GeneratedAssignments {
 
   /** `plan` (as parsed) with the generated columns of each UPDATE and MERGE of a txlog table set
     * where they change. A target that is not a txlog table, or that does not resolve, is left to
-    * Spark's analysis and its errors.
+    * Spark's analysis and its errors; a storage failure reading the table fails here.
     */
   def ofParsed(spark: SparkSession, plan: LogicalPlan, parse: String => Expression): LogicalPlan =
     if (!plan.exists(p => p.isInstanceOf[UpdateTable] || p.isInstanceOf[MergeIntoTable])) plan
@@ -66,7 +64,7 @@ private[txlog] object GeneratedAssignments {
               TxlogSqlTables
                 .pathOf(spark, parts)
                 .map(p => DeltaLog.forTable(spark, p).update().metadata.schema)
-            } catch { case NonFatal(_) => None }
+            } catch { case _: AnalysisException => None } // no such table: Spark's error
         }
       plan.resolveOperatorsDown {
         case u: UpdateTable    => schemaOf(u.table).fold(u: LogicalPlan)(added(u, _, parse))

@@ -2,9 +2,7 @@ package txlog.sql
 
 import java.util.Locale
 
-import scala.util.control.NonFatal
-
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.{AnalysisException, SparkSession}
 import org.apache.spark.sql.catalyst.AliasIdentifier
 import org.apache.spark.sql.catalyst.analysis.{UnresolvedAttribute, UnresolvedRelation}
 import org.apache.spark.sql.catalyst.expressions.Expression
@@ -117,11 +115,12 @@ private[txlog] object MergeEvolution {
         case r: UnresolvedRelation                    => (None, r.multipartIdentifier)
         case _                                        => (None, Nil)
       }
-      // a target that is not a txlog table (or no table) is Spark's to resolve; once it is a
-      // txlog table, a source that does not resolve alone fails here, as it asks to evolve
+      // a target that is not a txlog table (or no table: Spark's analysis error) is Spark's to
+      // resolve; a storage failure fails here. Once it is a txlog table, a source that does not
+      // resolve alone fails here too, as it asks to evolve
       val path =
         try if (parts.isEmpty) None else TxlogSqlTables.pathOf(spark, parts)
-        catch { case NonFatal(_) => None }
+        catch { case _: AnalysisException => None }
       val found = path.map { path =>
         val (catalog, ident) = SessionCatalogs.catalogAndIdentifier(spark, parts)
         val table = catalog.loadTable(ident) match {

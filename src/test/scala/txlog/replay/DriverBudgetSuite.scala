@@ -60,12 +60,6 @@ class DriverBudgetSuite extends SparkSuite with txlog.testing.InTurn {
     assert(s.numTombstones === reference.tombstones.size)
   }
 
-  private def withConf[T](settings: (String, String)*)(body: => T): T = {
-    settings.foreach { case (k, v) => spark.conf.set(k, v) }
-    try body
-    finally settings.foreach { case (k, _) => spark.conf.unset(k) }
-  }
-
   inTurn("update() caches the new files once the overlay passes its byte budget") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = fixture("golden/time-travel-start-start20-start40")

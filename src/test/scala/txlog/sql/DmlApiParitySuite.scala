@@ -292,8 +292,8 @@ class DmlApiParitySuite extends SqlParity with txlog.testing.InTurn {
       assert(r.committed && r.version == before + 1, r)
       assert((r.numUpdatedRows, r.numInsertedRows) == ((1L, 1L)), r)
       p.sameRows()
-      val names = spark.table(p.txlogTable).schema.fields.toSeq.map(f => f.name -> f.dataType)
-      assert(names == spark.table(p.deltaTable).schema.fields.toSeq.map(f => f.name -> f.dataType))
+      val names = columnsOf(p.txlogTable)
+      assert(names == columnsOf(p.deltaTable))
       assert(names.map(_._1).contains("score"), names)
       // clauses that name their columns: nothing added, on either side
       val more = spark.sql("SELECT 3L AS id, 'b' AS part, 'w' AS v, 1 AS extra").as("s")
@@ -313,9 +313,9 @@ class DmlApiParitySuite extends SqlParity with txlog.testing.InTurn {
         .update(Map("v" -> "s.v"))
         .execute()
       p.sameRows()
-      val after = spark.table(p.txlogTable).schema.fields.toSeq.map(f => f.name -> f.dataType)
+      val after = columnsOf(p.txlogTable)
       assert(after == names)
-      assert(after == spark.table(p.deltaTable).schema.fields.toSeq.map(f => f.name -> f.dataType))
+      assert(after == columnsOf(p.deltaTable))
     }
   }
 

@@ -144,22 +144,13 @@ class MergeParitySuite extends SqlParity with txlog.testing.InTurn {
     assert(dvFiles(p.txlogPath).isEmpty, dvFiles(p.txlogPath).mkString(", "))
   }
 
-  private def withConf[T](settings: (String, String)*)(body: => T): T = {
-    settings.foreach { case (k, v) => spark.conf.set(k, v) }
-    try body
-    finally settings.foreach { case (k, _) => spark.conf.unset(k) }
-  }
-
-  private def columns(table: String): Seq[(String, String)] =
-    spark.table(table).schema.fields.toSeq.map(f => f.name -> f.dataType.simpleString)
-
   /** The same MERGE with schema evolution on both tables: the same rows, counts and columns, in one
     * commit on each side.
     */
   private def sameEvolution(p: SqlPair, sql: String, keys: Seq[String] = counted): Unit = {
     val before = versionOf(p.txlogTable)
     sameMerge(p, sql, keys)
-    assert(columns(p.txlogTable) == columns(p.deltaTable), sql)
+    assert(columnsOf(p.txlogTable) == columnsOf(p.deltaTable), sql)
     assert(Seq("score", "note").forall(spark.table(p.txlogTable).columns.contains), sql)
     assert(versionOf(p.txlogTable) == before + 1, s"$sql: one commit")
   }
@@ -199,7 +190,7 @@ class MergeParitySuite extends SqlParity with txlog.testing.InTurn {
       p.both("MERGE INTO {t} t USING evo1 s ON t.id = s.id WHEN NOT MATCHED THEN INSERT *")
     }
     p.sameRows()
-    assert(columns(p.txlogTable) == columns(p.deltaTable))
+    assert(columnsOf(p.txlogTable) == columnsOf(p.deltaTable))
     assert(spark.table(p.txlogTable).columns.contains("note"))
   }
 

@@ -37,6 +37,10 @@ trait SqlParity extends SparkSuite with DeltaRsReadsBack {
     keys.map(k => k -> m.getOrElse(k, "absent")).toMap
   }
 
+  /** The columns of `table` as Spark reads them: name and type. */
+  protected def columnsOf(table: String): Seq[(String, String)] =
+    spark.table(table).schema.fields.toSeq.map(f => f.name -> f.dataType.simpleString)
+
   protected def versionOf(table: String): Long = latest(table).getAs[Long]("version")
 
   /** Each row's `_metadata.row_id` and `row_commit_version`, by its `id` (unique in the table). */

@@ -10,16 +10,13 @@ class MergeIntoParitySuite extends SqlParity {
 
   override protected def database: String = "sqlmergeinto"
 
-  private def columns(table: String): Seq[(String, String)] =
-    spark.table(table).schema.fields.toSeq.map(f => f.name -> f.dataType.simpleString)
-
   /** The same `mergeInto` on both tables of `p` (`build` given the table's name and its last part,
     * by which the condition names the target): the same rows and columns after.
     */
   private def both(p: SqlPair)(build: (String, String) => Unit): Unit = {
     for (table <- Seq(p.deltaTable, p.txlogTable)) build(table, table.split('.').last)
     p.sameRows()
-    assert(columns(p.txlogTable) == columns(p.deltaTable))
+    assert(columnsOf(p.txlogTable) == columnsOf(p.deltaTable))
   }
 
   test("df.mergeInto with every kind of clause, as delta-spark's") {
