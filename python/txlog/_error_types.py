@@ -46,6 +46,9 @@ __all__ = [
     "VacuumUnrelatedPathsError",
     "RepairTooManyLostFilesError",
     "RestoreMissingFilesError",
+    "StreamOffsetError",
+    "StreamSourceChangedError",
+    "StreamSchemaChangedError",
 ]
 
 
@@ -330,6 +333,23 @@ class RestoreMissingFilesError(TxlogError):
     """Data files of the version to restore no longer exist (deleted by hand or by VACUUM); the
     message names some of them, ``file`` the first; pass ``force=True`` to restore anyway
     (``RESTORE_MISSING_FILES``)."""
+
+
+class StreamOffsetError(TxlogError):
+    """A stream's checkpoint holds an offset txlog cannot resume from: another table's, or of a
+    format it does not know (``STREAMING_OFFSET_INVALID``)."""
+
+
+class StreamSourceChangedError(TxlogError):
+    """A stream of a table met a commit that deletes (``STREAMING_SOURCE_DELETE``) or rewrites
+    (``STREAMING_SOURCE_UPDATE``) rows; ``version`` is that commit. The options ``ignoreDeletes``,
+    ``ignoreChanges`` and ``skipChangeCommits`` say what to do with them instead."""
+
+
+class StreamSchemaChangedError(TxlogError):
+    """A stream of a table met a commit that changes its schema
+    (``STREAMING_SOURCE_SCHEMA_CHANGED``); ``version`` is that commit. Restarting the query reads
+    with the new schema."""
 
 
 # Shown, pickled and documented as txlog.errors' classes, where users import them from.

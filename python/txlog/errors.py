@@ -67,6 +67,11 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     # ---- Writing data ----
     "SCHEMA_MISMATCH": SchemaMismatchError,
     "CONSTRAINT_VIOLATION": ConstraintViolationError,
+    # ---- Streaming ----
+    "STREAMING_OFFSET_INVALID": StreamOffsetError,
+    "STREAMING_SOURCE_DELETE": StreamSourceChangedError,
+    "STREAMING_SOURCE_UPDATE": StreamSourceChangedError,
+    "STREAMING_SOURCE_SCHEMA_CHANGED": StreamSchemaChangedError,
     # ---- VACUUM ----
     "VACUUM_RETENTION_TOO_SHORT": RetentionTooShortError,
     "CLEANUP_RETENTION_TOO_SHORT": RetentionTooShortError,

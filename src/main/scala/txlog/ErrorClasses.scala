@@ -71,6 +71,12 @@ object ErrorClasses {
   val MetadataChanged = "METADATA_CHANGED"
   val ProtocolChanged = "PROTOCOL_CHANGED"
 
+  // ---- Streaming
+  val StreamingOffsetInvalid = "STREAMING_OFFSET_INVALID"
+  val StreamingSourceDelete = "STREAMING_SOURCE_DELETE"
+  val StreamingSourceUpdate = "STREAMING_SOURCE_UPDATE"
+  val StreamingSourceSchemaChanged = "STREAMING_SOURCE_SCHEMA_CHANGED"
+
   // ---- Maintenance
   val VacuumRetentionTooShort = "VACUUM_RETENTION_TOO_SHORT"
   val CleanupRetentionTooShort = "CLEANUP_RETENTION_TOO_SHORT"
@@ -124,6 +130,10 @@ object ErrorClasses {
     ConcurrentTransaction,
     MetadataChanged,
     ProtocolChanged,
+    StreamingOffsetInvalid,
+    StreamingSourceDelete,
+    StreamingSourceUpdate,
+    StreamingSourceSchemaChanged,
     VacuumRetentionTooShort,
     CleanupRetentionTooShort,
     VacuumLiteNotPossible,
@@ -182,6 +192,10 @@ object ErrorClasses {
     ConcurrentTransaction -> "40001",
     MetadataChanged -> "40001",
     ProtocolChanged -> "40001",
+    StreamingOffsetInvalid -> "22023",
+    StreamingSourceDelete -> "0A000",
+    StreamingSourceUpdate -> "0A000",
+    StreamingSourceSchemaChanged -> "55000",
     VacuumRetentionTooShort -> "22023",
     CleanupRetentionTooShort -> "22023",
     VacuumLiteNotPossible -> "55000",

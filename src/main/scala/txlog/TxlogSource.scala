@@ -7,12 +7,16 @@ import org.apache.spark.sql.connector.catalog.{Table, TableCapability, TableCata
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
+import org.apache.spark.sql.execution.streaming.{Sink, Source}
 import org.apache.spark.sql.sources.{
   BaseRelation,
   CreatableRelationProvider,
   DataSourceRegister,
-  RelationProvider
+  RelationProvider,
+  StreamSinkProvider,
+  StreamSourceProvider
 }
+import org.apache.spark.sql.streaming.OutputMode
 
 import txlog.timetravel.VersionOrTimestamp
 import txlog.scan.TableScan
@@ -48,7 +52,8 @@ final class TxlogSource
     extends DataSourceRegister
     with RelationProvider
     with CreatableRelationProvider
-    with TableProvider {
+    with TableProvider
+    with TxlogStreams {
 
   /** The name `spark.read.format` takes. Example: `spark.read.format("txlog")`. */
   override def shortName(): String = "txlog"
@@ -107,6 +112,62 @@ final class TxlogSource
       data: DataFrame
   ): BaseRelation =
     TableScan.relation(TxlogSource.write(sqlContext, mode, parameters, data).snapshot())
+}
+
+/** Streams: `spark.readStream.format("txlog")` and `df.writeStream.format("txlog")`. */
+private[txlog] trait TxlogStreams extends StreamSourceProvider with StreamSinkProvider {
+
+  /** The table's schema at its latest version; a schema given by the reader must be it.
+    *
+    * {{{
+    * spark.readStream.format("txlog").load("/data/events").schema
+    * }}}
+    */
+  override def sourceSchema(
+      sqlContext: SQLContext,
+      schema: Option[StructType],
+      providerName: String,
+      parameters: Map[String, String]
+  ): (String, StructType) = {
+    val options = txlog.streaming.StreamOptions(parameters)
+    val snapshot = DeltaLog.forTable(sqlContext.sparkSession, options.path).snapshot()
+    (providerName, txlog.streaming.StreamSchema.of(snapshot, schema))
+  }
+
+  /** The stream of the table ([[txlog.streaming.TableStreamSource]]: the initial snapshot, then
+    * each commit's new files; the options of `txlog.streaming.StreamOptions`).
+    *
+    * {{{
+    * spark.readStream.format("txlog").option("maxFilesPerTrigger", 100).load("/data/events")
+    * }}}
+    */
+  override def createSource(
+      sqlContext: SQLContext,
+      metadataPath: String,
+      schema: Option[StructType],
+      providerName: String,
+      parameters: Map[String, String]
+  ): Source = {
+    val options = txlog.streaming.StreamOptions(parameters)
+    val log = DeltaLog.forTable(sqlContext.sparkSession, options.path)
+    val snapshot = log.snapshot()
+    txlog.streaming.StreamSchema.of(snapshot, schema)
+    new txlog.streaming.TableStreamSource(log.context, options, snapshot)
+  }
+
+  /** The streaming sink ([[txlog.streaming.TableSink]]): each micro-batch one commit, exactly once
+    * by the query's id and the batch's.
+    *
+    * {{{
+    * df.writeStream.format("txlog").option("checkpointLocation", "/chk").start("/data/events")
+    * }}}
+    */
+  override def createSink(
+      sqlContext: SQLContext,
+      parameters: Map[String, String],
+      partitionColumns: Seq[String],
+      outputMode: OutputMode
+  ): Sink = txlog.streaming.TableSink(parameters, partitionColumns, outputMode)
 }
 
 private[txlog] object TxlogSource {

@@ -4,14 +4,16 @@ import txlog.{BuildInfo, ErrorClasses, TxlogException}
 
 /** Builds every user-facing error in one place, with a stable error class each. The Python package
   * maps these classes (never the messages) to typed exceptions. Those of transactions
-  * ([[TransactionErrors]]), of reading rows ([[ScanErrors]]) and of maintenance
-  * ([[MaintenanceErrors]]) are written in files of their own; all are called as `TxlogErrors.x`.
+  * ([[TransactionErrors]]), of reading rows ([[ScanErrors]]), of maintenance
+  * ([[MaintenanceErrors]]) and of streams ([[StreamErrors]]) are written in files of their own; all
+  * are called as `TxlogErrors.x`.
   */
 private[txlog] object TxlogErrors
     extends ScanErrors
     with TransactionErrors
     with MaintenanceErrors
-    with WriteErrors {
+    with WriteErrors
+    with StreamErrors {
 
   /** Error classes of storage failures: retrying the same call may succeed. */
   val Retryable: Set[String] = Set(ErrorClasses.LogReadFailed, ErrorClasses.LogWriteFailed)

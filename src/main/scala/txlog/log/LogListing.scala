@@ -121,6 +121,11 @@ private[txlog] object LogListing {
     )
   }
 
+  /** The files of versions `version` and later only (a stream reading the commits after its
+    * offset): one listing from that version's name on, possibly of no file.
+    */
+  def from(table: TablePath, version: Long): LogListing = listFrom(table, version, None)
+
   private def nonEmpty(listing: LogListing): LogListing = {
     if (listing.commits.isEmpty && listing.checkpoints.isEmpty) {
       throw TxlogErrors.tableNotFound(listing.table.root)

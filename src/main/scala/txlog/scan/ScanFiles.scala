@@ -140,7 +140,11 @@ private[txlog] object ScanFiles {
       )
     }
 
-  private def directories(root: String, partitionSchema: StructType, rows: Array[Row]) = {
+  private[txlog] def directories(
+      root: String,
+      partitionSchema: StructType,
+      rows: Array[Row]
+  ): Selection = {
     val toCatalyst = CatalystTypeConverters.createToCatalystConverter(partitionSchema)
     val empty = InternalRow.empty
     var bytes = 0L

@@ -51,9 +51,13 @@ private[txlog] final class TxlogTable(
     with SupportsWrite
     with SupportsMetadataColumns
     with SupportsDeleteV2
-    with SupportsRowLevelOperations {
+    with SupportsRowLevelOperations
+    with org.apache.spark.sql.txlog.StreamingFallback {
 
   override def name(): String = tableName
+
+  // streams by name: the txlog source's stream and sink at the table's location
+  override protected def fallbackLocation: String = snapshot.tablePath
 
   /** The metadata the table is seen under: the snapshot's, or the one a MERGE evolves it to. */
   private[txlog] def metadata: Metadata = evolved.getOrElse(snapshot.metadata)

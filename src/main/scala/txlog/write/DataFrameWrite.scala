@@ -28,13 +28,16 @@ private[txlog] object DataFrameWrite {
 
   /** [[write]], with `dynamicPartitions`: an overwrite of a partitioned table replaces the files of
     * the partitions the rows fall in only ([[DynamicPartitions]]); with `replaceWhere` or
-    * `overwriteSchema` it is INVALID_ARGUMENT, as in delta-spark.
+    * `overwriteSchema` it is INVALID_ARGUMENT, as in delta-spark. With `streaming` (a micro-batch
+    * of the streaming sink, `txlog.streaming.TableSink`) the commit is that batch's
+    * ([[StreamingUpdate]]).
     */
   def write(
       ctx: TableContext,
       df: DataFrame,
       options: WriteOptions,
-      dynamicPartitions: Boolean
+      dynamicPartitions: Boolean,
+      streaming: Option[StreamingUpdate] = None
   ): WriteResult = {
     if (df == null) throw TxlogErrors.invalidArgument("df", "is null")
     val mode = Option(options.mode).map(_.trim.toLowerCase(Locale.ROOT)).getOrElse("")
@@ -81,7 +84,7 @@ private[txlog] object DataFrameWrite {
     }
     TableSchemaCheck.typed(ctx.root, df.schema)
     val existing = exists(ctx)
-    if (!existing) create(ctx, df, options, mode)
+    if (!existing) create(ctx, df, options, mode, streaming)
     else
       mode match {
         case "error" =>
@@ -92,11 +95,11 @@ private[txlog] object DataFrameWrite {
         case "ignore" =>
           val v = ctx.snapshots.update().version
           WriteResult(mode, v, committed = false, 0, 0, 0, 0, None)
-        case _ => into(ctx, df, options, mode, dynamic)
+        case _ => into(ctx, df, options, mode, dynamic, streaming)
       }
   }
 
-  private def exists(ctx: TableContext): Boolean =
+  private[txlog] def exists(ctx: TableContext): Boolean =
     try { ctx.snapshots.update(); true }
     catch {
       case e: txlog.TxlogException if e.errorClass == txlog.ErrorClasses.DeltaTableNotFound => false
@@ -106,11 +109,12 @@ private[txlog] object DataFrameWrite {
       ctx: TableContext,
       df: DataFrame,
       options: WriteOptions,
-      mode: String
+      mode: String,
+      streaming: Option[StreamingUpdate]
   ): WriteResult = {
     val schema = TableSchemaCheck.nullable(df.schema)
     val (txn, p, md) = TableCreation.prepare(ctx, schema, options.partitionBy, options.properties)
-    commitData(ctx, txn, df, p, md, options, mode, replace = false)
+    commitData(ctx, txn, df, p, md, options, mode, replace = false, streaming = streaming)
   }
 
   private def into(
@@ -118,7 +122,8 @@ private[txlog] object DataFrameWrite {
       df: DataFrame,
       options: WriteOptions,
       mode: String,
-      dynamic: Boolean
+      dynamic: Boolean,
+      streaming: Option[StreamingUpdate]
   ): WriteResult = {
     if (options.properties.nonEmpty) {
       throw TxlogErrors.invalidArgument(
@@ -171,7 +176,18 @@ private[txlog] object DataFrameWrite {
       if (t.replacesTable) txn.replacingTable()
       val replace = mode == "overwrite"
       val byPartition = dynamic && t.metadata.partitionColumns.nonEmpty
-      commitData(ctx, txn, t.data, snap.protocol, t.metadata, options, mode, replace, byPartition)
+      commitData(
+        ctx,
+        txn,
+        t.data,
+        snap.protocol,
+        t.metadata,
+        options,
+        mode,
+        replace,
+        byPartition,
+        streaming
+      )
     }
   }
 
@@ -187,7 +203,8 @@ private[txlog] object DataFrameWrite {
       options: WriteOptions,
       mode: String,
       replace: Boolean,
-      byPartition: Boolean = false
+      byPartition: Boolean = false,
+      streaming: Option[StreamingUpdate] = None
   ): WriteResult = {
     val version = txn.readVersion
     WriterGate.check(ctx.root, version, p, "write data")
@@ -230,16 +247,28 @@ private[txlog] object DataFrameWrite {
       case "error"     => "ErrorIfExists"
       case _           => "Ignore"
     }
-    val r = txn.commit(
-      "WRITE",
-      Map("mode" -> modeName, "partitionBy" -> txlog.util.JsonText.array(parts)) ++
-        where.map(w => "predicate" -> txlog.util.JsonText.array(Seq(w))),
-      Map(
-        "numFiles" -> written.numFiles.toString,
-        "numOutputRows" -> written.rows.toString,
-        "numOutputBytes" -> written.bytes.toString
-      )
+    val output = Map(
+      "numOutputRows" -> written.rows.toString,
+      "numOutputBytes" -> written.bytes.toString
     )
+    val r = streaming match {
+      case Some(s) =>
+        txn.commit(
+          StreamingUpdate.Operation,
+          s.parameters,
+          output ++ Map(
+            "numAddedFiles" -> written.numFiles.toString,
+            "numRemovedFiles" -> removed.toString
+          )
+        )
+      case None =>
+        txn.commit(
+          "WRITE",
+          Map("mode" -> modeName, "partitionBy" -> txlog.util.JsonText.array(parts)) ++
+            where.map(w => "predicate" -> txlog.util.JsonText.array(Seq(w))),
+          output + ("numFiles" -> written.numFiles.toString)
+        )
+    }
     WriteResult(
       mode,
       r.version,

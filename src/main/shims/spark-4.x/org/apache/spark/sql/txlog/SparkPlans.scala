@@ -13,6 +13,28 @@ object SparkPlans {
   def dataFrame(spark: SparkSession, plan: LogicalPlan): DataFrame =
     ClassicDataset.ofRows(spark.asInstanceOf[ClassicSession], plan)
 
+  /** The rows of a micro-batch `data` (what a streaming sink is handed) as a batch DataFrame over
+    * its plan's result, as Spark's `foreachBatch` sink makes it: writable by batch plans, the
+    * stream's plan not analyzed again.
+    */
+  def batchOf(data: DataFrame): DataFrame = {
+    val ds = data.asInstanceOf[ClassicDataset[_]]
+    val rdd = ds.queryExecution.toRdd
+    ClassicDataset.ofRows(
+      ds.sparkSession,
+      org.apache.spark.sql.execution.LogicalRDD.fromDataset(rdd, ds, isStreaming = false)
+    )
+  }
+
+  /** `relation` as the DataFrame of a streaming source's batch (its plan marked streaming). */
+  def streamingFrame(
+      spark: SparkSession,
+      relation: org.apache.spark.sql.sources.BaseRelation
+  ): DataFrame = dataFrame(
+    spark,
+    org.apache.spark.sql.execution.datasources.LogicalRelation(relation, isStreaming = true)
+  )
+
   /** The session's SQL parser. */
   def parser(spark: SparkSession): org.apache.spark.sql.catalyst.parser.ParserInterface =
     spark.asInstanceOf[ClassicSession].sessionState.sqlParser

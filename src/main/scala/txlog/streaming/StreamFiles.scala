@@ -1,0 +1,82 @@
+package txlog.streaming
+
+import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
+import org.apache.spark.sql.execution.datasources.HadoopFsRelation
+import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.txlog.SparkPlans
+
+import txlog.Metadata
+import txlog.protocol.FileColumns
+import txlog.scan.{ReadSpec, ScanFiles, TableParquetFormat}
+import txlog.util.FixedFileIndex
+
+/** The files a micro-batch of a stream reads, as rows of add actions in the layout
+  * [[txlog.scan.ScanFiles]] reads files by (path, size, modificationTime, deletion vector, typed
+  * partition values, an unparsed partition value, baseRowId, defaultRowCommitVersion) followed by
+  * the file's `version` and `index` in the stream; and the micro-batch itself: Spark's file source
+  * over those files read by txlog's table reader (column mapping, deletion vectors applied), its
+  * plan marked streaming.
+  *
+  * {{{
+  * val df = StreamFiles.batch(spark, ReadSpec(snapshot), rows, "versions 3 to 5")
+  * }}}
+  */
+private[txlog] object StreamFiles {
+
+  val Version = "version"
+  val Index = "index"
+
+  /** The columns of a file's row from the add action `add` (a struct column) under `md`. */
+  def columns(add: Column, md: Metadata, rowTracking: Boolean): Seq[Column] = {
+    def tracking(field: String) =
+      (if (rowTracking) add.getField(field) else lit(null).cast("long")).as(field)
+    Seq(
+      add.getField("path").as("path"),
+      add.getField("size").as("size"),
+      add.getField("modificationTime").as("modificationTime"),
+      add.getField("deletionVector").as("dv"),
+      FileColumns.partitionValuesParsed(add.getField("partitionValues"), md).as("pv"),
+      FileColumns.unparsedPartitionValue(add.getField("partitionValues"), md).as("unparsed"),
+      tracking("baseRowId"),
+      tracking("defaultRowCommitVersion")
+    )
+  }
+
+  private val SizeAt = 1
+  private val VersionAt = 8
+  private val IndexAt = 9
+
+  def size(r: Row): Long = r.getLong(SizeAt)
+  def version(r: Row): Long = r.getLong(VersionAt)
+  def index(r: Row): Long = r.getLong(IndexAt)
+
+  /** The rows of `df` (files in the layout above) ordered by version and index. */
+  def ordered(df: DataFrame): DataFrame = df.orderBy(col(Version), col(Index))
+
+  /** The micro-batch reading `files` (rows in the layout above) with `table`'s reader; a partition
+    * value that does not parse is MALFORMED_LOG_FILE naming the file.
+    */
+  def batch(spark: SparkSession, table: ReadSpec, files: Seq[Row], label: String): DataFrame = {
+    files.groupBy(version).toSeq.sortBy(_._1).foreach { case (v, rows) =>
+      ScanFiles.refuseUnparsed(table.root, v, rows, 0, 5)
+    }
+    val selection = ScanFiles.directories(table.root, table.partitionSchema, files.toArray)
+    val spec =
+      table.copy(deletionVectors = table.deletionVectors || selection.withDeletionVectors > 0)
+    val relation = HadoopFsRelation(
+      location = new FixedFileIndex(
+        Seq(table.root),
+        label,
+        spec.partitionSchema,
+        selection.directories,
+        selection.bytes
+      ),
+      partitionSchema = spec.partitionSchema,
+      dataSchema = spec.dataSchema,
+      bucketSpec = None,
+      fileFormat = new TableParquetFormat(spec),
+      options = Map.empty
+    )(spark)
+    SparkPlans.streamingFrame(spark, relation)
+  }
+}

@@ -1,0 +1,146 @@
+package txlog.streaming
+
+import org.apache.spark.internal.Logging
+import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.connector.read.streaming.{
+  ReadAllAvailable,
+  ReadLimit,
+  SupportsAdmissionControl,
+  SupportsTriggerAvailableNow,
+  Offset => StreamingOffset
+}
+import org.apache.spark.sql.execution.streaming.{Offset, Source}
+import org.apache.spark.sql.types.StructType
+
+import txlog.Snapshot
+import txlog.errors.TxlogErrors
+import txlog.log.LogListing
+import txlog.scan.ReadSpec
+import txlog.table.TableContext
+
+/** A table as a stream source (`spark.readStream.format("txlog").load(path)`), as delta-spark's
+  * `DeltaSource`: the rows of the initial snapshot (the latest version when the query starts, its
+  * files by modification time then path), then the files each later commit adds with dataChange =
+  * true, read with their deletion vectors and column mapping; or, with `startingVersion` /
+  * `startingTimestamp`, the commits from there on. Micro-batches are bounded by
+  * `maxFilesPerTrigger` / `maxBytesPerTrigger` ([[StreamOptions]]; `Trigger.AvailableNow` reads
+  * what was committed when the query started, in such batches). A batch never spans the end of the
+  * initial snapshot and later commits, so a batch's files follow from its two offsets alone.
+  *
+  * The log is read from the last offset on ([[CommitActions]]: only the commits after it, never a
+  * replay), [[CommitActions.Window]] commits at a time. A commit removing data fails the stream
+  * unless the options say what to do with it; a schema the stream cannot read its files with fails
+  * it (STREAMING_SOURCE_SCHEMA_CHANGED, the version named); a commit cleaned away before the stream
+  * read it is MISSING_LOG_FILES. Driver memory: the rows of one batch's files (at most
+  * maxFilesPerTrigger; every file available with `Trigger.Once`) and one summary per commit of a
+  * window; the initial snapshot's files stay on the executors ([[InitialFiles]]).
+  *
+  * {{{
+  * spark.readStream.format("txlog").option("maxFilesPerTrigger", 100).load("/data/events")
+  * }}}
+  */
+private[txlog] final class TableStreamSource(
+    ctx: TableContext,
+    options: StreamOptions,
+    readSnapshot: Snapshot
+) extends Source
+    with SupportsAdmissionControl
+    with SupportsTriggerAvailableNow
+    with Logging {
+
+  private val root = ctx.root
+  private val tableId = readSnapshot.metadata.id
+  private val spec = ReadSpec(readSnapshot)
+  private val admission = new StreamAdmission(readSnapshot, options)
+
+  override val schema: StructType = StreamSchema.of(readSnapshot, None)
+
+  /** Where the stream starts without an offset of its own. */
+  private lazy val start: StreamOffset = options.startingVersion match {
+    case None => StreamOffset(tableId, readSnapshot.version, -1, initialSnapshot = true)
+    case Some(s) =>
+      StreamOffset(tableId, StreamAdmission.firstVersion(ctx, readSnapshot, s), -1, false)
+  }
+
+  @volatile private var initial: Option[InitialFiles] = None
+  @volatile private var availableNow = false
+  @volatile private var bound: Option[StreamOffset] = None
+
+  private def initialAt(version: Long): InitialFiles = synchronized {
+    initial.filter(_.version == version).getOrElse {
+      initial.foreach(_.release())
+      val snap =
+        if (version == readSnapshot.version) readSnapshot
+        else StreamAdmission.snapshotAt(ctx, version)
+      val files = new InitialFiles(snap)
+      initial = Some(files)
+      files
+    }
+  }
+
+  override def getDefaultReadLimit: ReadLimit =
+    ReadLimit.maxFiles(options.filesPerBatch.getOrElse(Int.MaxValue))
+
+  override def prepareForTriggerAvailableNow(): Unit = availableNow = true
+
+  override def getOffset: Option[Offset] =
+    throw new UnsupportedOperationException("latestOffset(start, limit) is used instead")
+
+  override def latestOffset(startOffset: StreamingOffset, limit: ReadLimit): StreamingOffset = {
+    val from = Option(startOffset).map(StreamOffset.of(_, root, tableId)).getOrElse(start)
+    if (availableNow && bound.isEmpty) {
+      bound = Some(StreamOffset(tableId, latestVersion() + 1, -1, initialSnapshot = false))
+      logInfo(s"txlog stream of $root: Trigger.AvailableNow reads up to ${bound.get}")
+    }
+    val budget = limit match {
+      case _: ReadAllAvailable => StreamAdmission.Budget(None, None)
+      case _                   => StreamAdmission.Budget(options.filesPerBatch, options.maxBytes)
+    }
+    val end =
+      if (from.initialSnapshot) admission.inSnapshot(from, initialAt(from.version), budget)
+      else admission.inCommits(ctx, from, budget, bound)
+    // no offset before the first file (a stream starting after the latest commit)
+    if (startOffset == null && end == from) null else end
+  }
+
+  override def getBatch(startOffset: Option[Offset], endOffset: Offset): DataFrame = {
+    val end = StreamOffset.of(endOffset, root, tableId)
+    val from = startOffset.map(StreamOffset.of(_, root, tableId))
+    val files: Seq[Row] =
+      if (end.initialSnapshot) {
+        initialAt(end.version).rows(from.fold(-1L)(_.index), end.index)
+      } else {
+        // the rest of the initial snapshot, then the commits' adds up to the end
+        val (snapshotRows, commitsFrom) = from match {
+          case Some(o) if o.initialSnapshot =>
+            (initialAt(o.version).rows(o.index, Long.MaxValue), None)
+          case Some(o) => (Nil, Some(o))
+          case None if options.startingVersion.isEmpty =>
+            (initialAt(end.version - 1).rows(-1L, Long.MaxValue), None)
+          case None => (Nil, Some(start))
+        }
+        snapshotRows ++ commitsFrom.toSeq.flatMap(admission.commitRows(ctx, _, end))
+      }
+    val label = s"${from.fold("start")(_.toString)} to $end"
+    logInfo(s"txlog stream of $root: ${files.size} files from $label")
+    StreamFiles.batch(ctx.spark, spec, files, label)
+  }
+
+  /** The latest version of the table, listed from the read snapshot's. */
+  private def latestVersion(): Long =
+    LogListing
+      .from(ctx.table, readSnapshot.version)
+      .commits
+      .lastOption
+      .fold(readSnapshot.version)(_.version)
+
+  override def commit(end: Offset): Unit = {
+    val o = StreamOffset.of(end, root, tableId)
+    // the initial snapshot is read once past it
+    if (!o.initialSnapshot) synchronized { initial.foreach(_.release()); initial = None }
+  }
+
+  override def stop(): Unit = synchronized { initial.foreach(_.release()); initial = None }
+
+  override def toString: String = s"TxlogSource[$root]"
+}
