@@ -47,6 +47,9 @@ object TestGroups {
     "DmlApiParitySuite" -> 45,
     "GeneratedDmlParitySuite" -> 25,
     "MergeIntoParitySuite" -> 20,
+    // measured on this machine, 2026-12-05, one JVM with the other streaming suite
+    "StreamSourceParitySuite" -> 65,
+    "StreamSinkParitySuite" -> 50,
     "DmlRaceSuite" -> 35,
     "CliSuite" -> 60,
     "VacuumFixturesSuite" -> 60,

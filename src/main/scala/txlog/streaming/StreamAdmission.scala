@@ -7,7 +7,7 @@ import txlog.Snapshot
 import txlog.changes.ChangeRange
 import txlog.errors.TxlogErrors
 import txlog.log.LogListing
-import txlog.protocol.CommitFile
+import txlog.protocol.{ColumnMapping, CommitFile, ReaderGate}
 import txlog.table.TableContext
 
 /** Which files a stream of the table `readSnapshot` is at (read with its schema) takes next, as
@@ -49,37 +49,31 @@ private[txlog] final class StreamAdmission(readSnapshot: Snapshot, options: Stre
     else StreamOffset(tableId, init.version, last, initialSnapshot = true)
   }
 
-  /** The end of a batch starting at `from`, past the initial snapshot: the commits after it, up to
-    * `bound` (Trigger.AvailableNow's end), [[CommitActions.Window]] commits at a time.
+  /** The end of a batch starting at `from`, past the initial snapshot, and the files it takes: the
+    * commits after it, up to `bound` (Trigger.AvailableNow's end), in [[CommitActions.windows]].
     */
   def inCommits(
       ctx: TableContext,
       from: StreamOffset,
       budget: Budget,
       bound: Option[StreamOffset]
-  ): StreamOffset = {
+  ): (StreamOffset, Seq[Row]) = {
     val upTo = bound.fold(Long.MaxValue)(_.version - 1)
-    val commits = listed(ctx, from.version).filter(_.version <= upTo)
+    val commits = listed(ctx, from.version, upTo)
     var pos = from
     var files = budget.files.fold(Long.MaxValue)(_.toLong)
     var bytes = budget.bytes.getOrElse(Long.MaxValue)
+    val taken = Seq.newBuilder[Row]
     def room = files > 0 && bytes > 0
-    val windows = commits.grouped(CommitActions.Window)
+    val windows = CommitActions.windows(ctx.spark, commits)
     while (windows.hasNext && room) {
       val window = windows.next()
-      val read = CommitActions.read(ctx.spark, ctx.table, window)
+      val read = CommitActions.read(ctx.spark, ctx.table, window, md, rowTracking)
       val summaries = read.summaries.map(s => s.version -> s).toMap
       // one more than the room: whether a version has adds left past the batch's last
       val limit = budget.files.map(_ => math.min(files + 1, Int.MaxValue).toInt)
       val adds = read
-        .adds(
-          md,
-          rowTracking,
-          (pos.version, pos.index),
-          None,
-          v => !skipped(summaries.get(v)),
-          limit
-        )
+        .adds((pos.version, pos.index), None, v => !skipped(summaries.get(v)), limit)
         .groupBy(StreamFiles.version)
       val it = window.iterator
       while (it.hasNext && room) {
@@ -88,6 +82,7 @@ private[txlog] final class StreamAdmission(readSnapshot: Snapshot, options: Stre
         adds.getOrElse(v, Nil).iterator.takeWhile(_ => room).foreach { r =>
           files -= 1
           bytes -= StreamFiles.size(r)
+          taken += r
           pos = StreamOffset(tableId, v, StreamFiles.index(r), initialSnapshot = false)
         }
         if (room || !adds.getOrElse(v, Nil).exists(r => StreamFiles.index(r) > pos.index)) {
@@ -95,20 +90,18 @@ private[txlog] final class StreamAdmission(readSnapshot: Snapshot, options: Stre
         }
       }
     }
-    pos
+    (pos, taken.result())
   }
 
   /** The files of the commits after `from` up to `end` (both past the initial snapshot). */
   def commitRows(ctx: TableContext, from: StreamOffset, end: StreamOffset): Seq[Row] =
     if (!end.notBefore(from) || end == from) Nil
     else {
-      val commits = listed(ctx, from.version).filter(_.version <= end.version)
-      commits.grouped(CommitActions.Window).toSeq.flatMap { window =>
-        val read = CommitActions.read(ctx.spark, ctx.table, window)
+      val commits = listed(ctx, from.version, end.version)
+      CommitActions.windows(ctx.spark, commits).toSeq.flatMap { window =>
+        val read = CommitActions.read(ctx.spark, ctx.table, window, md, rowTracking)
         val summaries = read.summaries.map(s => s.version -> s).toMap
         read.adds(
-          md,
-          rowTracking,
           (from.version, from.index),
           Some((end.version, end.index)),
           v => !skipped(summaries.get(v)),
@@ -125,6 +118,7 @@ private[txlog] final class StreamAdmission(readSnapshot: Snapshot, options: Stre
     * read its files with; removing data needs the option that says what to do.
     */
   private def check(ctx: TableContext, s: CommitActions.Summary): Unit = {
+    s.protocol.foreach(p => ReaderGate.check(root, s.version, p))
     s.metadata.foreach(m => checkSchema(ctx, s.version, m))
     if (s.removes > 0 && !options.skipChangeCommits && !options.ignoreChanges) {
       if (s.adds > 0) {
@@ -162,10 +156,17 @@ private[txlog] final class StreamAdmission(readSnapshot: Snapshot, options: Stre
     val found = DataType.fromJson(m.schemaString).asInstanceOf[StructType]
     val read = md.schema
     def names(s: StructType) = s.fieldNames.map(_.toLowerCase).toSet
-    val ok = m.partitionColumns == md.partitionColumns && readable(found, read) && {
-      if (version > readSnapshot.version) names(found) == names(read)
-      else readable(StreamAdmission.snapshotAt(ctx, version - 1).metadata.schema, read)
-    }
+    def mode(conf: Map[String, String]) =
+      conf.getOrElse(ColumnMapping.ModeProperty, "none").trim.toLowerCase
+    val ok = m.partitionColumns == md.partitionColumns && readable(found, read) &&
+      mode(m.configuration) == mode(md.configuration) && {
+        if (version > readSnapshot.version) names(found) == names(read)
+        else
+          version == 0 || readable(
+            StreamAdmission.snapshotAt(ctx, version - 1).metadata.schema,
+            read
+          )
+      }
     if (!ok) {
       throw TxlogErrors.sourceSchemaChanged(
         root,
@@ -177,16 +178,28 @@ private[txlog] final class StreamAdmission(readSnapshot: Snapshot, options: Stre
     }
   }
 
-  /** The commits from `version` on, listed from it; MISSING_LOG_FILES when it is gone. */
-  private def listed(ctx: TableContext, version: Long): Seq[CommitFile] = {
-    val commits = LogListing.from(ctx.table, version).commits
-    commits.headOption.filter(_.version != version).foreach { first =>
-      throw TxlogErrors.streamVersionMissing(root, version, first.version)
+  /** Commits listed before, from the stream's position on (at most [[ListedMax]]): a stream with an
+    * end (Trigger.AvailableNow, a batch read again) lists the log once for many batches.
+    */
+  @volatile private var known: IndexedSeq[CommitFile] = IndexedSeq.empty
+
+  /** The commits from `version` up to `upTo`, listed from `version` unless [[known]] has them all;
+    * MISSING_LOG_FILES when `version` is gone, LOG_VERSION_GAP for a hole after it.
+    */
+  private def listed(ctx: TableContext, version: Long, upTo: Long): Seq[CommitFile] = {
+    val covered = known.headOption.exists(_.version <= version) &&
+      known.lastOption.exists(_.version >= upTo)
+    if (!covered) {
+      val commits = LogListing.from(ctx.table, version).commits
+      commits.headOption.filter(_.version != version).foreach { first =>
+        throw TxlogErrors.streamVersionMissing(root, version, first.version)
+      }
+      commits.zip(commits.drop(1)).find { case (a, b) => b.version != a.version + 1 }.foreach {
+        case (a, b) => throw TxlogErrors.versionGap(root, a.version, b.version)
+      }
+      known = commits.take(ListedMax)
     }
-    commits.zip(commits.drop(1)).find { case (a, b) => b.version != a.version + 1 }.foreach {
-      case (a, b) => throw TxlogErrors.versionGap(root, a.version, b.version)
-    }
-    commits
+    known.dropWhile(_.version < version).takeWhile(_.version <= upTo)
   }
 }
 
@@ -194,6 +207,9 @@ private[txlog] object StreamAdmission {
 
   /** The room of one batch: files and bytes (None: no limit). */
   final case class Budget(files: Option[Int], bytes: Option[Long])
+
+  /** How many listed commits a stream keeps between batches. */
+  private val ListedMax = 100000
 
   /** How many files' sizes are fetched at a time under a byte limit. */
   private val SizeChunk = 10000L

@@ -65,6 +65,7 @@ private[txlog] final class TableStreamSource(
   @volatile private var initial: Option[InitialFiles] = None
   @volatile private var availableNow = false
   @volatile private var bound: Option[StreamOffset] = None
+  @volatile private var planned: Option[(StreamOffset, StreamOffset, Seq[Row])] = None
 
   private def initialAt(version: Long): InitialFiles = synchronized {
     initial.filter(_.version == version).getOrElse {
@@ -98,7 +99,12 @@ private[txlog] final class TableStreamSource(
     }
     val end =
       if (from.initialSnapshot) admission.inSnapshot(from, initialAt(from.version), budget)
-      else admission.inCommits(ctx, from, budget, bound)
+      else {
+        val (end, files) = admission.inCommits(ctx, from, budget, bound)
+        // the batch's files, for getBatch to take instead of reading the commits again
+        planned = Some((from, end, files))
+        end
+      }
     // no offset before the first file (a stream starting after the latest commit)
     if (startOffset == null && end == from) null else end
   }
@@ -119,7 +125,12 @@ private[txlog] final class TableStreamSource(
             (initialAt(end.version - 1).rows(-1L, Long.MaxValue), None)
           case None => (Nil, Some(start))
         }
-        snapshotRows ++ commitsFrom.toSeq.flatMap(admission.commitRows(ctx, _, end))
+        snapshotRows ++ commitsFrom.toSeq.flatMap { f =>
+          planned match {
+            case Some((p, e, rows)) if p == f && e == end => rows
+            case _                                        => admission.commitRows(ctx, f, end)
+          }
+        }
       }
     val label = s"${from.fold("start")(_.toString)} to $end"
     logInfo(s"txlog stream of $root: ${files.size} files from $label")
