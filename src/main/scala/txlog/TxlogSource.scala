@@ -131,11 +131,13 @@ private[txlog] trait TxlogStreams extends StreamSourceProvider with StreamSinkPr
   ): (String, StructType) = {
     val options = txlog.streaming.StreamOptions(parameters)
     val snapshot = DeltaLog.forTable(sqlContext.sparkSession, options.path).snapshot()
-    (providerName, txlog.streaming.StreamSchema.of(snapshot, schema))
+    val read = txlog.streaming.StreamSchema.of(snapshot, schema, options.readChangeFeed)
+    (providerName, read)
   }
 
   /** The stream of the table ([[txlog.streaming.TableStreamSource]]: the initial snapshot, then
-    * each commit's new files; the options of `txlog.streaming.StreamOptions`).
+    * each commit's new files; with `readChangeFeed`, its change data feed,
+    * [[txlog.streaming.ChangeStreamSource]]; the options of `txlog.streaming.StreamOptions`).
     *
     * {{{
     * spark.readStream.format("txlog").option("maxFilesPerTrigger", 100).load("/data/events")
@@ -151,8 +153,10 @@ private[txlog] trait TxlogStreams extends StreamSourceProvider with StreamSinkPr
     val options = txlog.streaming.StreamOptions(parameters)
     val log = DeltaLog.forTable(sqlContext.sparkSession, options.path)
     val snapshot = log.snapshot()
-    txlog.streaming.StreamSchema.of(snapshot, schema)
-    new txlog.streaming.TableStreamSource(log.context, options, snapshot)
+    txlog.streaming.StreamSchema.of(snapshot, schema, options.readChangeFeed)
+    if (options.readChangeFeed) {
+      new txlog.streaming.ChangeStreamSource(log.context, options, snapshot)
+    } else new txlog.streaming.TableStreamSource(log.context, options, snapshot)
   }
 
   /** The streaming sink ([[txlog.streaming.TableSink]]): each micro-batch one commit, exactly once

@@ -17,7 +17,8 @@ import txlog.util.OptionValues
   *   - commits that remove rows: `ignoreDeletes` (commits removing whole files and adding none are
   *     passed over), `ignoreChanges` (the files such commits add are read again, rows already read
   *     included), `skipChangeCommits` (such commits are passed over whole). Without them such a
-  *     commit fails the stream.
+  *     commit fails the stream;
+  *   - `readChangeFeed`: the change data feed instead of the rows ([[ChangeStreamSource]]).
   *
   * Any other option is INVALID_ARGUMENT when the query starts.
   *
@@ -32,7 +33,8 @@ private[txlog] final case class StreamOptions(
     maxBytes: Option[Long],
     ignoreDeletes: Boolean,
     ignoreChanges: Boolean,
-    skipChangeCommits: Boolean
+    skipChangeCommits: Boolean,
+    readChangeFeed: Boolean = false
 ) {
 
   /** The file limit of a micro-batch: the option, or 1000 when no limit is given. */
@@ -61,19 +63,18 @@ private[txlog] object StreamOptions {
     "maxBytesPerTrigger",
     "ignoreDeletes",
     "ignoreChanges",
-    "skipChangeCommits"
+    "skipChangeCommits",
+    "readChangeFeed"
   )
 
   def apply(parameters: Map[String, String]): StreamOptions = {
     val byName = parameters.map { case (k, v) => k.toLowerCase(Locale.ROOT) -> v }
     val known = Known.map(_.toLowerCase(Locale.ROOT)).toSet
     parameters.keys.toSeq.sorted.find(k => !known(k.toLowerCase(Locale.ROOT))).foreach { k =>
-      val why =
-        if (k.equalsIgnoreCase("readChangeFeed")) {
-          "the change data feed is read as a batch (spark.read); as a stream it is not " +
-            "supported yet."
-        } else s"a stream of a txlog table takes ${Known.tail.mkString(", ")}."
-      throw TxlogErrors.invalidArgument(k, why)
+      throw TxlogErrors.invalidArgument(
+        k,
+        s"a stream of a txlog table takes ${Known.tail.mkString(", ")}."
+      )
     }
     def get(name: String) = byName.get(name.toLowerCase(Locale.ROOT))
     val path =
@@ -120,7 +121,8 @@ private[txlog] object StreamOptions {
       maxBytes,
       flag("ignoreDeletes"),
       flag("ignoreChanges"),
-      flag("skipChangeCommits")
+      flag("skipChangeCommits"),
+      flag("readChangeFeed")
     )
   }
 }

@@ -210,6 +210,29 @@ class StreamSourceParitySuite extends SparkSuite {
     both(path, chk, error = Some(ErrorClasses.StreamingSourceSchemaChanged))
   }
 
+  for (dvs <- Seq(true, false)) {
+    test(
+      s"the change data feed as a stream: the snapshot's inserts, then every change (dvs $dvs)"
+    ) {
+      val props =
+        Map("delta.enableChangeDataFeed" -> "true", "delta.enableDeletionVectors" -> dvs.toString)
+      val path = table(s"cdf-$dvs", 2, props)
+      val cdf = Map("readChangeFeed" -> "true")
+      val chk = checkpoints(s"cdf-$dvs")
+      both(path, chk, cdf)
+      spark.sql(s"UPDATE delta.`$path` SET p = 'u' WHERE id IN (1, 11)")
+      spark.sql(s"DELETE FROM delta.`$path` WHERE id = 2")
+      append(path, 30, 33)
+      spark.sql(
+        s"MERGE INTO delta.`$path` AS t USING (SELECT 3L AS id, 'm' AS p UNION ALL " +
+          "SELECT 40L, 'n') AS s ON t.id = s.id WHEN MATCHED THEN UPDATE SET * " +
+          "WHEN NOT MATCHED THEN INSERT *"
+      )
+      both(path, chk, cdf + ("maxFilesPerTrigger" -> "1"))
+      both(path, checkpoints(s"cdf-from-$dvs"), cdf + ("startingVersion" -> "3"))
+    }
+  }
+
   test("txlog's checks: an unknown option, an offset of another table, a schema given") {
     val path = table("checks", 2)
     val unknown = intercept[Throwable](
