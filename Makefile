@@ -24,7 +24,7 @@ jar_dir = $(if $(filter $(DEFAULT_LINE),$(1)),target,target/spark-$(1))/scala-$(
 jar_of = $(call jar_dir,$(1))/txlog-spark_$(1)-$(VERSION).jar
 JAR := $(call jar_of,$(DEFAULT_LINE))
 
-.PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat test-s3-race test-azure \
+.PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat test-s3-race test-azure test-stream-faults \
   test-lane-1 test-lane-2 test-breadth oracle-record \
   test-cluster test-gcs demo cds bench bench-smoke python-summaries
 
@@ -199,7 +199,13 @@ COMPAT_RUN = $(SBT) $(call sbt_line,3.5_2.12) -Dtxlog.testSuites=$(COMPAT_SUITES
 test-compat:
 	$(COMPAT_RUN)
 
-test-matrix: test-breadth $(addprefix test-line-,$(MATRIX_LINES))
+test-matrix: test-breadth test-stream-faults $(addprefix test-line-,$(MATRIX_LINES))
+
+# Exactly once under faults (tests/test_stream_faults.py): a txlog stream killed with SIGKILL
+# every 20-40 s and restarted for 5 minutes while delta-spark appends to its source and OPTIMIZEs
+# it; skipped in `make test` (about 6 minutes).
+test-stream-faults: jar venv
+	TXLOG_STREAM_FAULTS_SECONDS=300 $(VENV_PY) -m pytest tests/test_stream_faults.py -q -s
 
 # The breadth suites (src/test/scala/txlog/testing/Breadth.scala) with every item, and the suites
 # whose heaviest tests take turns (txlog.testing.InTurn) with every test, on the default line:

@@ -30,11 +30,12 @@ def test_a_table_streamed_into_a_sink(spark: SparkSession, tmp_path: Path) -> No
     )
     query.awaitTermination()
     assert _ids(spark.read.format("txlog").load(dst)) == list(range(30))
-    progress = query.lastProgress
-    assert progress["sources"][0]["description"].startswith("TxlogSource[")
-    assert '"isInitialSnapshot"' in progress["sources"][0]["endOffset"] or progress["sources"][0][
-        "endOffset"
-    ].startswith("{")
+    # Spark's progress: the rows each batch read, the source and the version it read
+    assert sum(p["numInputRows"] for p in query.recentProgress) == 30
+    source = query.lastProgress["sources"][0]
+    description = source["description"]
+    assert description.startswith("TxlogSource[") and " at version " in description
+    assert '"isInitialSnapshot"' in source["endOffset"]
     history = txlog.DeltaLog.for_table(spark, dst).history().collect()
     # one commit per batch, a file each, the query's id as the application id
     assert [r.operation for r in history] == ["STREAMING UPDATE"] * 3
@@ -56,3 +57,25 @@ def test_foreach_batch_writes_once_per_batch(spark: SparkSession, tmp_path: Path
     write_batch(batch, 0)  # the same batch again, as after a restart: not written twice
     write_batch(batch, 1)
     assert _ids(spark.read.format("txlog").load(dst)) == sorted(list(range(5)) * 2)
+
+
+def test_a_delete_fails_the_stream_with_its_class(spark: SparkSession, tmp_path: Path) -> None:
+    src, chk = str(tmp_path / "src"), str(tmp_path / "chk")
+    txlog.write(spark.range(5), src)
+
+    def drain() -> None:
+        query = (
+            spark.readStream.format("txlog").load(src)
+            .writeStream.format("noop").option("checkpointLocation", chk)
+            .trigger(availableNow=True).start()
+        )
+        query.awaitTermination()
+
+    drain()
+    txlog.DeltaLog.for_table(spark, src).delete("true")  # every file removed, none added
+    try:
+        drain()
+    except Exception as e:  # noqa: BLE001 - the class is what is checked
+        assert "STREAMING_SOURCE_DELETE" in str(e) and "ignoreDeletes" in str(e)
+    else:
+        raise AssertionError("the stream read past a delete")

@@ -66,6 +66,7 @@ private[txlog] final class TableStreamSource(
   @volatile private var availableNow = false
   @volatile private var bound: Option[StreamOffset] = None
   @volatile private var planned: Option[(StreamOffset, StreamOffset, Seq[Row])] = None
+  @volatile private var lastRead: Option[StreamOffset] = None
 
   private def initialAt(version: Long): InitialFiles = synchronized {
     initial.filter(_.version == version).getOrElse {
@@ -132,6 +133,7 @@ private[txlog] final class TableStreamSource(
           }
         }
       }
+    lastRead = Some(end)
     val label = s"${from.fold("start")(_.toString)} to $end"
     logInfo(s"txlog stream of $root: ${files.size} files from $label")
     StreamFiles.batch(ctx.spark, spec, files, label)
@@ -153,5 +155,7 @@ private[txlog] final class TableStreamSource(
 
   override def stop(): Unit = synchronized { initial.foreach(_.release()); initial = None }
 
-  override def toString: String = s"TxlogSource[$root]"
+  /** The table, and the version of the files the last batch read (Spark's progress shows it). */
+  override def toString: String =
+    s"TxlogSource[$root]" + lastRead.fold("")(o => s" at version ${o.version}")
 }

@@ -1,0 +1,37 @@
+"""The stream of tests/test_stream_faults.py: txlog streams the table at argv[1] into a txlog
+sink at argv[2] (checkpoint argv[3]), a micro-batch a second of at most 3 files, until killed."""
+
+from __future__ import annotations
+
+import sys
+
+from pyspark.sql import SparkSession
+
+import txlog
+
+
+def main() -> None:
+    source, sink, checkpoint = sys.argv[1:4]
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("txlog-stream-faults-copy")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
+    spark = txlog.configure_spark(builder).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    query = (
+        spark.readStream.format("txlog")
+        .option("maxFilesPerTrigger", 3)
+        .load(source)
+        .writeStream.format("txlog")
+        .option("checkpointLocation", checkpoint)
+        .trigger(processingTime="1 second")
+        .start(sink)
+    )
+    query.awaitTermination()
+
+
+if __name__ == "__main__":
+    main()
