@@ -20,6 +20,7 @@ import optimize_files
 import overwrite_large
 import s3_jobs
 import scans
+import stream_table
 import vacuum_table
 import write_data
 
@@ -41,6 +42,7 @@ class Scale:
     w18_objects: int  # W18: objects in the log (beside a copy of 1,000)
     w17_files: int  # W17: the W1 shape at its largest, with a 2 GiB driver heap
     w20_rows: int  # W20-W22: rows of the DML table
+    w23_commits: int  # W23: one-file commits a stream drains
 
 
 FULL = Scale(
@@ -55,11 +57,12 @@ FULL = Scale(
     w18_objects=1_000_000,
     w17_files=100_000_000,
     w20_rows=10_000_000,
+    w23_commits=10_000,
 )
 SMOKE = Scale(
     w1_files=20_000, w2_commits=300, w4_files=(50_000, 100_000), w9_seconds=10, w14_files=2_000,
     w13_rows=200_000, w10_rows=200_000, w19_files=2_000, w18_objects=5_000,
-    w17_files=200_000, w20_rows=200_000,
+    w17_files=200_000, w20_rows=200_000, w23_commits=300,
 )
 
 
@@ -252,6 +255,11 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         f"into ~{parts19} (one per partition): a fresh copy each run",
     ))  # fmt: skip
     specs += dml_specs(scale.w20_rows)
+    specs.append((
+        "W23", "stream_drain", "w23", scale.w23_commits,
+        f"a stream draining {human(scale.w23_commits)} commits of one file each from version 0 "
+        "(Trigger.AvailableNow, 1000 files a batch) into the noop sink",
+    ))  # fmt: skip
     shapes = {
         "w1": gen_logs.w1, "w2": gen_logs.w2, "w7": gen_logs.w7, "w14": vacuum_table.w14,
         "w1-nostats": lambda n: gen_logs.w1(n, "none"),
@@ -264,6 +272,7 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         "w18": gen_logs.w18,
         "w20": dml_table.w20,
         "w20-cow": lambda n: dml_table.w20(n, deletion_vectors=False),
+        "w23": stream_table.w23,
     }  # fmt: skip
     tables: dict[tuple[str, int], gen_logs.Table] = {}  # w7 copies afresh: once per build
     chosen = []

@@ -90,6 +90,8 @@ RATIOS = [
     Ratio("W20", "warm_s", SPARK, 0.8, "delete of 0.1% (warm)"),
     Ratio("W21", "warm_s", SPARK, 1.0, "merge upsert (warm)"),
     Ratio("W22", "warm_s", SPARK, 1.0, "update of 1% (warm)"),
+    # Issue #64: a stream draining 10,000 one-file commits with Trigger.AvailableNow (W23).
+    Ratio("W23", "warm_s", SPARK, 0.5, "stream drain (warm)"),
     # Issue #33: the first load of a fresh job, small tables, contention, vacuum, object stores
     # (W16: 20 ms added to every request; W18: a log of 1M objects, beside one of 1,000) and
     # 100M files (W17). Jobs not built yet show "not measured".

@@ -34,6 +34,7 @@ import dv_table
 import gen_logs
 import golden_tables
 import optimize_files
+import stream_table
 import overwrite_large
 import s3_jobs
 import scans
@@ -324,6 +325,7 @@ TASKS = {
     "delete_rows": lambda e, t, m: dml_table.run(e, t, m, timed, "delete"),
     "update_rows": lambda e, t, m: dml_table.run(e, t, m, timed, "update"),
     "merge_rows": lambda e, t, m: dml_table.run(e, t, m, timed, "merge"),
+    "stream_drain": lambda e, t, m: stream_table.run(e, t, m, timed),
 }
 
 

@@ -176,6 +176,12 @@ class Engine:
         from the table's path, in one commit."""
         raise NotImplementedError
 
+    def stream_drain(self, path: str, checkpoint: str) -> int:
+        """W23: the table at `path` read as a stream from version 0, to the end with
+        Trigger.AvailableNow (checkpoint at `checkpoint`, the engine's default batch limits),
+        into a sink that drops the rows; returns the rows the query read."""
+        raise Unavailable(f"{self.name} has no stream source")
+
     def reset_heap_peak(self) -> None:
         """Starts a new heap-peak measurement (JVM engines)."""
 

@@ -26,6 +26,7 @@ def latest_snapshot(spark, path: str):
 
 class DeltaSpark(SparkEngine):
     name = "delta-spark"
+    stream_format = "delta"
 
     def session(self, driver_memory: str):
         return (

@@ -24,6 +24,23 @@ class SparkEngine(Engine):
     """Start-up and memory accounting shared by the engines running in a Spark driver."""
 
     spark: SparkSession
+    #: The data source name of the engine's stream source (W23); None: it has none.
+    stream_format: str | None = None
+
+    def stream_drain(self, path: str, checkpoint: str) -> int:
+        if self.stream_format is None:
+            return super().stream_drain(path, checkpoint)
+        query = (
+            self.spark.readStream.format(self.stream_format)
+            .option("startingVersion", "0")
+            .load(path)
+            .writeStream.format("noop")
+            .option("checkpointLocation", checkpoint)
+            .trigger(availableNow=True)
+            .start()
+        )
+        query.awaitTermination()
+        return sum(p["numInputRows"] for p in query.recentProgress)
 
     def session(self, driver_memory: str) -> SparkSession.Builder:
         raise NotImplementedError

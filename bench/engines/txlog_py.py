@@ -33,6 +33,7 @@ def _counts(snapshot) -> Counts:
 
 class Txlog(SparkEngine):
     name = "txlog"
+    stream_format = "txlog"
 
     def session(self, driver_memory: str):
         self._import_path()
