@@ -61,6 +61,18 @@ private[txlog] trait StreamErrors {
     Some(version)
   )
 
+  /** A commit enabling a reader feature the stream reads files without (deletion vectors). */
+  def sourceFeatureEnabled(table: String, version: Long, feature: String): TxlogException =
+    new TxlogException(
+      ErrorClasses.StreamingSourceSchemaChanged,
+      s"$table enabled $feature at version $version, after the stream of it started.",
+      s"The stream reads the table's files as it was when it started, without $feature.",
+      "Restart the query: it then reads the files with the table's new features.",
+      null,
+      None,
+      Some(version)
+    )
+
   /** A commit the stream has yet to read is no longer in the log (metadata cleanup). */
   def streamVersionMissing(table: String, version: Long, earliest: Long): TxlogException =
     new TxlogException(

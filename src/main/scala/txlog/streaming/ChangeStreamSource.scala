@@ -1,15 +1,8 @@
 package txlog.streaming
 
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.connector.read.streaming.{
-  ReadAllAvailable,
-  ReadLimit,
-  SupportsAdmissionControl,
-  SupportsTriggerAvailableNow,
-  Offset => StreamingOffset
-}
-import org.apache.spark.sql.execution.streaming.{Offset, Source}
-import org.apache.spark.sql.txlog.SparkPlans
+import org.apache.spark.sql.connector.read.streaming.{ReadLimit, Offset => StreamingOffset}
+import org.apache.spark.sql.execution.streaming.Offset
 import org.apache.spark.sql.types.StructType
 
 import txlog.Snapshot
@@ -40,58 +33,22 @@ private[txlog] final class ChangeStreamSource(
     ctx: TableContext,
     options: StreamOptions,
     readSnapshot: Snapshot
-) extends Source
-    with SupportsAdmissionControl
-    with SupportsTriggerAvailableNow {
+) extends SnapshotStream(ctx, options, readSnapshot) {
 
-  private val root = ctx.root
-  private val tableId = readSnapshot.metadata.id
   private val spec = ReadSpec(readSnapshot)
-  private val admission = new StreamAdmission(readSnapshot, options)
 
   override val schema: StructType = ChangeStreamSource.schema(readSnapshot)
 
-  private lazy val start: StreamOffset = options.startingVersion match {
-    case None => StreamOffset(tableId, readSnapshot.version, -1, initialSnapshot = true)
-    case Some(s) =>
-      StreamOffset(tableId, StreamAdmission.firstVersion(ctx, readSnapshot, s), -1, false)
-  }
-
-  @volatile private var initial: Option[InitialFiles] = None
-  @volatile private var availableNow = false
   @volatile private var bound: Option[Long] = None
-
-  private def initialAt(version: Long): InitialFiles = synchronized {
-    initial.filter(_.version == version).getOrElse {
-      initial.foreach(_.release())
-      val snap =
-        if (version == readSnapshot.version) readSnapshot
-        else StreamAdmission.snapshotAt(ctx, version)
-      val files = new InitialFiles(snap)
-      initial = Some(files)
-      files
-    }
-  }
-
-  override def getDefaultReadLimit: ReadLimit =
-    ReadLimit.maxFiles(options.filesPerBatch.getOrElse(Int.MaxValue))
-
-  override def prepareForTriggerAvailableNow(): Unit = availableNow = true
-
-  override def getOffset: Option[Offset] =
-    throw new UnsupportedOperationException("latestOffset(start, limit) is used instead")
 
   override def latestOffset(startOffset: StreamingOffset, limit: ReadLimit): StreamingOffset = {
     val from = Option(startOffset).map(StreamOffset.of(_, root, tableId)).getOrElse(start)
     val listing = ctx.snapshots.listing()
     if (availableNow && bound.isEmpty) bound = Some(listing.latestVersion)
-    val budget = limit match {
-      case _: ReadAllAvailable => StreamAdmission.Budget(None, None)
-      case _                   => StreamAdmission.Budget(options.filesPerBatch, options.maxBytes)
-    }
+    val room = budget(limit)
     val end =
-      if (from.initialSnapshot) admission.inSnapshot(from, initialAt(from.version), budget)
-      else commits(listing, from, budget)
+      if (from.initialSnapshot) admission.inSnapshot(from, initialAt(from.version), room)
+      else commits(listing, from, room)
     if (startOffset == null && end == from) null else end
   }
 
@@ -152,7 +109,7 @@ private[txlog] final class ChangeStreamSource(
         snapshotFiles ++ changes(ctx.snapshots.listing(), first, end.version - 1)
       }
     val label = s"change data feed ${from.fold("start")(_.toString)} to $end"
-    SparkPlans.streamingFrame(ctx.spark, ChangeScan.relation(ctx.spark, spec, files, label))
+    StreamFiles.streamingFrame(ctx.spark, ChangeScan.relation(ctx.spark, spec, files, label))
   }
 
   /** The initial snapshot's files numbered after `after` up to `upTo`, as inserts of its version.
@@ -173,13 +130,6 @@ private[txlog] final class ChangeStreamSource(
       )
     }
   }
-
-  override def commit(end: Offset): Unit =
-    if (!StreamOffset.of(end, root, tableId).initialSnapshot) synchronized {
-      initial.foreach(_.release()); initial = None
-    }
-
-  override def stop(): Unit = synchronized { initial.foreach(_.release()); initial = None }
 
   override def toString: String = s"TxlogChangeSource[$root]"
 }

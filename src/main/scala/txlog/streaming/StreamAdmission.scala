@@ -118,7 +118,14 @@ private[txlog] final class StreamAdmission(readSnapshot: Snapshot, options: Stre
     * read its files with; removing data needs the option that says what to do.
     */
   private def check(ctx: TableContext, s: CommitActions.Summary): Unit = {
-    s.protocol.foreach(p => ReaderGate.check(root, s.version, p))
+    s.protocol.foreach { p =>
+      ReaderGate.check(root, s.version, p)
+      // the batches' reader is the read snapshot's: with deletion vectors or without
+      val dvs = "deletionVectors"
+      if (p.hasReaderFeature(dvs) && !readSnapshot.protocol.hasReaderFeature(dvs)) {
+        throw TxlogErrors.sourceFeatureEnabled(root, s.version, "deletion vectors")
+      }
+    }
     s.metadata.foreach(m => checkSchema(ctx, s.version, m))
     if (s.removes > 0 && !options.skipChangeCommits && !options.ignoreChanges) {
       if (s.adds > 0) {

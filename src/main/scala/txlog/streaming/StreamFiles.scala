@@ -1,7 +1,8 @@
 package txlog.streaming
 
 import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
-import org.apache.spark.sql.execution.datasources.HadoopFsRelation
+import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
+import org.apache.spark.sql.sources.BaseRelation
 import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.txlog.SparkPlans
 
@@ -53,30 +54,37 @@ private[txlog] object StreamFiles {
   /** The rows of `df` (files in the layout above) ordered by version and index. */
   def ordered(df: DataFrame): DataFrame = df.orderBy(col(Version), col(Index))
 
-  /** The micro-batch reading `files` (rows in the layout above) with `table`'s reader; a partition
-    * value that does not parse is MALFORMED_LOG_FILE naming the file.
+  /** The micro-batch reading the files `files` gives (rows in the layout above) with `table`'s
+    * reader, worked out when Spark plans the batch's scan: a batch Spark asks for and never runs
+    * (the last one before a restart, which Spark asks for again on restart) reads no log. A
+    * partition value that does not parse is MALFORMED_LOG_FILE naming the file.
     */
-  def batch(spark: SparkSession, table: ReadSpec, files: Seq[Row], label: String): DataFrame = {
-    files.groupBy(version).toSeq.sortBy(_._1).foreach { case (v, rows) =>
-      ScanFiles.refuseUnparsed(table.root, v, rows, 0, 5)
+  def batch(
+      spark: SparkSession,
+      table: ReadSpec,
+      files: () => Seq[Row],
+      label: String
+  ): DataFrame = {
+    val selection = () => {
+      val rows = files()
+      rows.groupBy(version).toSeq.sortBy(_._1).foreach { case (v, of) =>
+        ScanFiles.refuseUnparsed(table.root, v, of, 0, 5)
+      }
+      val s = ScanFiles.directories(table.root, table.partitionSchema, rows.toArray)
+      (s.directories, s.bytes)
     }
-    val selection = ScanFiles.directories(table.root, table.partitionSchema, files.toArray)
-    val spec =
-      table.copy(deletionVectors = table.deletionVectors || selection.withDeletionVectors > 0)
     val relation = HadoopFsRelation(
-      location = new FixedFileIndex(
-        Seq(table.root),
-        label,
-        spec.partitionSchema,
-        selection.directories,
-        selection.bytes
-      ),
-      partitionSchema = spec.partitionSchema,
-      dataSchema = spec.dataSchema,
+      location = new FixedFileIndex(Seq(table.root), label, table.partitionSchema, selection),
+      partitionSchema = table.partitionSchema,
+      dataSchema = table.dataSchema,
       bucketSpec = None,
-      fileFormat = new TableParquetFormat(spec),
+      fileFormat = new TableParquetFormat(table),
       options = Map.empty
     )(spark)
-    SparkPlans.streamingFrame(spark, relation)
+    streamingFrame(spark, relation)
   }
+
+  /** `relation` as the DataFrame of a streaming source's batch (its plan marked streaming). */
+  def streamingFrame(spark: SparkSession, relation: BaseRelation): DataFrame =
+    SparkPlans.dataFrame(spark, LogicalRelation(relation, isStreaming = true))
 }

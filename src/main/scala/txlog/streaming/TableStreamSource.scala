@@ -2,18 +2,11 @@ package txlog.streaming
 
 import org.apache.spark.internal.Logging
 import org.apache.spark.sql.{DataFrame, Row}
-import org.apache.spark.sql.connector.read.streaming.{
-  ReadAllAvailable,
-  ReadLimit,
-  SupportsAdmissionControl,
-  SupportsTriggerAvailableNow,
-  Offset => StreamingOffset
-}
-import org.apache.spark.sql.execution.streaming.{Offset, Source}
+import org.apache.spark.sql.connector.read.streaming.{ReadLimit, Offset => StreamingOffset}
+import org.apache.spark.sql.execution.streaming.Offset
 import org.apache.spark.sql.types.StructType
 
 import txlog.Snapshot
-import txlog.errors.TxlogErrors
 import txlog.log.LogListing
 import txlog.scan.ReadSpec
 import txlog.table.TableContext
@@ -43,50 +36,16 @@ private[txlog] final class TableStreamSource(
     ctx: TableContext,
     options: StreamOptions,
     readSnapshot: Snapshot
-) extends Source
-    with SupportsAdmissionControl
-    with SupportsTriggerAvailableNow
+) extends SnapshotStream(ctx, options, readSnapshot)
     with Logging {
 
-  private val root = ctx.root
-  private val tableId = readSnapshot.metadata.id
   private val spec = ReadSpec(readSnapshot)
-  private val admission = new StreamAdmission(readSnapshot, options)
 
   override val schema: StructType = StreamSchema.of(readSnapshot, None)
 
-  /** Where the stream starts without an offset of its own. */
-  private lazy val start: StreamOffset = options.startingVersion match {
-    case None => StreamOffset(tableId, readSnapshot.version, -1, initialSnapshot = true)
-    case Some(s) =>
-      StreamOffset(tableId, StreamAdmission.firstVersion(ctx, readSnapshot, s), -1, false)
-  }
-
-  @volatile private var initial: Option[InitialFiles] = None
-  @volatile private var availableNow = false
   @volatile private var bound: Option[StreamOffset] = None
   @volatile private var planned: Option[(StreamOffset, StreamOffset, Seq[Row])] = None
   @volatile private var lastRead: Option[StreamOffset] = None
-
-  private def initialAt(version: Long): InitialFiles = synchronized {
-    initial.filter(_.version == version).getOrElse {
-      initial.foreach(_.release())
-      val snap =
-        if (version == readSnapshot.version) readSnapshot
-        else StreamAdmission.snapshotAt(ctx, version)
-      val files = new InitialFiles(snap)
-      initial = Some(files)
-      files
-    }
-  }
-
-  override def getDefaultReadLimit: ReadLimit =
-    ReadLimit.maxFiles(options.filesPerBatch.getOrElse(Int.MaxValue))
-
-  override def prepareForTriggerAvailableNow(): Unit = availableNow = true
-
-  override def getOffset: Option[Offset] =
-    throw new UnsupportedOperationException("latestOffset(start, limit) is used instead")
 
   override def latestOffset(startOffset: StreamingOffset, limit: ReadLimit): StreamingOffset = {
     val from = Option(startOffset).map(StreamOffset.of(_, root, tableId)).getOrElse(start)
@@ -94,14 +53,11 @@ private[txlog] final class TableStreamSource(
       bound = Some(StreamOffset(tableId, latestVersion() + 1, -1, initialSnapshot = false))
       logInfo(s"txlog stream of $root: Trigger.AvailableNow reads up to ${bound.get}")
     }
-    val budget = limit match {
-      case _: ReadAllAvailable => StreamAdmission.Budget(None, None)
-      case _                   => StreamAdmission.Budget(options.filesPerBatch, options.maxBytes)
-    }
+    val room = budget(limit)
     val end =
-      if (from.initialSnapshot) admission.inSnapshot(from, initialAt(from.version), budget)
+      if (from.initialSnapshot) admission.inSnapshot(from, initialAt(from.version), room)
       else {
-        val (end, files) = admission.inCommits(ctx, from, budget, bound)
+        val (end, files) = admission.inCommits(ctx, from, room, bound)
         // the batch's files, for getBatch to take instead of reading the commits again
         planned = Some((from, end, files))
         end
@@ -110,9 +66,18 @@ private[txlog] final class TableStreamSource(
     if (startOffset == null && end == from) null else end
   }
 
+  /** The batch from `startOffset` to `endOffset`; its files are read from the log (or taken from
+    * what latestOffset admitted) when Spark plans its scan.
+    */
   override def getBatch(startOffset: Option[Offset], endOffset: Offset): DataFrame = {
     val end = StreamOffset.of(endOffset, root, tableId)
     val from = startOffset.map(StreamOffset.of(_, root, tableId))
+    val label = s"${from.fold("start")(_.toString)} to $end"
+    lastRead = Some(end)
+    StreamFiles.batch(ctx.spark, spec, () => files(from, end, label), label)
+  }
+
+  private def files(from: Option[StreamOffset], end: StreamOffset, label: String): Seq[Row] = {
     val files: Seq[Row] =
       if (end.initialSnapshot) {
         initialAt(end.version).rows(from.fold(-1L)(_.index), end.index)
@@ -133,10 +98,8 @@ private[txlog] final class TableStreamSource(
           }
         }
       }
-    lastRead = Some(end)
-    val label = s"${from.fold("start")(_.toString)} to $end"
     logInfo(s"txlog stream of $root: ${files.size} files from $label")
-    StreamFiles.batch(ctx.spark, spec, files, label)
+    files
   }
 
   /** The latest version of the table, listed from the read snapshot's. */
@@ -146,14 +109,6 @@ private[txlog] final class TableStreamSource(
       .commits
       .lastOption
       .fold(readSnapshot.version)(_.version)
-
-  override def commit(end: Offset): Unit = {
-    val o = StreamOffset.of(end, root, tableId)
-    // the initial snapshot is read once past it
-    if (!o.initialSnapshot) synchronized { initial.foreach(_.release()); initial = None }
-  }
-
-  override def stop(): Unit = synchronized { initial.foreach(_.release()); initial = None }
 
   /** The table, and the version of the files the last batch read (Spark's progress shows it). */
   override def toString: String =

@@ -113,6 +113,12 @@ class StreamSinkParitySuite extends SparkSuite {
     write(in, "txlog", t, tc)
     assert((history(d).size, history(t).size) == before)
     assert(rows(t) == rows(d) && rows(t).size == 40)
+    // the table txlog's sink wrote, streamed by delta-spark and by txlog: the same batches
+    val streams = dir.resolve("streams")
+    val read = Seq("delta", "txlog").map { f =>
+      StreamRuns.drain(spark, f, t, streams.resolve(f).toString, Map("maxFilesPerTrigger" -> "1"))
+    }
+    assert(read.head.isRight && read.head == read(1) && read.head.toOption.get.size == 4)
   }
 
   test("complete mode replaces the table each batch; update mode is refused as delta-spark's") {

@@ -252,5 +252,17 @@ class StreamSourceParitySuite extends SparkSuite {
     )
     val e = intercept[Throwable](spark.readStream.format("txlog").schema("id INT").load(path))
     assert(txlogError(e).map(_.errorClass).contains(ErrorClasses.SchemaMismatch), e)
+    // commits the stream has yet to read, cleaned away (as metadata cleanup would, after a
+    // checkpoint): MISSING_LOG_FILES naming the version, nothing read past it
+    val lagging = tempDir("chk-lag").toString
+    assert(drain(spark, "txlog", path, lagging).isRight)
+    (2 until 5).foreach(i => append(path, 100L + i * 10, 105L + i * 10))
+    val read = txlog.DeltaLog.forTable(spark, path).snapshot().version - 2
+    val at = txlog.DeltaLog.forTable(spark, path).checkpoint().version
+    val log = java.nio.file.Paths.get(path, "_delta_log")
+    (0L until at).foreach(v => java.nio.file.Files.delete(log.resolve(f"$v%020d.json")))
+    val gone = drain(spark, "txlog", path, lagging).left.toOption.flatMap(txlogError)
+    assert(gone.map(_.errorClass).contains(ErrorClasses.MissingLogFiles), gone)
+    assert(gone.flatMap(_.version).contains(read), gone)
   }
 }

@@ -26,15 +26,6 @@ object SparkPlans {
     )
   }
 
-  /** `relation` as the DataFrame of a streaming source's batch (its plan marked streaming). */
-  def streamingFrame(
-      spark: SparkSession,
-      relation: org.apache.spark.sql.sources.BaseRelation
-  ): DataFrame = dataFrame(
-    spark,
-    org.apache.spark.sql.execution.datasources.LogicalRelation(relation, isStreaming = true)
-  )
-
   /** The session's SQL parser. */
   def parser(spark: SparkSession): org.apache.spark.sql.catalyst.parser.ParserInterface =
     spark.asInstanceOf[ClassicSession].sessionState.sqlParser
