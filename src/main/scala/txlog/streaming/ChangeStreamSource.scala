@@ -49,7 +49,7 @@ private[txlog] final class ChangeStreamSource(
     val end =
       if (from.initialSnapshot) admission.inSnapshot(from, initialAt(from.version), room)
       else commits(listing, from, room)
-    if (startOffset == null && end == from) null else end
+    offered(startOffset, from, end)
   }
 
   /** The end of a batch from `from` (a version's start): whole commits while the budget has room

@@ -4,7 +4,8 @@ import org.apache.spark.sql.connector.read.streaming.{
   ReadAllAvailable,
   ReadLimit,
   SupportsAdmissionControl,
-  SupportsTriggerAvailableNow
+  SupportsTriggerAvailableNow,
+  Offset => StreamingOffset
 }
 import org.apache.spark.sql.execution.streaming.{Offset, Source}
 
@@ -56,6 +57,21 @@ private[txlog] abstract class SnapshotStream(
     case _: ReadAllAvailable => StreamAdmission.Budget(None, None)
     case _                   => StreamAdmission.Budget(options.filesPerBatch, options.maxBytes)
   }
+
+  /** The offset latestOffset gives for a batch from `from` to `end`: none before the first file;
+    * with `startingVersion` = latest, the start itself before the first batch with files (an empty
+    * batch), so that Spark's offset log holds where the stream started: a restart before that batch
+    * was recorded done would find another latest version, and read none of its commits.
+    */
+  protected def offered(
+      startOffset: StreamingOffset,
+      from: StreamOffset,
+      end: StreamOffset
+  ): StreamingOffset =
+    if (startOffset != null) end
+    else if (end == from) null
+    else if (options.startingVersion.contains(StreamOptions.Latest)) start
+    else end
 
   override def getDefaultReadLimit: ReadLimit =
     ReadLimit.maxFiles(options.filesPerBatch.getOrElse(Int.MaxValue))

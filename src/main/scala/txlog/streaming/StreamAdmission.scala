@@ -7,7 +7,7 @@ import txlog.Snapshot
 import txlog.changes.ChangeRange
 import txlog.errors.TxlogErrors
 import txlog.log.LogListing
-import txlog.protocol.{ColumnMapping, CommitFile, ReaderGate}
+import txlog.protocol.{ColumnMapping, CommitFile, FileNames, ReaderGate}
 import txlog.table.TableContext
 
 /** Which files a stream of the table `readSnapshot` is at (read with its schema) takes next, as
@@ -160,7 +160,19 @@ private[txlog] final class StreamAdmission(readSnapshot: Snapshot, options: Stre
           s"stream's is $tableId)."
       )
     }
-    val found = DataType.fromJson(m.schemaString).asInstanceOf[StructType]
+    val found = scala.util
+      .Try(DataType.fromJson(m.schemaString))
+      .toOption
+      .collect { case t: StructType =>
+        t
+      }
+      .getOrElse {
+        throw TxlogErrors.malformedLogFile(
+          s"$root/_delta_log/${FileNames.commitName(version)}",
+          version,
+          s"The metaData action's schemaString is not a struct type: ${m.schemaString.take(200)}"
+        )
+      }
     val read = md.schema
     def names(s: StructType) = s.fieldNames.map(_.toLowerCase).toSet
     def mode(conf: Map[String, String]) =

@@ -62,8 +62,7 @@ private[txlog] final class TableStreamSource(
         planned = Some((from, end, files))
         end
       }
-    // no offset before the first file (a stream starting after the latest commit)
-    if (startOffset == null && end == from) null else end
+    offered(startOffset, from, end)
   }
 
   /** The batch from `startOffset` to `endOffset`; its files are read from the log (or taken from

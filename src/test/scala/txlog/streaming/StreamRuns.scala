@@ -52,12 +52,14 @@ object StreamRuns {
       spark: SparkSession,
       format: String,
       path: String,
-      checkpoint: String
+      checkpoint: String,
+      options: Map[String, String] = Map.empty
   ): (StreamingQuery, ConcurrentLinkedQueue[(Long, Seq[String])]) = {
     val batches = new ConcurrentLinkedQueue[(Long, Seq[String])]
     val keep: (DataFrame, Long) => Unit = (df, id) => { batches.add(id -> Rows.sorted(df)); () }
     val q = spark.readStream
       .format(format)
+      .options(options)
       .load(path)
       .writeStream
       .option("checkpointLocation", checkpoint)

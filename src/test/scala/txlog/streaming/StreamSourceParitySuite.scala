@@ -2,6 +2,8 @@ package txlog.streaming
 
 import java.nio.file.Path
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.commons.io.FileUtils
 
 import txlog.{ErrorClasses, SparkSuite}
@@ -231,6 +233,27 @@ class StreamSourceParitySuite extends SparkSuite {
       both(path, chk, cdf + ("maxFilesPerTrigger" -> "1"))
       both(path, checkpoints(s"cdf-from-$dvs"), cdf + ("startingVersion" -> "3"))
     }
+  }
+
+  test("startingVersion latest: a first batch run again after a restart reads its commits") {
+    val path = table("latest-restart", 1)
+    val dir = tempDir("latest-chk")
+    val chk = dir.toString
+    val (q, batches) =
+      StreamRuns.running(spark, "txlog", path, chk, Map("startingVersion" -> "latest"))
+    q.processAllAvailable()
+    append(path, 50, 53)
+    q.processAllAvailable()
+    q.stop()
+    val read = batches.asScala.toSeq.sortBy(_._1).map(_._2).filter(_.nonEmpty)
+    assert(read.toSeq == Seq(Seq("{50, 2}", "{51, 0}", "{52, 1}")))
+    // the batch that read them, as if the process died before Spark recorded it done
+    val last = batches.asScala.map(_._1).max
+    new java.io.File(s"$chk/commits/$last").delete()
+    new java.io.File(s"$chk/commits/.$last.crc").delete()
+    append(path, 60, 61)
+    val again = drain(spark, "txlog", path, chk, Map("startingVersion" -> "latest"))
+    assert(again.toOption.get.flatten.sorted == Seq("{50, 2}", "{51, 0}", "{52, 1}", "{60, 0}"))
   }
 
   test("txlog's checks: an unknown option, an offset of another table, a schema given") {
