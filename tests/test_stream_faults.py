@@ -20,6 +20,7 @@ import deltalake
 import pyspark
 import pytest
 from pyspark.sql import SparkSession
+from txlog_testing import stream_copy
 
 SECONDS_ENV = "TXLOG_STREAM_FAULTS_SECONDS"
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -105,16 +106,7 @@ def test_a_killed_stream_writes_every_row_once(spark: SparkSession, tmp_path: Pa
     assert source == acked
 
     # what is left, from the same checkpoint (the same query id)
-    query = (
-        spark.readStream.format("txlog")
-        .option("maxFilesPerTrigger", 3)
-        .load(src)
-        .writeStream.format("txlog")
-        .option("checkpointLocation", chk)
-        .trigger(availableNow=True)
-        .start(dst)
-    )
-    query.awaitTermination()
+    query = stream_copy(spark, src, dst, chk, maxFilesPerTrigger=3)
     ids = [r.id for r in spark.read.format("txlog").load(dst).select("id").collect()]
     assert len(ids) == len(set(ids)), "a row written twice"
     assert set(ids) == acked

@@ -9,6 +9,7 @@ import deltalake
 from pyspark.sql import DataFrame, SparkSession
 
 import txlog
+from txlog_testing import stream_copy
 
 
 def _ids(df: DataFrame) -> list[int]:
@@ -19,16 +20,7 @@ def test_a_table_streamed_into_a_sink(spark: SparkSession, tmp_path: Path) -> No
     src, dst, chk = (str(tmp_path / n) for n in ("src", "dst", "chk"))
     for i in range(3):
         txlog.write(spark.range(i * 10, i * 10 + 10).repartition(1), src)
-    query = (
-        spark.readStream.format("txlog")
-        .option("maxFilesPerTrigger", 1)
-        .load(src)
-        .writeStream.format("txlog")
-        .option("checkpointLocation", chk)
-        .trigger(availableNow=True)
-        .start(dst)
-    )
-    query.awaitTermination()
+    query = stream_copy(spark, src, dst, chk, maxFilesPerTrigger=1)
     assert _ids(spark.read.format("txlog").load(dst)) == list(range(30))
     # Spark's progress: the rows each batch read, the source and the version it read
     assert sum(p["numInputRows"] for p in query.recentProgress) == 30

@@ -85,3 +85,19 @@ def run_cli_in_session(spark: Any, *args: str) -> subprocess.CompletedProcess[st
             system.setErr(before[1])
     return subprocess.CompletedProcess(list(args), code, out.toString("UTF-8"),
                                        err.toString("UTF-8"))
+
+
+def stream_copy(spark: Any, source: str, sink: str, checkpoint: str, **options: Any) -> Any:
+    """A txlog stream of the table at `source` into a txlog sink at `sink`, drained with
+    Trigger.AvailableNow (docs/streaming.md); `options` are the source's. Returns the query."""
+    query = (
+        spark.readStream.format("txlog")
+        .options(**options)
+        .load(source)
+        .writeStream.format("txlog")
+        .option("checkpointLocation", checkpoint)
+        .trigger(availableNow=True)
+        .start(sink)
+    )
+    query.awaitTermination()
+    return query

@@ -8,25 +8,12 @@ import os
 import sys
 import time
 
-from pyspark.sql import SparkSession
+import sessions
 
 
 def main() -> None:
     path, stop, package = sys.argv[1], sys.argv[2], sys.argv[3]
-    spark = (
-        SparkSession.builder.master("local[1]")
-        .appName("txlog-stream-faults-appender")
-        .config("spark.jars.packages", package)
-        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-        .config(
-            "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"
-        )
-        .config("spark.sql.shuffle.partitions", "1")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = sessions.delta_spark("txlog-stream-faults-appender", 1, package)
     from delta.tables import DeltaTable
 
     first, commits = 0, 0

@@ -5,20 +5,14 @@ from __future__ import annotations
 
 import sys
 
-from pyspark.sql import SparkSession
+import sessions
 
 import txlog
 
 
 def main() -> None:
     source, sink, checkpoint = sys.argv[1:4]
-    builder = (
-        SparkSession.builder.master("local[2]")
-        .appName("txlog-stream-faults-copy")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-    )
+    builder = sessions.local("txlog-stream-faults-copy", 2)
     spark = txlog.configure_spark(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     query = (

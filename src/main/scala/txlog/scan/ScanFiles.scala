@@ -1,7 +1,7 @@
 package txlog.scan
 
 import org.apache.hadoop.fs.FileStatus
-import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.{Column, DataFrame, Row}
 import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.{Expression, SubqueryExpression}
 import org.apache.spark.sql.execution.datasources.{FileStatusWithMetadata, PartitionDirectory}
@@ -9,7 +9,7 @@ import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.StructType
 
 import txlog.util.PartitionPruning
-import txlog.Snapshot
+import txlog.{Metadata, Snapshot}
 import txlog.errors.TxlogErrors
 import txlog.deletionvectors.DvDescriptor
 import txlog.protocol.FileColumns
@@ -72,17 +72,9 @@ private[txlog] object ScanFiles {
     val live = files.where(col("add.path").isNotNull)
     // a scan of some of the files (OPTIMIZE's): those `only` names, by path
     val chosen = only.fold(live)(o => live.join(o, live("add.path") === o("path"), "left_semi"))
-    val typed = chosen
-      .select(
-        col("add.path").as("path"),
-        col("add.size").as("size"),
-        col("add.modificationTime").as("modificationTime"),
-        col("add.deletionVector").as("dv"),
-        FileColumns.partitionValuesParsed(col("add.partitionValues"), md).as("pv"),
-        FileColumns.unparsedPartitionValue(col("add.partitionValues"), md).as("unparsed"),
-        stats.as("stats"),
-        rowTracking(table, "baseRowId"),
-        rowTracking(table, "defaultRowCommitVersion")
+    val typed =
+      chosen.select(
+        fileColumns(col("add"), md, table.rowTracking.isDefined) :+ stats.as("stats"): _*
       )
     // a file whose partition value does not parse is kept, to be refused below, never pruned
     val pruned =
@@ -114,9 +106,25 @@ private[txlog] object ScanFiles {
     directories(snapshot.tablePath, table.partitionSchema, rows)
   }
 
-  /** A row tracking field of the add action, read only when row tracking is enabled. */
-  private def rowTracking(table: ReadSpec, field: String) =
-    (if (table.rowTracking.isDefined) col(s"add.$field") else lit(null).cast("long")).as(field)
+  /** The columns of a file to read, from its add action `add` (a struct column) under `md`, in the
+    * layout [[directories]] reads: path, size, modificationTime, dv (the deletion vector), pv
+    * (typed partition values), unparsed (a partition value that does not parse), baseRowId and
+    * defaultRowCommitVersion (null unless `rowTracking`).
+    */
+  def fileColumns(add: Column, md: Metadata, rowTracking: Boolean): Seq[Column] = {
+    def tracking(field: String) =
+      (if (rowTracking) add.getField(field) else lit(null).cast("long")).as(field)
+    Seq(
+      add.getField("path").as("path"),
+      add.getField("size").as("size"),
+      add.getField("modificationTime").as("modificationTime"),
+      add.getField("deletionVector").as("dv"),
+      FileColumns.partitionValuesParsed(add.getField("partitionValues"), md).as("pv"),
+      FileColumns.unparsedPartitionValue(add.getField("partitionValues"), md).as("unparsed"),
+      tracking("baseRowId"),
+      tracking("defaultRowCommitVersion")
+    )
+  }
 
   /** MALFORMED_LOG_FILE for the first of `rows` whose partition value does not parse (its
     * [[FileColumns.unparsedPartitionValue]] at `unparsedAt`), naming its data file (at `pathAt`).

@@ -3,11 +3,10 @@ package txlog.streaming
 import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession}
 import org.apache.spark.sql.execution.datasources.{HadoopFsRelation, LogicalRelation}
 import org.apache.spark.sql.sources.BaseRelation
-import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.txlog.SparkPlans
 
 import txlog.Metadata
-import txlog.protocol.FileColumns
 import txlog.scan.{ReadSpec, ScanFiles, TableParquetFormat}
 import txlog.util.FixedFileIndex
 
@@ -27,21 +26,11 @@ private[txlog] object StreamFiles {
   val Version = "version"
   val Index = "index"
 
-  /** The columns of a file's row from the add action `add` (a struct column) under `md`. */
-  def columns(add: Column, md: Metadata, rowTracking: Boolean): Seq[Column] = {
-    def tracking(field: String) =
-      (if (rowTracking) add.getField(field) else lit(null).cast("long")).as(field)
-    Seq(
-      add.getField("path").as("path"),
-      add.getField("size").as("size"),
-      add.getField("modificationTime").as("modificationTime"),
-      add.getField("deletionVector").as("dv"),
-      FileColumns.partitionValuesParsed(add.getField("partitionValues"), md).as("pv"),
-      FileColumns.unparsedPartitionValue(add.getField("partitionValues"), md).as("unparsed"),
-      tracking("baseRowId"),
-      tracking("defaultRowCommitVersion")
-    )
-  }
+  /** The columns of a file's row from the add action `add` (a struct column) under `md`
+    * ([[txlog.scan.ScanFiles.fileColumns]]); row tracking's with `rowTracking`.
+    */
+  def columns(add: Column, md: Metadata, rowTracking: Boolean): Seq[Column] =
+    ScanFiles.fileColumns(add, md, rowTracking)
 
   private val SizeAt = 1
   private val VersionAt = 8

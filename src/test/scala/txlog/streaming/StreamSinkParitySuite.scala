@@ -130,27 +130,12 @@ class StreamSinkParitySuite extends SparkSuite {
     val tq = write(in, "txlog", t, dir.resolve("tc").toString, "complete", shape = counts)
     assert(rows(t) == rows(d) && rows(t) == Seq("{0, 10}", "{1, 10}", "{2, 10}"))
     assert(commits(t, tq) == commits(d, dq))
-    val update = intercept[Throwable](
-      write(
-        in,
-        "txlog",
-        dir.resolve("u").toString,
-        dir.resolve("uc").toString,
-        "update",
-        shape = counts
-      )
-    )
+    val Seq(deltaUpdate, update) = Seq("delta", "txlog").map { f =>
+      val (out, chk) = (dir.resolve(s"$f-u").toString, dir.resolve(s"$f-uc").toString)
+      intercept[Throwable](write(in, f, out, chk, "update", shape = counts))
+    }
+    assert(deltaUpdate != null)
     assert(txlogError(update).map(_.errorClass).contains(ErrorClasses.InvalidArgument), update)
-    intercept[Throwable](
-      write(
-        in,
-        "delta",
-        dir.resolve("du").toString,
-        dir.resolve("duc").toString,
-        "update",
-        shape = counts
-      )
-    )
   }
 
   test("mergeSchema adds the stream's new columns; without it the batch fails, nothing written") {
