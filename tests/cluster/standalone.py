@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -115,11 +116,12 @@ class StandaloneCluster:
         self._procs.append((name, proc, log))
 
     def _start(self) -> None:
-        port, web_port = free_port(), free_port()
-        self.url = f"spark://{HOST}:{port}"
-        self.web_url = f"http://{HOST}:{web_port}"
+        # The master binds ports of its own choosing (0) and its log names them: a port drawn
+        # free here could be taken before the master binds it, and the master would then move
+        # to the next one while the workers were told the first.
         self._spawn("master", ["org.apache.spark.deploy.master.Master", "--host", HOST,
-                               "--port", str(port), "--webui-port", str(web_port)])
+                               "--port", "0", "--webui-port", "0"])
+        self.url, self.web_url = self._master_urls()
         for i in range(self.workers):
             work = self.tmp / f"worker-{i}"
             work.mkdir(parents=True, exist_ok=True)
@@ -128,6 +130,22 @@ class StandaloneCluster:
                 "--webui-port", "0", "--cores", str(self.cores), "--memory", self.memory,
                 "--work-dir", str(work), self.url])
         self._wait_for_workers()
+
+    def _master_urls(self) -> tuple[str, str]:
+        """The master's RPC and web UI addresses as its log states them once it has bound."""
+        name, proc, log = self._procs[0]
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"the {name} exited with {proc.returncode}:\n{tail(log)}")
+            text = log.read_text(errors="replace")
+            rpc = re.search(r"Starting Spark master at (spark://\S+:\d+)", text)
+            web = re.search(r"MasterWebUI.*?(http://\S+:\d+)", text)
+            if rpc and web:
+                return rpc.group(1), web.group(1).replace("localhost", HOST)
+            time.sleep(0.5)
+        raise RuntimeError(f"the master named no address within {START_TIMEOUT_S} s:\n"
+                           f"{tail(log)}")
 
     def _wait_for_workers(self) -> None:
         deadline = time.monotonic() + START_TIMEOUT_S
