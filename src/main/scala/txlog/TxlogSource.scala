@@ -2,8 +2,18 @@ package txlog
 
 import java.util.{Collections, Map => JMap, Set => JSet}
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.{DataFrame, SQLContext, SaveMode, SparkSession}
-import org.apache.spark.sql.connector.catalog.{Table, TableCapability, TableCatalog, TableProvider}
+
+import org.apache.spark.sql.connector.catalog.{
+  SupportsRead,
+  Table,
+  TableCapability,
+  TableCatalog,
+  TableProvider
+}
+import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -66,11 +76,18 @@ final class TxlogSource
   /** A user's schema is passed on to the V1 relation as before. Example: always true. */
   override def supportsExternalMetadata(): Boolean = true
 
-  /** A table with no capability: reads and writes by path (`format("txlog")`) fall back to the
-    * relations below, as Spark does for a V2 provider whose table cannot read or write batches.
-    * txlog is a V2 provider so that `CREATE TABLE ... USING txlog` in the session catalog reaches
-    * [[txlog.sql.TxlogCatalog]] (Spark sends a V1 provider's to its own V1 command). Example:
-    * `getTable(schema, Array.empty, props).capabilities()` is empty.
+  /** A table that streams only: batch reads and writes by path (`format("txlog")`) fall back to the
+    * relations below, as Spark does for a V2 provider whose table cannot read or write batches;
+    * `spark.readStream.format("txlog")` is its DSv2 micro-batch stream
+    * ([[txlog.streaming.StreamScan]]: the table's rows, or with `readChangeFeed` its change data
+    * feed, with the options of `txlog.streaming.StreamOptions`). txlog is a V2 provider so that
+    * `CREATE TABLE ... USING txlog` in the session catalog reaches [[txlog.sql.TxlogCatalog]]
+    * (Spark sends a V1 provider's to its own V1 command). Example: `getTable(schema, Array.empty,
+    * props).capabilities()` is MICRO_BATCH_READ.
+    *
+    * {{{
+    * spark.readStream.format("txlog").option("maxFilesPerTrigger", 100).load("/data/events")
+    * }}}
     */
   override def getTable(
       schema: StructType,
@@ -114,10 +131,16 @@ final class TxlogSource
     TableScan.relation(TxlogSource.write(sqlContext, mode, parameters, data).snapshot())
 }
 
-/** Streams: `spark.readStream.format("txlog")` and `df.writeStream.format("txlog")`. */
+/** Streams: `df.writeStream.format("txlog")` (a V1 sink), and what Spark's V1 stream source API
+  * asks of a provider whose tables also stream by DSv2 (reads by name look up a V1 entry of the
+  * table beside it): the stream's schema. The reads themselves are DSv2 streams
+  * ([[txlog.streaming.StreamScan]]).
+  */
 private[txlog] trait TxlogStreams extends StreamSourceProvider with StreamSinkProvider {
 
-  /** The table's schema at its latest version; a schema given by the reader must be it.
+  /** The schema given (a table's by name), else the table's at its latest version (the change data
+    * feed's with `readChangeFeed`). A schema given is checked when the query starts, by the DSv2
+    * stream (SCHEMA_MISMATCH).
     *
     * {{{
     * spark.readStream.format("txlog").load("/data/events").schema
@@ -128,20 +151,13 @@ private[txlog] trait TxlogStreams extends StreamSourceProvider with StreamSinkPr
       schema: Option[StructType],
       providerName: String,
       parameters: Map[String, String]
-  ): (String, StructType) = {
-    val options = txlog.streaming.StreamOptions(parameters)
-    val snapshot = DeltaLog.forTable(sqlContext.sparkSession, options.path).snapshot()
-    val read = txlog.streaming.StreamSchema.of(snapshot, schema, options.readChangeFeed)
-    (providerName, read)
-  }
+  ): (String, StructType) =
+    providerName -> schema.filter(_.nonEmpty).getOrElse {
+      txlog.streaming.StreamScan.schema(sqlContext.sparkSession, parameters)
+    }
 
-  /** The stream of the table ([[txlog.streaming.TableStreamSource]]: the initial snapshot, then
-    * each commit's new files; with `readChangeFeed`, its change data feed,
-    * [[txlog.streaming.ChangeStreamSource]]; the options of `txlog.streaming.StreamOptions`).
-    *
-    * {{{
-    * spark.readStream.format("txlog").option("maxFilesPerTrigger", 100).load("/data/events")
-    * }}}
+  /** Never used while Spark reads txlog's streams by DSv2, its default: INVALID_ARGUMENT when
+    * `spark.sql.streaming.disabledV2MicroBatchReaders` names txlog's source.
     */
   override def createSource(
       sqlContext: SQLContext,
@@ -149,15 +165,12 @@ private[txlog] trait TxlogStreams extends StreamSourceProvider with StreamSinkPr
       schema: Option[StructType],
       providerName: String,
       parameters: Map[String, String]
-  ): Source = {
-    val options = txlog.streaming.StreamOptions(parameters)
-    val log = DeltaLog.forTable(sqlContext.sparkSession, options.path)
-    val snapshot = log.snapshot()
-    txlog.streaming.StreamSchema.of(snapshot, schema, options.readChangeFeed)
-    if (options.readChangeFeed) {
-      new txlog.streaming.ChangeStreamSource(log.context, options, snapshot)
-    } else new txlog.streaming.TableStreamSource(log.context, options, snapshot)
-  }
+  ): Source =
+    throw TxlogErrors.invalidArgument(
+      "spark.sql.streaming.disabledV2MicroBatchReaders",
+      s"txlog's streams are DSv2 micro-batch streams only: remove ${classOf[TxlogSource].getName} " +
+        "from that setting."
+    )
 
   /** The streaming sink ([[txlog.streaming.TableSink]]): each micro-batch one commit, exactly once
     * by the query's id and the batch's.
@@ -181,10 +194,26 @@ private[txlog] object TxlogSource {
     * [[txlog.sql.TxlogCatalog]] knows the entry for a txlog table, as from a V1 entry.
     */
   private final class PathTable(tableSchema: StructType, options: JMap[String, String])
-      extends Table {
+      extends Table
+      with SupportsRead {
     override def name(): String = "txlog"
-    override def schema(): StructType = tableSchema
-    override def capabilities(): JSet[TableCapability] = Collections.emptySet()
+
+    // the stream's columns when no schema is given (a stream read by path: the table's latest)
+    private lazy val streamSchema =
+      txlog.streaming.StreamScan.schema(SparkSession.active, options.asScala.toMap)
+
+    override def schema(): StructType = if (tableSchema.nonEmpty) tableSchema else streamSchema
+
+    override def capabilities(): JSet[TableCapability] =
+      Collections.singleton(TableCapability.MICRO_BATCH_READ)
+
+    override def newScanBuilder(scanOptions: CaseInsensitiveStringMap): ScanBuilder =
+      new txlog.streaming.StreamScan(
+        SparkSession.active,
+        scanOptions.asCaseSensitiveMap().asScala.toMap,
+        schema()
+      )
+
     override def properties(): JMap[String, String] = {
       val props = new java.util.HashMap[String, String](options)
       props.put(TableCatalog.PROP_PROVIDER, "txlog")

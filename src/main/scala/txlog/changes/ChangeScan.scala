@@ -41,32 +41,62 @@ private[txlog] object ChangeScan {
       deletionVectors =
         endTable.deletionVectors || files.exists(f => f.exclude.isDefined || f.keep.isDefined)
     )
-    val partitionSchema = table.partitionSchema
-      .add(CommitVersion, LongType)
-      .add(CommitTimestamp, TimestampType)
-    val toCatalyst = CatalystTypeConverters.createToCatalystConverter(partitionSchema)
-    val parts = table.partitionSchema.length
-    val directories = files.groupBy(f => (f.partitionValues, f.version, f.timestamp)).toSeq.map {
-      case ((pv, version, ts), group) =>
-        val values = (0 until parts).map(i => pv.get(i)) ++ Seq(version, Instant.ofEpochMilli(ts))
-        val row = toCatalyst(Row.fromSeq(values)).asInstanceOf[InternalRow]
-        PartitionDirectory(row, group.map(status))
-    }
     HadoopFsRelation(
       location = new FixedFileIndex(
         Seq(table.root),
         label,
-        partitionSchema,
-        directories,
+        partitionSchema(table),
+        directories(table, files),
         files.map(_.size).sum
       ),
-      partitionSchema = partitionSchema,
-      dataSchema = table.dataSchema.add(ChangeType, StringType),
+      partitionSchema = partitionSchema(table),
+      dataSchema = dataSchema(table),
       bucketSpec = None,
       fileFormat = new TableParquetFormat(table, changes = true),
       options = Map.empty
     )(spark)
   }
+
+  /** The change files `files` as directories of Spark's file source: one per partition value,
+    * commit version and commit timestamp (the relation's partition-like values).
+    */
+  def directories(table: ReadSpec, files: Seq[ChangeFile]): Seq[PartitionDirectory] = {
+    val toCatalyst = CatalystTypeConverters.createToCatalystConverter(partitionSchema(table))
+    val parts = table.partitionSchema.length
+    files.groupBy(f => (f.partitionValues, f.version, f.timestamp)).toSeq.map {
+      case ((pv, version, ts), group) =>
+        val values = (0 until parts).map(i => pv.get(i)) ++ Seq(version, Instant.ofEpochMilli(ts))
+        val row = toCatalyst(Row.fromSeq(values)).asInstanceOf[InternalRow]
+        PartitionDirectory(row, group.map(status))
+    }
+  }
+
+  /** The change data feed's schema for `table`: its columns then the three change columns. */
+  def schema(table: ReadSpec): StructType =
+    table.dataSchema
+      .add(ChangeType, StringType)
+      .add(CommitVersion, LongType)
+      .add(
+        CommitTimestamp,
+        TimestampType
+      )
+
+  /** The reader of a change data feed stream of `table` (txlog.streaming), its rows in [[schema]];
+    * `table` reads deletion vectors if any batch may carry some.
+    */
+  def reader(spark: SparkSession, table: ReadSpec): txlog.streaming.BatchReader =
+    new txlog.streaming.BatchReader(
+      spark,
+      new TableParquetFormat(table, changes = true),
+      dataSchema(table),
+      partitionSchema(table),
+      schema(table)
+    )
+
+  private def dataSchema(table: ReadSpec): StructType = table.dataSchema.add(ChangeType, StringType)
+
+  private def partitionSchema(table: ReadSpec): StructType =
+    table.partitionSchema.add(CommitVersion, LongType).add(CommitTimestamp, TimestampType)
 
   def dataFrame(
       spark: SparkSession,

@@ -1,15 +1,9 @@
 package txlog.scan
 
-import org.apache.spark.paths.SparkPath
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.{FileSourceOptions, InternalRow}
-import org.apache.spark.sql.execution.datasources.{
-  FileFormat,
-  FilePartition,
-  FileScanRDD,
-  PartitionedFile
-}
+import org.apache.spark.sql.execution.datasources.{FileFormat, FilePartition, FileScanRDD}
 import org.apache.spark.sql.types.{LongType, StructField, StructType}
 
 import txlog.Snapshot
@@ -61,16 +55,7 @@ private[txlog] object FileGroups {
       d.files.map { f =>
         val uri = f.getPath.toUri.toString
         val meta = vectors.get(uri).fold(f.metadata)(dv => f.metadata + (ScanFiles.DvKey -> dv))
-        uri -> PartitionedFile(
-          d.values,
-          SparkPath.fromPath(f.getPath),
-          0L,
-          f.getLen,
-          Array.empty[String],
-          f.getModificationTime,
-          f.getLen,
-          meta
-        )
+        uri -> ScanFiles.split(d.values, f, meta)
       }
     }.toMap
     val partitions = groups.zipWithIndex.map { case (group, i) =>

@@ -4,7 +4,12 @@ import org.apache.hadoop.fs.FileStatus
 import org.apache.spark.sql.{Column, DataFrame, Row}
 import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.{Expression, SubqueryExpression}
-import org.apache.spark.sql.execution.datasources.{FileStatusWithMetadata, PartitionDirectory}
+import org.apache.spark.paths.SparkPath
+import org.apache.spark.sql.execution.datasources.{
+  FileStatusWithMetadata,
+  PartitionDirectory,
+  PartitionedFile
+}
 import org.apache.spark.sql.functions._
 import org.apache.spark.sql.types.StructType
 
@@ -179,4 +184,26 @@ private[txlog] object ScanFiles {
     Selection(byPartition, rows.length.toLong, bytes, dvs)
   }
 
+  /** `f`, a file of the partition `values`, as the split Spark's file readers take: the whole file,
+    * `metadata` its constant metadata values (where [[DvKey]] and the other keys travel).
+    *
+    * {{{
+    * ScanFiles.split(directory.values, directory.files.head, directory.files.head.metadata)
+    * }}}
+    */
+  def split(
+      values: InternalRow,
+      f: FileStatusWithMetadata,
+      metadata: Map[String, Any]
+  ): PartitionedFile =
+    PartitionedFile(
+      values,
+      SparkPath.fromPath(f.getPath),
+      0L,
+      f.getLen,
+      Array.empty[String],
+      f.getModificationTime,
+      f.getLen,
+      metadata
+    )
 }

@@ -2,6 +2,7 @@ package txlog.sql
 
 import org.apache.spark.rdd.RDD
 import org.apache.spark.sql.{DataFrame, Row, SQLContext}
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.connector.read.{
   Scan,
   ScanBuilder,
@@ -14,6 +15,8 @@ import org.apache.spark.sql.sources.{BaseRelation, Filter, TableScan => SourceSc
 import org.apache.spark.sql.types.StructType
 
 import txlog.Snapshot
+import txlog.errors.TxlogErrors
+import txlog.streaming.StreamScan
 
 /** A batch scan of a snapshot: the table's rows through txlog's one reader
   * ([[txlog.scan.TableScan]], Spark's file source over the snapshot's files), with the columns
@@ -25,7 +28,8 @@ import txlog.Snapshot
   */
 private[txlog] final class SnapshotScanBuilder(
     snapshot: Snapshot,
-    schema: StructType
+    schema: StructType,
+    options: Map[String, String] = Map.empty
 ) extends ScanBuilder
     with SupportsPushDownFilters
     with SupportsPushDownRequiredColumns {
@@ -50,13 +54,17 @@ private[txlog] final class SnapshotScanBuilder(
     columns = StructType(schema.filter(f => names(f.name)) ++ metadata)
   }
 
-  override def build(): Scan = new SnapshotScan(snapshot, columns, pushed.toSeq)
+  override def build(): Scan = new SnapshotScan(snapshot, columns, pushed.toSeq, options)
 }
 
+/** The scan [[SnapshotScanBuilder]] builds; `options` are refused in a batch read and are a
+  * stream's options in a stream of the table ([[toMicroBatchStream]]).
+  */
 private[txlog] final class SnapshotScan(
     snapshot: Snapshot,
     columns: StructType,
-    filters: Seq[Filter]
+    filters: Seq[Filter],
+    options: Map[String, String]
 ) extends V1Scan {
 
   override def readSchema(): StructType = columns
@@ -64,8 +72,33 @@ private[txlog] final class SnapshotScan(
   override def description(): String =
     s"txlog ${snapshot.tablePath} v${snapshot.version} [${filters.mkString(", ")}]"
 
-  override def toV1TableScan[T <: BaseRelation with SourceScan](context: SQLContext): T =
+  override def toV1TableScan[T <: BaseRelation with SourceScan](context: SQLContext): T = {
+    if (options.nonEmpty) {
+      throw TxlogErrors.invalidArgument(
+        options.keys.toSeq.sorted.mkString(", "),
+        "a read of a txlog table by name takes no options"
+      )
+    }
     new SnapshotRows(context, snapshot, columns, filters).asInstanceOf[T]
+  }
+
+  /** The stream of the table at its location (`spark.readStream.table(name)`): the table's rows
+    * from its latest version when the query starts, with the stream's options
+    * (`txlog.streaming.StreamScan`), its columns those the query was planned with. Its change data
+    * feed (`readChangeFeed`) has other columns: INVALID_ARGUMENT, naming the stream by path.
+    */
+  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream = {
+    val parameters = options + ("path" -> snapshot.tablePath)
+    if (txlog.streaming.StreamOptions(parameters).readChangeFeed) {
+      throw TxlogErrors.invalidArgument(
+        "readChangeFeed",
+        "a stream of a table by name has the table's columns; stream its change data feed by " +
+          "path: spark.readStream.format(\"txlog\").option(\"readChangeFeed\", \"true\")" +
+          ".load(\"" + snapshot.tablePath + "\")."
+      )
+    }
+    new StreamScan(snapshot.spark, parameters, columns).toMicroBatchStream(checkpointLocation)
+  }
 }
 
 /** The rows of the scan, as Spark's internal rows of the reader's plan (no conversion). */

@@ -39,7 +39,9 @@ import txlog.errors.TxlogErrors
   * without them ([[RowLevelDv]]). With a `capture` (`DeltaLog.update` / `merge`), the commit of an
   * UPDATE or MERGE is handed to it. With `evolved` (a MERGE's schema evolution,
   * [[MergeEvolution]]), the table is the snapshot under that metadata: its new columns read as null
-  * and are written by the statement, whose commit adds the metadata.
+  * and are written by the statement, whose commit adds the metadata. Streams by name read the table
+  * at its location as by path (`txlog.streaming.StreamScan`); streaming writes by name go to the
+  * `txlog` source's sink there ([[org.apache.spark.sql.txlog.StreamingFallback]]).
   */
 private[txlog] final class TxlogTable(
     tableName: String,
@@ -56,7 +58,7 @@ private[txlog] final class TxlogTable(
 
   override def name(): String = tableName
 
-  // streams by name: the txlog source's stream and sink at the table's location
+  // streaming writes by name: the txlog source's sink at the table's location
   override protected def fallbackLocation: String = snapshot.tablePath
 
   /** The metadata the table is seen under: the snapshot's, or the one a MERGE evolves it to. */
@@ -79,15 +81,17 @@ private[txlog] final class TxlogTable(
 
   override def capabilities(): util.Set[TableCapability] = Set(
     TableCapability.BATCH_READ,
+    TableCapability.MICRO_BATCH_READ,
     TableCapability.V1_BATCH_WRITE,
     TableCapability.TRUNCATE,
     TableCapability.OVERWRITE_BY_FILTER
   ).asJava
 
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    TxlogTable.refuseOptions(options, "a read of a txlog table by name takes no options")
-    new SnapshotScanBuilder(snapshot, metadata.schema)
-  }
+  /** A batch read (no options: INVALID_ARGUMENT when it is planned), or a stream of the table at
+    * its location (`spark.readStream.table(name)`, the options of `txlog.streaming.StreamOptions`).
+    */
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
+    new SnapshotScanBuilder(snapshot, metadata.schema, options.asCaseSensitiveMap().asScala.toMap)
 
   // a MERGE's evolved schema: its append adds the new columns as a mergeSchema write does
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =

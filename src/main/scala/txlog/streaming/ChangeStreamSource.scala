@@ -1,8 +1,8 @@
 package txlog.streaming
 
-import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.Row
 import org.apache.spark.sql.connector.read.streaming.{ReadLimit, Offset => StreamingOffset}
-import org.apache.spark.sql.execution.streaming.Offset
+import org.apache.spark.sql.execution.datasources.PartitionDirectory
 import org.apache.spark.sql.types.StructType
 
 import txlog.Snapshot
@@ -32,24 +32,29 @@ import txlog.timetravel.CommitTimeline
 private[txlog] final class ChangeStreamSource(
     ctx: TableContext,
     options: StreamOptions,
-    readSnapshot: Snapshot
-) extends SnapshotStream(ctx, options, readSnapshot) {
+    readSnapshot: Snapshot,
+    checkpoint: String
+) extends SnapshotStream(ctx, options, readSnapshot, checkpoint) {
 
-  private val spec = ReadSpec(readSnapshot)
+  // read as a table with deletion vectors: a batch's files may carry vectors to compare (the
+  // reader is one for the whole stream)
+  private val spec = ReadSpec(readSnapshot).copy(deletionVectors = true)
 
-  override val schema: StructType = ChangeStreamSource.schema(readSnapshot)
+  val schema: StructType = ChangeStreamSource.schema(readSnapshot)
+
+  override protected lazy val reader: BatchReader = ChangeScan.reader(ctx.spark, spec)
 
   @volatile private var bound: Option[Long] = None
 
   override def latestOffset(startOffset: StreamingOffset, limit: ReadLimit): StreamingOffset = {
-    val from = Option(startOffset).map(StreamOffset.of(_, root, tableId)).getOrElse(start)
+    val from = StreamOffset.of(Option(startOffset).getOrElse(initialOffset()), root, tableId)
     val listing = ctx.snapshots.listing()
     if (availableNow && bound.isEmpty) bound = Some(listing.latestVersion)
     val room = budget(limit)
     val end =
       if (from.initialSnapshot) admission.inSnapshot(from, initialAt(from.version), room)
       else commits(listing, from, room)
-    offered(startOffset, from, end)
+    offered(from, end)
   }
 
   /** The end of a batch from `from` (a version's start): whole commits while the budget has room
@@ -92,24 +97,17 @@ private[txlog] final class ChangeStreamSource(
         CommitTimeline(listing, readSnapshot.protocol, readSnapshot.metadata)
       )
 
-  override def getBatch(startOffset: Option[Offset], endOffset: Offset): DataFrame = {
-    val end = StreamOffset.of(endOffset, root, tableId)
-    val from = startOffset.map(StreamOffset.of(_, root, tableId))
+  override protected def batchFiles(
+      from: StreamOffset,
+      end: StreamOffset
+  ): Seq[PartitionDirectory] = {
     val files: Seq[ChangeFile] =
-      if (end.initialSnapshot) inserts(end.version, from.fold(-1L)(_.index), end.index)
-      else {
-        val (snapshotFiles, first) = from match {
-          case Some(o) if o.initialSnapshot =>
-            (inserts(o.version, o.index, Long.MaxValue), o.version + 1)
-          case Some(o) => (Nil, o.version)
-          case None if options.startingVersion.isEmpty =>
-            (inserts(end.version - 1, -1L, Long.MaxValue), end.version)
-          case None => (Nil, start.version)
-        }
-        snapshotFiles ++ changes(ctx.snapshots.listing(), first, end.version - 1)
-      }
-    val label = s"change data feed ${from.fold("start")(_.toString)} to $end"
-    StreamFiles.streamingFrame(ctx.spark, ChangeScan.relation(ctx.spark, spec, files, label))
+      if (end.initialSnapshot) inserts(end.version, from.index, end.index)
+      else if (from.initialSnapshot) {
+        inserts(from.version, from.index, Long.MaxValue) ++
+          changes(ctx.snapshots.listing(), from.version + 1, end.version - 1)
+      } else changes(ctx.snapshots.listing(), from.version, end.version - 1)
+    ChangeScan.directories(spec, files)
   }
 
   /** The initial snapshot's files numbered after `after` up to `upTo`, as inserts of its version.
@@ -140,6 +138,5 @@ private[txlog] object ChangeStreamSource {
   val Window = 100
 
   /** The stream's schema: the change data feed's of the table at `snapshot`. */
-  def schema(snapshot: Snapshot): StructType =
-    ChangeScan.relation(snapshot.spark, ReadSpec(snapshot), Nil, "schema").schema
+  def schema(snapshot: Snapshot): StructType = ChangeScan.schema(ReadSpec(snapshot))
 }

@@ -1,27 +1,32 @@
 package txlog.streaming
 
+import org.apache.spark.sql.connector.read.{InputPartition, PartitionReaderFactory}
 import org.apache.spark.sql.connector.read.streaming.{
+  MicroBatchStream,
   ReadAllAvailable,
   ReadLimit,
   SupportsAdmissionControl,
   SupportsTriggerAvailableNow,
   Offset => StreamingOffset
 }
-import org.apache.spark.sql.execution.streaming.{Offset, Source}
 
 import txlog.Snapshot
 import txlog.table.TableContext
 
-/** What the streams of a table share ([[TableStreamSource]], [[ChangeStreamSource]]): where they
-  * start (the initial snapshot of `readSnapshot`, the latest version when the query started, or the
-  * version the options name), the initial snapshot's numbered files (kept until the stream is past
-  * them), the batch limits of the options and Trigger.AvailableNow's end.
+/** What the streams of a table share ([[TableStreamSource]], [[ChangeStreamSource]]), Spark's DSv2
+  * micro-batch streams with admission control: where they start (the initial snapshot of
+  * `readSnapshot`, the latest version when the query started, or the version the options name; kept
+  * in the query's checkpoint, [[StreamStart]]), the initial snapshot's numbered files (kept until
+  * the stream is past them), the batch limits of the options, Trigger.AvailableNow's end, and the
+  * reading of a batch's files ([[BatchReader]]). `checkpoint` is the source's directory in the
+  * query's checkpoint.
   */
 private[txlog] abstract class SnapshotStream(
     ctx: TableContext,
     options: StreamOptions,
-    readSnapshot: Snapshot
-) extends Source
+    readSnapshot: Snapshot,
+    checkpoint: String
+) extends MicroBatchStream
     with SupportsAdmissionControl
     with SupportsTriggerAvailableNow {
 
@@ -30,13 +35,15 @@ private[txlog] abstract class SnapshotStream(
   protected val admission = new StreamAdmission(readSnapshot, options)
 
   /** Where the stream starts without an offset of its own. */
-  protected lazy val start: StreamOffset = options.startingVersion match {
+  private lazy val start: StreamOffset = options.startingVersion match {
     case None => StreamOffset(tableId, readSnapshot.version, -1, initialSnapshot = true)
     case Some(s) =>
       StreamOffset(tableId, StreamAdmission.firstVersion(ctx, readSnapshot, s), -1, false)
   }
 
   @volatile private var initial: Option[InitialFiles] = None
+  @volatile private var lastPlanned: Option[(StreamOffset, StreamOffset, Array[InputPartition])] =
+    None
   @volatile protected var availableNow = false
 
   /** The initial snapshot of `version` (the read snapshot's, or one resumed after a restart). */
@@ -58,31 +65,81 @@ private[txlog] abstract class SnapshotStream(
     case _                   => StreamAdmission.Budget(options.filesPerBatch, options.maxBytes)
   }
 
-  /** The offset latestOffset gives for a batch from `from` to `end`: none before the first file;
-    * with `startingVersion` = latest, the start itself before the first batch with files (an empty
-    * batch), so that Spark's offset log holds where the stream started: a restart before that batch
-    * was recorded done would find another latest version, and read none of its commits.
-    */
-  protected def offered(
-      startOffset: StreamingOffset,
+  /** The reader of the stream's batches. */
+  protected def reader: BatchReader
+
+  /** The directories of the files of the batch after `from` up to `end`. */
+  protected def batchFiles(
       from: StreamOffset,
       end: StreamOffset
-  ): StreamingOffset =
-    if (startOffset != null) end
-    else if (end == from) null
-    else if (options.startingVersion.contains(StreamOptions.Latest)) start
-    else end
+  ): Seq[org.apache.spark.sql.execution.datasources.PartitionDirectory]
+
+  private lazy val startFile = new StreamStart(ctx.spark, checkpoint, root, tableId)
+  // the start the checkpoint holds, read once; the start given before it is written there
+  private lazy val recordedStart: Option[StreamOffset] = startFile.read()
+  @volatile private var unrecordedStart: Option[StreamOffset] = None
+
+  /** Where the stream starts: as the query's checkpoint holds it, else worked out now (and written
+    * there with the first batch offered, [[offered]]).
+    */
+  override def initialOffset(): StreamingOffset = recordedStart.getOrElse {
+    unrecordedStart = Some(start)
+    start
+  }
+
+  override def deserializeOffset(json: String): StreamingOffset =
+    StreamOffset.parse(json, root, tableId)
+
+  /** Spark asks with a read limit (admission control). */
+  override def latestOffset(): StreamingOffset =
+    throw new UnsupportedOperationException("latestOffset(start, limit) is used instead")
+
+  /** The offset latestOffset gives for a batch from `from` to `end`: none when there is nothing
+    * new. The first batch from a start worked out in this run writes that start into the checkpoint
+    * first ([[StreamStart]]): a restart before the batch is done reads the same files, while a run
+    * that read nothing leaves no start behind (the next works it out again, as delta-spark's stream
+    * does with `startingVersion` = latest).
+    */
+  protected def offered(from: StreamOffset, end: StreamOffset): StreamingOffset =
+    if (end == from) null
+    else {
+      if (unrecordedStart.contains(from)) {
+        startFile.write(from)
+        unrecordedStart = None
+      }
+      end
+    }
+
+  /** The batch from `start` to `end`: its files, read from the log (or taken from what latestOffset
+    * admitted) when Spark plans the batch's scan, as input partitions.
+    */
+  override def planInputPartitions(
+      startOffset: StreamingOffset,
+      endOffset: StreamingOffset
+  ): Array[InputPartition] = {
+    val from = StreamOffset.of(startOffset, root, tableId)
+    val to = StreamOffset.of(endOffset, root, tableId)
+    // Spark may plan one batch more than once (its plan, then a writer's); read its files once
+    lastPlanned match {
+      case Some((f, t, partitions)) if f == from && t == to => partitions
+      case _ =>
+        val partitions =
+          if (from.notBefore(to)) Array.empty[InputPartition]
+          else reader.partitions(batchFiles(from, to))
+        lastPlanned = Some((from, to, partitions))
+        partitions
+    }
+  }
+
+  override def createReaderFactory(): PartitionReaderFactory = reader.factory
 
   override def getDefaultReadLimit: ReadLimit =
     ReadLimit.maxFiles(options.filesPerBatch.getOrElse(Int.MaxValue))
 
   override def prepareForTriggerAvailableNow(): Unit = availableNow = true
 
-  override def getOffset: Option[Offset] =
-    throw new UnsupportedOperationException("latestOffset(start, limit) is used instead")
-
   /** Once a committed batch is past the initial snapshot, its files are released. */
-  override def commit(end: Offset): Unit =
+  override def commit(end: StreamingOffset): Unit =
     if (!StreamOffset.of(end, root, tableId).initialSnapshot) release()
 
   override def stop(): Unit = release()

@@ -1,9 +1,9 @@
 package txlog.streaming
 
 import org.apache.spark.internal.Logging
-import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.Row
 import org.apache.spark.sql.connector.read.streaming.{ReadLimit, Offset => StreamingOffset}
-import org.apache.spark.sql.execution.streaming.Offset
+import org.apache.spark.sql.execution.datasources.PartitionDirectory
 import org.apache.spark.sql.types.StructType
 
 import txlog.Snapshot
@@ -18,7 +18,9 @@ import txlog.table.TableContext
   * `startingTimestamp`, the commits from there on. Micro-batches are bounded by
   * `maxFilesPerTrigger` / `maxBytesPerTrigger` ([[StreamOptions]]; `Trigger.AvailableNow` reads
   * what was committed when the query started, in such batches). A batch never spans the end of the
-  * initial snapshot and later commits, so a batch's files follow from its two offsets alone.
+  * initial snapshot and later commits, so a batch's files follow from its two offsets alone. It is
+  * Spark's DSv2 micro-batch stream ([[SnapshotStream]]): a batch's files are read by the executors
+  * in Spark's file partitions ([[BatchReader]]).
   *
   * The log is read from the last offset on ([[CommitActions]]: only the commits after it, never a
   * replay), [[CommitActions.Window]] commits at a time. A commit removing data fails the stream
@@ -35,20 +37,23 @@ import txlog.table.TableContext
 private[txlog] final class TableStreamSource(
     ctx: TableContext,
     options: StreamOptions,
-    readSnapshot: Snapshot
-) extends SnapshotStream(ctx, options, readSnapshot)
+    readSnapshot: Snapshot,
+    checkpoint: String
+) extends SnapshotStream(ctx, options, readSnapshot, checkpoint)
     with Logging {
 
   private val spec = ReadSpec(readSnapshot)
 
-  override val schema: StructType = StreamSchema.of(readSnapshot, None)
+  val schema: StructType = StreamSchema.of(readSnapshot, None)
+
+  override protected lazy val reader: BatchReader = StreamFiles.reader(ctx.spark, spec)
 
   @volatile private var bound: Option[StreamOffset] = None
   @volatile private var planned: Option[(StreamOffset, StreamOffset, Seq[Row])] = None
   @volatile private var lastRead: Option[StreamOffset] = None
 
   override def latestOffset(startOffset: StreamingOffset, limit: ReadLimit): StreamingOffset = {
-    val from = Option(startOffset).map(StreamOffset.of(_, root, tableId)).getOrElse(start)
+    val from = StreamOffset.of(Option(startOffset).getOrElse(initialOffset()), root, tableId)
     if (availableNow && bound.isEmpty) {
       bound = Some(StreamOffset(tableId, latestVersion() + 1, -1, initialSnapshot = false))
       logInfo(s"txlog stream of $root: Trigger.AvailableNow reads up to ${bound.get}")
@@ -58,38 +63,29 @@ private[txlog] final class TableStreamSource(
       if (from.initialSnapshot) admission.inSnapshot(from, initialAt(from.version), room)
       else {
         val (end, files) = admission.inCommits(ctx, from, room, bound)
-        // the batch's files, for getBatch to take instead of reading the commits again
+        // the batch's files, for planInputPartitions to take instead of reading the commits again
         planned = Some((from, end, files))
         end
       }
-    offered(startOffset, from, end)
+    offered(from, end)
   }
 
-  /** The batch from `startOffset` to `endOffset`; its files are read from the log (or taken from
-    * what latestOffset admitted) when Spark plans its scan.
-    */
-  override def getBatch(startOffset: Option[Offset], endOffset: Offset): DataFrame = {
-    val end = StreamOffset.of(endOffset, root, tableId)
-    val from = startOffset.map(StreamOffset.of(_, root, tableId))
-    val label = s"${from.fold("start")(_.toString)} to $end"
+  override protected def batchFiles(
+      from: StreamOffset,
+      end: StreamOffset
+  ): Seq[PartitionDirectory] = {
     lastRead = Some(end)
-    StreamFiles.batch(ctx.spark, spec, () => files(from, end, label), label)
+    StreamFiles.directories(spec, files(from, end, s"$from to $end"))
   }
 
-  private def files(from: Option[StreamOffset], end: StreamOffset, label: String): Seq[Row] = {
+  private def files(from: StreamOffset, end: StreamOffset, label: String): Seq[Row] = {
     val files: Seq[Row] =
-      if (end.initialSnapshot) {
-        initialAt(end.version).rows(from.fold(-1L)(_.index), end.index)
-      } else {
+      if (end.initialSnapshot) initialAt(end.version).rows(from.index, end.index)
+      else {
         // the rest of the initial snapshot, then the commits' adds up to the end
-        val (snapshotRows, commitsFrom) = from match {
-          case Some(o) if o.initialSnapshot =>
-            (initialAt(o.version).rows(o.index, Long.MaxValue), None)
-          case Some(o) => (Nil, Some(o))
-          case None if options.startingVersion.isEmpty =>
-            (initialAt(end.version - 1).rows(-1L, Long.MaxValue), None)
-          case None => (Nil, Some(start))
-        }
+        val (snapshotRows, commitsFrom) =
+          if (from.initialSnapshot) (initialAt(from.version).rows(from.index, Long.MaxValue), None)
+          else (Nil, Some(from))
         snapshotRows ++ commitsFrom.toSeq.flatMap { f =>
           planned match {
             case Some((p, e, rows)) if p == f && e == end => rows

@@ -25,15 +25,14 @@ object StreamRuns {
       path: String,
       checkpoint: String,
       options: Map[String, String] = Map.empty
-  ): Outcome = {
+  ): Outcome = drain(spark.readStream.format(format).options(options).load(path), checkpoint)
+
+  /** The stream `stream` drained as above. */
+  def drain(stream: DataFrame, checkpoint: String): Outcome = {
     val batches = new ConcurrentLinkedQueue[(Long, Seq[String])]
     val keep: (DataFrame, Long) => Unit = (df, id) => { batches.add(id -> Rows.sorted(df)); () }
     try {
-      val q = spark.readStream
-        .format(format)
-        .options(options)
-        .load(path)
-        .writeStream
+      val q = stream.writeStream
         .option("checkpointLocation", checkpoint)
         .trigger(Trigger.AvailableNow())
         .foreachBatch(keep)

@@ -167,6 +167,7 @@ class StreamSinkParitySuite extends SparkSuite {
     spark.sql("INSERT INTO txlog.streams.src VALUES (1, 'a'), (2, 'b')")
     spark.sql("INSERT INTO txlog.streams.src VALUES (3, 'a')")
     val q = spark.readStream
+      .option("maxFilesPerTrigger", "1")
       .table("txlog.streams.src")
       .writeStream
       .format("txlog")
@@ -176,6 +177,22 @@ class StreamSinkParitySuite extends SparkSuite {
     q.awaitTermination()
     val read = Rows.sorted(spark.table("txlog.streams.dst"))
     assert(read == Seq("{1, a}", "{2, b}", "{3, a}"))
+    // the stream by name takes the stream's options: one file a batch
+    val files = spark.sql("SELECT DISTINCT _metadata.file_path FROM txlog.streams.src").count()
+    assert(files > 1 && q.recentProgress.count(_.numInputRows > 0) == files)
+    assert(q.recentProgress.last.sources.head.description.startsWith("TxlogSource["))
+    val cdf = intercept[Throwable] {
+      spark.readStream
+        .option("readChangeFeed", "true")
+        .table("txlog.streams.src")
+        .writeStream
+        .format("noop")
+        .option("checkpointLocation", dir.resolve("chk-cdf").toString)
+        .trigger(Trigger.AvailableNow())
+        .start()
+        .awaitTermination()
+    }
+    assert(txlogError(cdf).map(_.errorClass).contains("INVALID_ARGUMENT"), cdf)
     assert(spark.sql("DESCRIBE HISTORY txlog.streams.dst").collect().exists { r =>
       r.getAs[String]("operation") == "STREAMING UPDATE"
     })

@@ -273,7 +273,9 @@ class StreamSourceParitySuite extends SparkSuite {
         .contains(ErrorClasses.StreamingOffsetInvalid),
       moved
     )
-    val e = intercept[Throwable](spark.readStream.format("txlog").schema("id INT").load(path))
+    // a schema given: refused when the query starts
+    val given = spark.readStream.format("txlog").schema("id INT").load(path)
+    val e = drain(given, tempDir("chk-schema").toString).left.toOption.orNull
     assert(txlogError(e).map(_.errorClass).contains(ErrorClasses.SchemaMismatch), e)
     // commits the stream has yet to read, cleaned away (as metadata cleanup would, after a
     // checkpoint): MISSING_LOG_FILES naming the version, nothing read past it
@@ -287,5 +289,26 @@ class StreamSourceParitySuite extends SparkSuite {
     val gone = drain(spark, "txlog", path, lagging).left.toOption.flatMap(txlogError)
     assert(gone.map(_.errorClass).contains(ErrorClasses.MissingLogFiles), gone)
     assert(gone.flatMap(_.version).contains(read), gone)
+  }
+
+  test("a restart before the first batch was done reads its files, the table grown since") {
+    val path = table("restart-first", 3)
+    val chk = checkpoints("restart-first")
+    val options = Map("maxFilesPerTrigger" -> "1")
+    val first = both(path, chk, options).toOption.get
+    // as if the query died after recording batch 0 and before finishing it
+    Seq(chk.delta, chk.txlog).foreach { dir =>
+      val listed = (sub: String) => Option(new java.io.File(dir, sub).listFiles()).toSeq.flatten
+      listed("commits").foreach(FileUtils.forceDelete)
+      listed("offsets").filterNot(f => f.getName == "0" || f.getName == ".0.crc").foreach {
+        FileUtils.forceDelete
+      }
+    }
+    // a later version: the stream's start is the one batch 0 read from
+    append(path, 300, 305)
+    val again = both(path, chk, options).toOption.get
+    assert(
+      again.flatten.sorted == (first.flatten ++ (300 until 305).map(i => s"{$i, ${i % 3}}")).sorted
+    )
   }
 }

@@ -9,11 +9,11 @@ import org.apache.spark.sql.catalyst.catalog.{
 }
 import org.apache.spark.sql.connector.catalog.V2TableWithV1Fallback
 
-/** A txlog table as Spark's streaming reaches it by name (`spark.readStream.table(name)`,
-  * `df.writeStream.format("txlog").toTable(name)`): through the `txlog` data source's stream source
-  * and sink at the table's location, as Spark does for a table with a V1 entry. Only streaming
-  * reads and writes by name consult this entry. In Spark's package because Spark's trait for it is
-  * `private[sql]`.
+/** A txlog table as Spark's streaming writes reach it by name
+  * (`df.writeStream.format("txlog").toTable(name)`): through the `txlog` data source's sink at the
+  * table's location, as Spark does for a table with a V1 entry. Streaming reads by name are the
+  * table's DSv2 stream; Spark's analyzer still looks this entry up beside it (the `txlog` source
+  * gives its schema). In Spark's package because Spark's trait for it is `private[sql]`.
   */
 trait StreamingFallback extends V2TableWithV1Fallback {
 
