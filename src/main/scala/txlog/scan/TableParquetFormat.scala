@@ -139,17 +139,37 @@ private[txlog] final class TableParquetFormat(
     val changeAt =
       if (changes) requiredSchema.fieldNames.indexOf(TableParquetFormat.ChangeTypeColumn) else -1
     val plain = !dvs && changeAt < 0 && rowIdAt < 0 && versionAt < 0
+    // a file without a deletion vector, on a table that may have some, is read as on a table
+    // without them when nothing else is asked of its rows: its rows as the reader gives them
+    // (without the row index added for vectors), no projection
+    val bare = dvs && changeAt < 0 && rowIdAt < 0 && versionAt < 0
+    val readBare =
+      if (!bare || added == 0) read
+      else {
+        // a configuration of its own: Spark's reader keeps the one it is given (its read schema)
+        super.buildReaderWithPartitionValues(
+          spark,
+          data,
+          partitionSchema,
+          required,
+          pushed,
+          options,
+          new Configuration(hadoopConf)
+        )
+      }
     (file: PartitionedFile) => {
       val dataFile = file.filePath.toString
+      val meta = file.otherConstantMetadataColumnValues
+      def vector(key: String) = meta.get(key).exists(_.isInstanceOf[DvDescriptor])
+      val bareFile = bare && !vector(ScanFiles.DvKey) && !vector(ScanFiles.DvKeepKey)
       val rows =
-        try read(file)
+        try (if (bareFile) readBare else read) (file)
         catch {
           case e: FileNotFoundException =>
             throw TxlogErrors.dataFileNotFound(t.root, t.version, dataFile, e)
         }
-      if (plain) rows
+      if (plain || bareFile) rows
       else {
-        val meta = file.otherConstantMetadataColumnValues
         val changeType = meta.get(ScanFiles.ChangeTypeKey).collect { case s: String => s }
         // an added row index sits after the required columns, before the partition values; a
         // file without `_change_type` gets its constant
