@@ -162,8 +162,9 @@ private[txlog] final class TableParquetFormat(
       val meta = file.otherConstantMetadataColumnValues
       def vector(key: String) = meta.get(key).exists(_.isInstanceOf[DvDescriptor])
       val bareFile = bare && !vector(ScanFiles.DvKey) && !vector(ScanFiles.DvKeepKey)
+      val reader = if (bareFile) readBare else read
       val rows =
-        try (if (bareFile) readBare else read) (file)
+        try reader(file)
         catch {
           case e: FileNotFoundException =>
             throw TxlogErrors.dataFileNotFound(t.root, t.version, dataFile, e)
