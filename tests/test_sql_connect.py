@@ -153,7 +153,16 @@ def test_tables_by_name_over_connect(server: dict[str, Any]) -> None:
                                  "WHEN MATCHED THEN UPDATE SET kind = 'm' "
                                  "WHEN NOT MATCHED THEN INSERT (id, kind) VALUES (s.id, 'i')"},
         {"name": "merged", "sql": "SELECT id, kind FROM dvs ORDER BY id"},
+        # txlog's table-valued functions, by path, from a client that sends SQL only
+        {"name": "tvf_files", "sql": "SELECT path FROM txlog_files('{events}') ORDER BY path"},
+        {"name": "tvf_history", "sql": "SELECT version, operation FROM "
+                                       "txlog_history('{events}', 2)"},
+        {"name": "tvf_bad", "sql": "SELECT * FROM txlog_files(1)"},
     ]
+    events_path = str(server["warehouse"] / "events")
+    for step in steps:
+        if "sql" in step:
+            step["sql"] = step["sql"].replace("{events}", events_path)
     got = run_client(server, "tables", steps)
     for name in ("create", "insert1", "insert2", "append", "ctas", "overwrite"):
         assert "error_class" not in got[name], (name, got[name])
@@ -183,8 +192,17 @@ def test_tables_by_name_over_connect(server: dict[str, Any]) -> None:
     assert "error_class" not in got["merge"], got["merge"]
     assert got["merged"]["rows"] == [[0, "0"], [3, "m"], [4, "i"], [5, "i"], [6, "i"], [7, "i"]]
 
-    # What the server wrote, read by delta-rs: the managed tables under the warehouse.
+    # The functions: delta-rs's files of the table, its last two commits (the RESTORE and the
+    # append), an argument that is no path refused with its class
     warehouse: Path = server["warehouse"]
+    adds = deltalake.DeltaTable(str(warehouse / "events")).get_add_actions(flatten=True)
+    rs_files = sorted(adds.column("path").to_pylist())
+    assert [r[0] for r in got["tvf_files"]["rows"]] == rs_files, got["tvf_files"]
+    assert [r[0] for r in got["tvf_history"]["rows"]] == [4, 3], got["tvf_history"]
+    assert got["tvf_history"]["rows"][0][1] == "RESTORE", got["tvf_history"]
+    assert got["tvf_bad"]["error_class"] == "INVALID_ARGUMENT", got["tvf_bad"]
+
+    # What the server wrote, read by delta-rs: the managed tables under the warehouse.
     assert rs_rows(warehouse / "events") == sorted([[1, "a"], [2, "b"]], key=repr)
     # (its scan applies deletion vectors; to_pyarrow_table refuses tables with them)
     dvs = deltalake.DeltaTable(str(warehouse / "dvs")).scan(columns=["id"]).read_all()

@@ -25,14 +25,16 @@ import txlog.errors.TxlogErrors
 class TxlogSparkSessionExtensions extends (SparkSessionExtensions => Unit) {
 
   /** Injects txlog's parser around the session's, the analyzer rule that runs Spark's dynamic
-    * partition overwrite of a txlog table ([[DynamicOverwrite]]), and on Spark 4 the early rule
-    * that gives `DataFrame.mergeInto` plans what the parser gives statements ([[DmlPlans]]).
-    * Example: `new TxlogSparkSessionExtensions()(e)`.
+    * partition overwrite of a txlog table ([[DynamicOverwrite]]), on Spark 4 the early rule that
+    * gives `DataFrame.mergeInto` plans what the parser gives statements ([[DmlPlans]]), and txlog's
+    * table-valued functions (`txlog_files(path)`, ..., [[TableFunctions]]). Example: `new
+    * TxlogSparkSessionExtensions()(e)`.
     */
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectParser((session, delegate) => new TxlogSqlParser(session, delegate))
     extensions.injectResolutionRule(DynamicOverwrite(_))
     SparkPlans.injectEarlyRule(extensions, DmlPlans(_))
+    TableFunctions.register(extensions)
   }
 }
 
