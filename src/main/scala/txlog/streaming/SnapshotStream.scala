@@ -104,7 +104,16 @@ private[txlog] abstract class SnapshotStream(
     if (end == from) null
     else {
       if (unrecordedStart.contains(from)) {
-        startFile.write(from)
+        val recorded = startFile.write(from)
+        // another run wrote its own start into this checkpoint meanwhile: not this batch's
+        if (recorded != from) {
+          throw txlog.errors.TxlogErrors.offsetInvalid(
+            root,
+            recorded.json,
+            s"this run starts at $from, and a query sharing the checkpoint wrote this start " +
+              "meanwhile. One query per checkpoint location: start this one with another."
+          )
+        }
         unrecordedStart = None
       }
       end
