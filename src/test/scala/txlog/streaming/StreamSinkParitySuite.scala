@@ -166,32 +166,28 @@ class StreamSinkParitySuite extends SparkSuite {
     spark.sql("CREATE TABLE txlog.streams.dst (id BIGINT, p STRING) USING txlog PARTITIONED BY (p)")
     spark.sql("INSERT INTO txlog.streams.src VALUES (1, 'a'), (2, 'b')")
     spark.sql("INSERT INTO txlog.streams.src VALUES (3, 'a')")
-    val q = spark.readStream
-      .option("maxFilesPerTrigger", "1")
-      .table("txlog.streams.src")
-      .writeStream
-      .format("txlog")
-      .option("checkpointLocation", dir.resolve("chk").toString)
-      .trigger(Trigger.AvailableNow())
-      .toTable("txlog.streams.dst")
-    q.awaitTermination()
-    val read = Rows.sorted(spark.table("txlog.streams.dst"))
-    assert(read == Seq("{1, a}", "{2, b}", "{3, a}"))
-    // the stream by name takes the stream's options: one file a batch
-    val files = spark.sql("SELECT DISTINCT _metadata.file_path FROM txlog.streams.src").count()
-    assert(files > 1 && q.recentProgress.count(_.numInputRows > 0) == files)
-    assert(q.recentProgress.last.sources.head.description.startsWith("TxlogSource["))
-    val cdf = intercept[Throwable] {
-      spark.readStream
-        .option("readChangeFeed", "true")
+    // src by name with `options`, drained with AvailableNow into `format`, by name or unnamed
+    def named(options: Map[String, String], chk: String, format: String, table: Option[String]) = {
+      val w = spark.readStream
+        .options(options)
         .table("txlog.streams.src")
         .writeStream
-        .format("noop")
-        .option("checkpointLocation", dir.resolve("chk-cdf").toString)
+        .format(format)
+        .option("checkpointLocation", dir.resolve(chk).toString)
         .trigger(Trigger.AvailableNow())
-        .start()
-        .awaitTermination()
+      val q = table.fold(w.start())(w.toTable)
+      q.awaitTermination()
+      q
     }
+    val q = named(Map("maxFilesPerTrigger" -> "1"), "chk", "txlog", Some("txlog.streams.dst"))
+    val read = Rows.sorted(spark.table("txlog.streams.dst"))
+    assert(read == Seq("{1, a}", "{2, b}", "{3, a}"))
+    // the stream by name takes the stream's options: one file a batch (delta-spark's file count)
+    val location = dir.resolve("db").resolve("src").toString
+    val files = spark.read.format("delta").load(location).inputFiles.length
+    assert(files > 1 && q.recentProgress.count(_.numInputRows > 0) == files)
+    assert(q.recentProgress.last.sources.head.description.startsWith("TxlogSource["))
+    val cdf = intercept[Throwable](named(Map("readChangeFeed" -> "true"), "chk-cdf", "noop", None))
     assert(txlogError(cdf).map(_.errorClass).contains("INVALID_ARGUMENT"), cdf)
     assert(spark.sql("DESCRIBE HISTORY txlog.streams.dst").collect().exists { r =>
       r.getAs[String]("operation") == "STREAMING UPDATE"
