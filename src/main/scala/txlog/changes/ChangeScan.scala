@@ -81,21 +81,13 @@ private[txlog] object ChangeScan {
         TimestampType
       )
 
-  /** The reader of a change data feed stream of `table` (txlog.streaming), its rows in [[schema]];
-    * `table` reads deletion vectors if any batch may carry some.
+  /** The columns read from the files: the table's, then `_change_type`. */
+  def dataSchema(table: ReadSpec): StructType = table.dataSchema.add(ChangeType, StringType)
+
+  /** The partition-like values of [[directories]]: the partition columns, the commit's version and
+    * timestamp.
     */
-  def reader(spark: SparkSession, table: ReadSpec): txlog.streaming.BatchReader =
-    new txlog.streaming.BatchReader(
-      spark,
-      new TableParquetFormat(table, changes = true),
-      dataSchema(table),
-      partitionSchema(table),
-      schema(table)
-    )
-
-  private def dataSchema(table: ReadSpec): StructType = table.dataSchema.add(ChangeType, StringType)
-
-  private def partitionSchema(table: ReadSpec): StructType =
+  def partitionSchema(table: ReadSpec): StructType =
     table.partitionSchema.add(CommitVersion, LongType).add(CommitTimestamp, TimestampType)
 
   def dataFrame(

@@ -138,11 +138,13 @@ private[txlog] final class TableParquetFormat(
     val outputTypes = (required.fields ++ partitionSchema.fields).map(f => (f.dataType, f.nullable))
     val changeAt =
       if (changes) requiredSchema.fieldNames.indexOf(TableParquetFormat.ChangeTypeColumn) else -1
-    val plain = !dvs && changeAt < 0 && rowIdAt < 0 && versionAt < 0
+    // nothing asked of the rows but the columns: passed on as the reader gives them
+    val simple = changeAt < 0 && rowIdAt < 0 && versionAt < 0
+    val plain = !dvs && simple
     // a file without a deletion vector, on a table that may have some, is read as on a table
     // without them when nothing else is asked of its rows: its rows as the reader gives them
     // (without the row index added for vectors), no projection
-    val bare = dvs && changeAt < 0 && rowIdAt < 0 && versionAt < 0
+    val bare = dvs && simple
     val readBare =
       if (!bare || added == 0) read
       else {

@@ -114,8 +114,10 @@ private[txlog] object TableFunctions {
     )
   )
 
-  private def snapshot(spark: SparkSession, a: Args): txlog.Snapshot =
-    a.long(1, "version").fold(a.log(spark).snapshot())(a.log(spark).snapshot)
+  private def snapshot(spark: SparkSession, a: Args): txlog.Snapshot = {
+    val log = a.log(spark)
+    a.long(1, "version").fold(log.snapshot())(log.snapshot)
+  }
 
   /** Registers every function with `extensions`. */
   def register(extensions: SparkSessionExtensions): Unit = All.foreach { f =>

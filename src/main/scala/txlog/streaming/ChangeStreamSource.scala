@@ -10,7 +10,7 @@ import txlog.changes.{ChangeFile, ChangeFiles, ChangeScan}
 import txlog.deletionvectors.DvDescriptor
 import txlog.log.LogListing
 import txlog.replay.FileKeys
-import txlog.scan.ReadSpec
+import txlog.scan.{ReadSpec, TableParquetFormat}
 import txlog.table.TableContext
 import txlog.timetravel.CommitTimeline
 
@@ -40,9 +40,13 @@ private[txlog] final class ChangeStreamSource(
   // reader is one for the whole stream)
   private val spec = ReadSpec(readSnapshot).copy(deletionVectors = true)
 
-  val schema: StructType = ChangeStreamSource.schema(readSnapshot)
-
-  override protected lazy val reader: BatchReader = ChangeScan.reader(ctx.spark, spec)
+  override protected lazy val reader: BatchReader = new BatchReader(
+    ctx.spark,
+    new TableParquetFormat(spec, changes = true),
+    ChangeScan.dataSchema(spec),
+    ChangeScan.partitionSchema(spec),
+    ChangeScan.schema(spec)
+  )
 
   @volatile private var bound: Option[Long] = None
 

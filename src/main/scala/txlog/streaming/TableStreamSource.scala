@@ -44,8 +44,6 @@ private[txlog] final class TableStreamSource(
 
   private val spec = ReadSpec(readSnapshot)
 
-  val schema: StructType = StreamSchema.of(readSnapshot, None)
-
   override protected lazy val reader: BatchReader = StreamFiles.reader(ctx.spark, spec)
 
   @volatile private var bound: Option[StreamOffset] = None

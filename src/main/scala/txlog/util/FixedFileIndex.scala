@@ -15,9 +15,8 @@ import org.apache.spark.sql.types.StructType
   * holds files sharing their partition-like values (the table's partition values, and for change
   * files `_commit_version`, `_commit_timestamp`), which partition filters prune here, since Spark
   * does not filter partition values again after the scan; the parts of a checkpoint as the log's
-  * listing found them (`replay.LogActions.listedParquet`); the files of a stream's micro-batch,
-  * selected when Spark plans its scan (`selection`). `roots` are its root paths as Spark shows them
-  * (the table's root, or the files). Equal only to itself.
+  * listing found them (`replay.LogActions.listedParquet`). `roots` are its root paths as Spark
+  * shows them (the table's root, or the files). Equal only to itself.
   *
   * {{{
   * new FixedFileIndex(Seq(root), "versions 2 to 5", partitionSchema, directories, bytes)
@@ -27,19 +26,9 @@ private[txlog] final class FixedFileIndex(
     roots: Seq[String],
     label: String,
     override val partitionSchema: StructType,
-    selection: () => (Seq[PartitionDirectory], Long)
+    directories: Seq[PartitionDirectory],
+    bytes: Long
 ) extends FileIndex {
-
-  def this(
-      roots: Seq[String],
-      label: String,
-      partitionSchema: StructType,
-      directories: Seq[PartitionDirectory],
-      bytes: Long
-  ) = this(roots, label, partitionSchema, () => (directories, bytes))
-
-  // worked out when Spark first asks (planning the scan), once
-  private lazy val (directories, bytes) = selection()
 
   override def rootPaths: Seq[Path] = roots.map(new Path(_))
 
