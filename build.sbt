@@ -48,7 +48,13 @@ lazy val root = (project in file("."))
     },
     libraryDependencies ++= Seq("org.scalatest" %% "scalatest" % "3.2.19" % Test) ++
       (if (line.fromPyPiOnly) Nil
-       else Seq("org.apache.spark" %% "spark-sql" % sparkVersion % Provided)) ++
+       else
+         Seq(
+           "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+           // The Connect server's plugin interfaces and messages (txlog.connect), compiled against
+           // and never shipped: the server brings them. Its jar holds its dependencies, shaded.
+           ("org.apache.spark" %% "spark-connect" % sparkVersion % Provided).intransitive()
+         )) ++
       // Oracle only: the reference implementation, never a runtime dependency.
       line.deltaOracle.map(_(scalaBinary)).toSeq :+
       // The AWS SDK v2 API that S3A (hadoop-aws 3.4+) brings on a cluster, compiled against for

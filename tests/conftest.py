@@ -56,8 +56,40 @@ def txlog_jar() -> str:
         pytest.fail(f"{e}\n(`make test` builds the jar before running the tests.)", pytrace=False)
 
 
+#: ``TXLOG_TEST_SPARK=connect``: the suites' ``spark`` is a Spark Connect session of a server
+#: started for them (tests/connect/server.py), and tests marked ``classic_only`` (they reach
+#: into the JVM through py4j) are not collected.
+CONNECT = os.environ.get("TXLOG_TEST_SPARK", "classic") == "connect"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if CONNECT:
+        kept = [i for i in items if i.get_closest_marker("classic_only") is None]
+        dropped = [i for i in items if i.get_closest_marker("classic_only") is not None]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
+
+
+def _connect_session(txlog_jar: str, tmp: Path) -> Iterator["SparkSession"]:  # noqa: F821
+    sys.path.insert(0, str(REPO_ROOT / "tests" / "connect"))
+    from server import connect_server
+
+    from pyspark.sql import SparkSession
+
+    conf = {"spark.sql.session.timeZone": JVM_TIME_ZONE}
+    with connect_server(txlog_jar, tmp, conf, f"-Duser.timezone={JVM_TIME_ZONE}") as server:
+        session = SparkSession.builder.remote(server.remote).getOrCreate()
+        yield session
+        session.stop()
+
+
 @pytest.fixture(scope="session")
-def spark(txlog_jar: str) -> Iterator["SparkSession"]:  # noqa: F821
+def spark(txlog_jar: str,
+          tmp_path_factory: pytest.TempPathFactory) -> Iterator["SparkSession"]:  # noqa: F821
+    if CONNECT:
+        yield from _connect_session(txlog_jar, tmp_path_factory.mktemp("connect-server"))
+        return
     from pyspark.sql import SparkSession
 
     builder = (
@@ -84,6 +116,8 @@ def spark(txlog_jar: str) -> Iterator["SparkSession"]:  # noqa: F821
 @pytest.fixture(scope="session")
 def jvm_zone(spark: "SparkSession") -> str:  # noqa: F821
     """The driver JVM's default time zone id."""
+    if CONNECT:
+        return JVM_TIME_ZONE  # the server's, as _connect_session starts it
     return str(spark._jvm.java.util.TimeZone.getDefault().getID())
 
 
@@ -96,6 +130,8 @@ def fixtures() -> Path:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "classic_only: reaches into the JVM through py4j; not run on Spark Connect")
     # pyspark.testing warns about pandas 3 on import (chispa imports it); not our concern.
     config.addinivalue_line(
         "filterwarnings", "ignore:PySpark does not yet fully support pandas:FutureWarning")

@@ -87,6 +87,7 @@ def test_checkpoint_and_transactions(spark: SparkSession, fixtures: Path) -> Non
     assert snap.set_transactions == {"txnId": 0}
 
 
+@pytest.mark.classic_only
 def test_wide_table_described_in_parts(spark: SparkSession, tmp_path: Path) -> None:
     """A description longer than one py4j answer (8 KiB) comes in parts and reads back whole,
     non-ASCII names included: the same schema, id and configuration delta-rs reads."""
@@ -219,6 +220,7 @@ def test_tombstones(spark: SparkSession, fixtures: Path) -> None:
     assert df.count() == snap.num_tombstones == 0
 
 
+@pytest.mark.classic_only
 def test_cache_and_unpersist(spark: SparkSession, fixtures: Path) -> None:
     snap = log_of(spark, fixtures, "golden/checkpoint").snapshot()
     assert snap.cache() is snap

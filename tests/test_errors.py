@@ -70,6 +70,7 @@ def test_invalid_fixture_is_refused(spark: SparkSession, fixtures: Path, name: s
         assert isinstance(info.value, UnsupportedFeatureError)
 
 
+@pytest.mark.classic_only
 def test_java_cause_chain_is_walked(spark: SparkSession) -> None:
     """A TxlogException wrapped in other Java exceptions is still mapped by its class."""
     from py4j.protocol import Py4JJavaError
@@ -161,6 +162,7 @@ def test_for_table_needs_a_classic_session() -> None:
         DeltaLog.for_table(object(), "/tmp/t")  # type: ignore[arg-type]
 
 
+@pytest.mark.classic_only
 def test_unconfigured_session(spark: SparkSession) -> None:
     missing = spark._jvm.txlog.python.NoSuchFacade  # a py4j JavaPackage: no such class
     fake = SimpleNamespace(
@@ -172,6 +174,7 @@ def test_unconfigured_session(spark: SparkSession) -> None:
         DeltaLog.for_table(fake, "/tmp/t")  # type: ignore[arg-type]
 
 
+@pytest.mark.classic_only
 def test_jvm_version_mismatch(spark: SparkSession, monkeypatch: pytest.MonkeyPatch) -> None:
     from txlog import _gateway
 
@@ -191,6 +194,7 @@ def test_public_api() -> None:
     assert (Path(txlog.__file__).parent / "py.typed").is_file()
 
 
+@pytest.mark.classic_only
 def test_storage_failure_is_a_retryable_log_read_error(spark: SparkSession) -> None:
     """LOG_READ_FAILED maps to LogReadError (an OSError, not a CorruptLogError), carrying the
     file and version the JVM error names, and says a retry may succeed."""

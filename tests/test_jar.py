@@ -15,7 +15,6 @@ from txlog.errors import (
     JarNotFoundError,
     JarSparkMismatchError,
     JarVersionMismatchError,
-    SparkConnectNotSupportedError,
     TxlogError,
     UnsupportedSparkVersionError,
 )
@@ -117,14 +116,11 @@ def test_jar_built_for_another_line_is_refused(
     assert _jar.jar_name(txlog.__version__, LINE, SCALA) in str(info.value)
 
 
-def test_spark_connect_session_is_refused_with_a_clear_error() -> None:
-    # A stand-in of pyspark.sql.connect.session.SparkSession (whose import needs pandas and
-    # grpc): a session object with no JVM handle, from the Connect client's module.
-    connect = type("SparkSession", (), {"__module__": "pyspark.sql.connect.session"})()
-    with pytest.raises(SparkConnectNotSupportedError, match="Spark Connect") as info:
-        txlog.DeltaLog.for_table(connect, "/tmp/t")
-    assert isinstance(info.value, TypeError)
-    assert info.value.error_class == "SPARK_CONNECT_NOT_SUPPORTED"
+def test_a_session_of_another_kind_is_a_type_error() -> None:
+    # Neither a classic session (no JVM handle) nor one of the Connect client's module.
+    other = type("SparkSession", (), {"__module__": "elsewhere.session"})()
+    with pytest.raises(TypeError, match="pyspark.sql.SparkSession"):
+        txlog.DeltaLog.for_table(other, "/tmp/t")
 
 
 def test_env_override_with_matching_version(

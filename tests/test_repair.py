@@ -64,6 +64,7 @@ def test_repair_argument_check(spark: SparkSession, fixtures: Path, tmp_path: Pa
         log.repair(remove_files_with_missing_dv="yes")  # type: ignore[arg-type]
 
 
+@pytest.mark.classic_only
 def test_repair_command_line(spark: SparkSession, fixtures: Path, tmp_path: Path) -> None:
     """`repair` on the command line (in the session's JVM: tests/test_cli.py runs it as a
     process)."""

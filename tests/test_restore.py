@@ -102,6 +102,7 @@ def test_errors_and_arguments(spark: SparkSession, fixtures: Path, tmp_path: Pat
     assert forced.version is not None and forced.num_restored_files >= 1
 
 
+@pytest.mark.classic_only
 def test_cli_json(spark: SparkSession, fixtures: Path, tmp_path: Path) -> None:
     """`restore` on the command line (in the session's JVM: tests/test_cli.py runs it as a
     process)."""

@@ -87,6 +87,7 @@ def test_errors_are_typed(spark: SparkSession, tmp_path: Path) -> None:
         txlog.create_table(spark, str(tmp_path / "u"), 3)  # type: ignore[arg-type]
 
 
+@pytest.mark.classic_only
 def test_files_given_as_dicts(spark: SparkSession, tmp_path: Path) -> None:
     """add_files / remove_files take a list of dicts (the spec's field names): committed as a
     DataFrame of those rows would be, with no Spark job; a field an add does not have, a value

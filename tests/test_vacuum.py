@@ -130,6 +130,7 @@ def test_unrelated_path_stops_vacuum(spark: SparkSession, fixtures: Path,
     r.unpersist()
 
 
+@pytest.mark.classic_only
 def test_cli_json(spark: SparkSession, fixtures: Path, tmp_path: Path) -> None:
     """`vacuum` on the command line (in the session's JVM: tests/test_cli.py runs it as a
     process)."""

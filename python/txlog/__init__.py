@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from . import errors
-from ._spark import configure_spark, spark_settings
+from ._spark import configure_spark, connect_server_settings, spark_settings
 from ._version import __version__
 from .delta_log import CheckpointResult, DeltaLog, create_table
 from .merge import MergeBuilder, MergeResult, UpdateResult
@@ -27,6 +27,7 @@ _install_task_errors()  # errors of txlog's Spark tasks reach Python as txlog.er
 
 __all__ = [
     "configure_spark",
+    "connect_server_settings",
     "spark_settings",
     "DeltaLog",
     "CheckpointResult",

@@ -56,9 +56,28 @@ def _split_master(argv: list[str]) -> tuple[str, list[str]]:
     return master, rest
 
 
+def _connect_server_settings(args: list[str]) -> int:
+    """``connect-server-settings [--json]``: the settings of a Spark Connect server for txlog
+    (:func:`txlog.connect_server_settings`), as ``--conf`` lines or one JSON object."""
+    from ._spark import connect_server_settings
+
+    if any(a not in ("--json",) for a in args):
+        print("usage: python -m txlog connect-server-settings [--json]", file=sys.stderr)
+        return 2
+    settings = connect_server_settings()
+    if args:
+        print(json.dumps(settings, indent=2))
+    else:
+        for key, value in settings.items():
+            print(f"--conf {key}={value}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Runs the command line; returns its exit code."""
     master, args = _split_master(list(sys.argv[1:] if argv is None else argv))
+    if args[:1] == ["connect-server-settings"]:
+        return _connect_server_settings(args[1:])
     answered = _answer_without_spark(args)
     if answered is not None:
         return answered

@@ -86,9 +86,12 @@ def _str_map(name: str, value: dict[str, Any] | None) -> dict[str, str]:
 
 
 def _df(name: str, df: Any) -> Any:
-    """The JVM handle of a pyspark DataFrame; TypeError naming ``name`` otherwise."""
+    """The JVM handle of a classic pyspark DataFrame, or a Spark Connect DataFrame itself (the
+    transport sends its plan); TypeError naming ``name`` otherwise."""
     from pyspark.sql import DataFrame
 
+    if type(df).__module__.startswith("pyspark.sql.connect") and hasattr(df, "_plan"):
+        return df
     if not isinstance(df, DataFrame):
         raise TypeError(f"{name} must be a pyspark DataFrame, got {type(df).__name__}")
     return df._jdf

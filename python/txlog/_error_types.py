@@ -19,7 +19,6 @@ __all__ = [
     "JarVersionMismatchError",
     "JarSparkMismatchError",
     "UnsupportedSparkVersionError",
-    "SparkConnectNotSupportedError",
     "SparkNotConfiguredError",
     "ChecksumNotFoundError",
     "DataFileNotFoundError",
@@ -169,18 +168,10 @@ class UnsupportedSparkVersionError(TxlogError):
         self.spark_version: str = spark_version
 
 
-class SparkConnectNotSupportedError(TxlogError, TypeError):
-    """The session is a Spark Connect session, which has no JVM for txlog to run in
-    (``SPARK_CONNECT_NOT_SUPPORTED``). A ``TypeError`` too, as the session argument is not of a
-    kind txlog takes."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, "SPARK_CONNECT_NOT_SUPPORTED")
-
-
 class SparkNotConfiguredError(TxlogError):
     """The Spark session has no txlog classes: it was not built with
-    :func:`txlog.configure_spark` (``SPARK_NOT_CONFIGURED``)."""
+    :func:`txlog.configure_spark`, or its Spark Connect server runs without the settings of
+    :func:`txlog.connect_server_settings` (``SPARK_NOT_CONFIGURED``)."""
 
     def __init__(self, message: str) -> None:
         super().__init__(message, "SPARK_NOT_CONFIGURED")

@@ -13,18 +13,17 @@ from typing import Any, Callable, TypeVar
 from py4j.java_gateway import JavaClass  # type: ignore[import-untyped]
 from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped]
 from pyspark.errors.exceptions.captured import CapturedException
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from ._version import __version__
 from .errors import (
     JarVersionMismatchError,
-    SparkConnectNotSupportedError,
     SparkNotConfiguredError,
     error_for,
 )
 
-__all__ = ["call", "call_text", "jvm_facade", "java_session", "TXLOG_EXCEPTION",
-           "install_task_errors"]
+__all__ = ["call", "call_text", "frame", "is_connect", "jvm_facade", "java_session",
+           "TXLOG_EXCEPTION", "install_task_errors"]
 
 T = TypeVar("T")
 
@@ -145,28 +144,42 @@ def call_text(method: Callable[..., Any], *args: Any) -> str:
 
 
 def java_session(spark: SparkSession) -> Any:
-    """The JVM SparkSession behind a classic PySpark session (TypeError for anything else,
-    including Spark Connect sessions, which have no JVM to call)."""
+    """The JVM SparkSession behind a classic PySpark session, or, for a Spark Connect session,
+    the marker the server replaces with the client's session (TypeError for anything else)."""
     jspark = getattr(spark, "_jsparkSession", None)
     if jspark is None or getattr(spark, "_jvm", None) is None:
-        if type(spark).__module__.startswith("pyspark.sql.connect"):
-            raise SparkConnectNotSupportedError(
-                "txlog runs in the Spark JVM through py4j, and a Spark Connect session has no "
-                "JVM on the client. Use a classic session (SparkSession.builder without .remote "
-                "or spark.remote), built with txlog.configure_spark, or run txlog's CLI on the "
-                "cluster with spark-submit."
-            )
+        if is_connect(spark):
+            from ._connect import SESSION
+
+            return SESSION
         raise TypeError(
-            "spark must be a classic pyspark.sql.SparkSession (Spark Connect sessions are not "
-            f"supported), got {type(spark).__module__}.{type(spark).__qualname__}"
+            "spark must be a pyspark.sql.SparkSession (classic or Spark Connect), got "
+            f"{type(spark).__module__}.{type(spark).__qualname__}"
         )
     return jspark
 
 
+def is_connect(obj: Any) -> bool:
+    """Whether ``obj`` (a session, DataFrame or Column) is Spark Connect's."""
+    return type(obj).__module__.startswith("pyspark.sql.connect")
+
+
+def frame(result: Any, spark: SparkSession) -> DataFrame:
+    """The DataFrame a facade call returned: a JVM DataFrame wrapped for ``spark``, or, on Spark
+    Connect, the client's DataFrame the transport built."""
+    if is_connect(result):
+        return result  # type: ignore[no-any-return]
+    return DataFrame(result, spark)
+
+
 def jvm_facade(spark: SparkSession) -> Any:
-    """``txlog.python.PythonFacade`` in the session's JVM. The first call per JVM checks that
-    the class exists and that its version equals the package's."""
-    java_session(spark)
+    """``txlog.python.PythonFacade`` in the session's JVM, or, on a Spark Connect session, on
+    its server (through txlog's plugin, ``txlog._connect``). The first call per JVM (or Connect
+    session) checks that the class exists and that its version equals the package's."""
+    if java_session(spark) is not getattr(spark, "_jsparkSession", None):
+        from ._connect import connect_facade
+
+        return connect_facade(spark)
     jvm: Any = spark._jvm
     gateway = spark.sparkContext._gateway
     with _checked_lock:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
 
-from ._gateway import call
+from ._gateway import call, frame
 
 
 class _PersistedRows:
@@ -29,7 +29,7 @@ class _PersistedRows:
 
     @classmethod
     def _from_jvm(cls, jresult: Any, spark: SparkSession, facade: Any) -> Any:
-        rows = DataFrame(call(getattr(facade, cls._rows_call), jresult), spark)
+        rows = frame(call(getattr(facade, cls._rows_call), jresult), spark)
         summary = call(getattr(facade, cls._summary_call), jresult)
         extra = {cls._rows_field: rows, "_jresult": jresult, "_facade": facade}
         return cls._of(summary, **extra)  # type: ignore[attr-defined]

@@ -14,7 +14,7 @@ from pyspark.sql import SparkSession
 
 from ._jar import find_jar
 
-__all__ = ["configure_spark", "spark_settings"]
+__all__ = ["configure_spark", "connect_server_settings", "spark_settings"]
 
 B = TypeVar("B", SparkSession.Builder, SparkConf)
 
@@ -22,6 +22,8 @@ _JARS = "spark.jars"
 _EXTENSIONS = "spark.sql.extensions"
 _EXTENSION = "txlog.sql.TxlogSparkSessionExtensions"
 _CATALOG = "txlog.sql.TxlogCatalog"
+_RELATION_PLUGINS = "spark.connect.extensions.relation.classes"
+_PLUGIN = "txlog.connect.TxlogConnectPlugin"
 _SESSION_CATALOG = "spark_catalog"
 # Catalogs that serve Delta tables themselves: txlog's cannot be the session catalog beside them.
 _DELTA_CATALOGS = ("org.apache.spark.sql.delta.catalog.DeltaCatalog",)
@@ -80,6 +82,26 @@ def spark_settings(jars: str | None = None, extensions: str | None = None,
         value = _catalog_setting(catalog, existing_catalog)
         if value is not None:
             settings[_catalog_key(catalog)] = value
+    return settings
+
+
+def connect_server_settings(jars: str | None = None, extensions: str | None = None,
+                            catalog: str | None = _SESSION_CATALOG,
+                            existing_catalog: str | None = None,
+                            relation_plugins: str | None = None) -> dict[str, str]:
+    """The settings a Spark Connect server needs for txlog's Python API to work from its
+    clients: those of :func:`spark_settings` (the jar, the SQL extension, the catalog), and
+    txlog's Connect plugin appended to ``spark.connect.extensions.relation.classes`` (after the
+    plugins given). Pass them as ``--conf`` to the server's ``spark-submit`` (or
+    ``start-connect-server.sh``), or to a cluster's Spark configuration; the command line
+    prints them: ``python -m txlog connect-server-settings``.
+
+    >>> s = connect_server_settings()
+    >>> s["spark.connect.extensions.relation.classes"]
+    'txlog.connect.TxlogConnectPlugin'
+    """
+    settings = spark_settings(jars, extensions, catalog, existing_catalog)
+    settings[_RELATION_PLUGINS] = _with_jar(relation_plugins, _PLUGIN)
     return settings
 
 

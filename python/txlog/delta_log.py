@@ -22,7 +22,7 @@ from pyspark.sql.types import StructType
 from ._args import (
     _path_text, _schema_text, _str_map, _timestamp_text, _version_text, _whole_number,
 )
-from ._gateway import call, call_text, java_session, jvm_facade
+from ._gateway import call, call_text, frame, java_session, jvm_facade
 from ._summaries import CheckpointResult
 from . import merge as _merge
 from .maintenance import TableMaintenance
@@ -133,7 +133,7 @@ class DeltaLog(TableMaintenance):
         >>> log.read().where("date = '2024-06-01'").show()
         >>> log.read(version=3).count()
         """
-        return DataFrame(call(self._facade.read, self._jlog, _version_options(version, timestamp)),
+        return frame(call(self._facade.read, self._jlog, _version_options(version, timestamp)),
                          self._spark)
 
     def changes(
@@ -172,7 +172,7 @@ class DeltaLog(TableMaintenance):
             options["endTimestamp"] = _timestamp_arg("end_timestamp", end_timestamp)
         if start is not None and end is not None and int(options["end"]) < int(options["start"]):
             raise ValueError(f"end ({end}) must not be before start ({start})")
-        return DataFrame(call(self._facade.changes, self._jlog, options), self._spark)
+        return frame(call(self._facade.changes, self._jlog, options), self._spark)
 
     @overload
     def update(self) -> Snapshot: ...
@@ -289,7 +289,7 @@ class DeltaLog(TableMaintenance):
     def history(self) -> DataFrame:
         """The commit history, newest first: version, timestamp, operation,
         operationParameters and the other commitInfo fields."""
-        return DataFrame(call(self._facade.history, self._jlog), self._spark)
+        return frame(call(self._facade.history, self._jlog), self._spark)
 
     def checkpoint(
         self,
@@ -366,7 +366,7 @@ class DeltaLog(TableMaintenance):
         """
         text = None if version is None else _version_text(version)
         jdf = call(self._facade.validateChecksum, java_session(self._spark), self._jlog, text)
-        return DataFrame(jdf, self._spark)
+        return frame(jdf, self._spark)
 
 
 def create_table(

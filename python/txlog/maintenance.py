@@ -16,7 +16,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 
 from ._args import _timestamp_text, _version_text, _whole_number
-from ._gateway import call, call_text
+from ._gateway import call, call_text, frame
 from .repair import RepairResult
 from .restore import RestoreResult, restore_flags
 from .vacuum import VacuumResult, vacuum_options
@@ -84,7 +84,7 @@ class TableMaintenance:
                 raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
         options["dryRun"] = "true" if dry_run else "false"
         options["force"] = "true" if force else "false"
-        return DataFrame(call(self._facade.cleanup, self._jlog, options), self._spark)
+        return frame(call(self._facade.cleanup, self._jlog, options), self._spark)
 
     # ---- VACUUM ----
 
@@ -206,4 +206,4 @@ class TableMaintenance:
 
         >>> log.validate().where("severity = 'error'").show(truncate=False)
         """
-        return DataFrame(call(self._facade.validate, self._jlog), self._spark)
+        return frame(call(self._facade.validate, self._jlog), self._spark)

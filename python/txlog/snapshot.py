@@ -17,7 +17,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
-from ._gateway import call, call_text
+from ._gateway import call, call_text, frame
 
 __all__ = ["Snapshot", "Protocol", "Metadata"]
 
@@ -189,7 +189,7 @@ class Snapshot:
     def all_files(self) -> DataFrame:
         """The live files: one add action per row with every field, plus
         ``partitionValues_parsed`` (typed) and ``stats_parsed`` (stats as a struct)."""
-        return DataFrame(call(self._facade.allFiles, self._jsnapshot), self._spark)
+        return frame(call(self._facade.allFiles, self._jsnapshot), self._spark)
 
     def to_df(self) -> DataFrame:
         """The table's rows at this snapshot's version, as a DataFrame with the table's logical
@@ -197,11 +197,11 @@ class Snapshot:
 
         >>> log.snapshot(version=3).to_df().where("amount > 100").count()
         """
-        return DataFrame(call(self._facade.toDF, self._jsnapshot), self._spark)
+        return frame(call(self._facade.toDF, self._jsnapshot), self._spark)
 
     def tombstones(self) -> DataFrame:
         """Unexpired remove actions (files VACUUM must keep)."""
-        return DataFrame(call(self._facade.tombstones, self._jsnapshot), self._spark)
+        return frame(call(self._facade.tombstones, self._jsnapshot), self._spark)
 
     def cache(self) -> Snapshot:
         """Keeps the snapshot's file state in memory (spilling to disk) and returns self;

@@ -17,7 +17,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
 from ._args import _df, _entries, _schema_text, _str_map, _text, _whole_number
-from ._gateway import call
+from ._gateway import call, frame, is_connect
 from ._summaries import CommitResult
 
 __all__ = ["Transaction", "CommitResult"]
@@ -47,17 +47,25 @@ class Transaction:
 
         >>> txn.read_files("partitionValues_parsed.d = '2024-01-01'")
         """
+        connect = is_connect(self._spark)
         if predicate is None:
             jcol = None
         elif isinstance(predicate, str):
-            from pyspark.sql.functions import expr
+            if connect:
+                from ._connect import Sql
 
-            jcol = expr(predicate)._jc
-        elif isinstance(predicate, Column):
+                jcol = Sql(predicate)
+            else:
+                from pyspark.sql.functions import expr
+
+                jcol = expr(predicate)._jc
+        elif connect and is_connect(predicate):
+            jcol = predicate
+        elif isinstance(predicate, Column) and not connect:
             jcol = predicate._jc
         else:
             raise TypeError(f"predicate must be a str or Column, got {type(predicate).__name__}")
-        return DataFrame(call(self._facade.readFiles, self._jtxn, jcol), self._spark)
+        return frame(call(self._facade.readFiles, self._jtxn, jcol), self._spark)
 
     def read_whole_table(self) -> Transaction:
         """Records that the transaction depends on every file.

@@ -12,8 +12,8 @@ import os
 
 from pyspark.sql import DataFrame
 
-from ._args import _path_text, _str_map, _whole_number
-from ._gateway import call_text, java_session, jvm_facade
+from ._args import _df, _path_text, _str_map, _whole_number
+from ._gateway import call_text, jvm_facade
 from ._summaries import DeleteResult, OptimizeResult, WriteResult
 
 __all__ = ["write", "WriteResult", "DeleteResult", "OptimizeResult"]
@@ -68,8 +68,7 @@ def write(
     >>> txlog.write(df_with_new_column, "/data/t", merge_schema=True).committed
     True
     """
-    if not isinstance(df, DataFrame):
-        raise TypeError(f"df must be a pyspark.sql.DataFrame, got {type(df).__name__}")
+    jdf = _df("df", df)
     text = _path_text(path)
     if not isinstance(mode, str):
         raise TypeError(f"mode must be a str, got {type(mode).__name__}")
@@ -100,8 +99,6 @@ def write(
             raise TypeError(f"{name} must be a bool, got {type(flag).__name__}")
     options["mergeSchema"] = "true" if merge_schema else "false"
     options["overwriteSchema"] = "true" if overwrite_schema else "false"
-    spark = df.sparkSession
-    java_session(spark)  # TypeError for a session without a JVM (Spark Connect)
-    facade = jvm_facade(spark)
-    summary = call_text(facade.write, df._jdf, text, options, _str_map("properties", properties))
+    facade = jvm_facade(df.sparkSession)
+    summary = call_text(facade.write, jdf, text, options, _str_map("properties", properties))
     return WriteResult._of(summary)

@@ -11,7 +11,7 @@ import txlog.util.OptionValues
 /** The conversions every part of [[PythonFacade]] applies to what py4j hands it: maps, whole
   * numbers as text, JSON answers.
   */
-private[python] trait FacadeArgs {
+private[txlog] trait FacadeArgs {
   protected val mapper = new ObjectMapper()
 
   /** `value` as JSON, in parts when it is too long for one py4j answer ([[PythonText]]). */
