@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import collections
 import json
+import re
 import threading
+import uuid
 import weakref
 from typing import Any
 
@@ -30,6 +32,7 @@ __all__ = ["SESSION", "Sql", "connect_facade", "is_connect", "install_connect_er
            "txlog_error"]
 
 _PLUGIN = "txlog.connect.TxlogConnectPlugin"
+_TXLOG_EXCEPTION = "txlog.TxlogException"
 
 
 class _Session:
@@ -135,6 +138,24 @@ def _cause_error(details: Any) -> BaseException | None:
     return None
 
 
+def _info_error(info: Any, message: str) -> BaseException | None:
+    """The txlog error of an error's gRPC metadata (``errorClass``, ``messageParameters``):
+    what Spark 3.5's client converts errors from."""
+    metadata = getattr(info, "metadata", None) or {}
+    error_class = metadata.get("errorClass")
+    text = message
+    if error_class is None and _TXLOG_EXCEPTION in json.loads(metadata.get("classes") or "[]"):
+        # Spark 3.5's server sends the exception's classes and message only; a TxlogException's
+        # message starts with its error class, in brackets.
+        text = message.removeprefix(f"({_TXLOG_EXCEPTION}) ")
+        found = re.match(r"\[([A-Z_]+)\] ", text)
+        error_class = found.group(1) if found else None
+    if error_class not in ERROR_CLASSES:
+        return None
+    params = json.loads(metadata.get("messageParameters") or "{}")
+    return _error_of(error_class, params, text.split("\n\nJVM stacktrace:")[0])
+
+
 _installed_lock = threading.Lock()
 
 
@@ -150,10 +171,11 @@ def install_connect_errors() -> None:
         if getattr(original, "_txlog", False):
             return
 
-        def convert_exception(info: Any, truncated_message: str, resp: Any, *args: Any,
-                              **kwargs: Any) -> Any:
-            converted = original(info, truncated_message, resp, *args, **kwargs)
-            return txlog_error(converted) or _cause_error(resp) or converted
+        def convert_exception(info: Any, message: str, *args: Any, **kwargs: Any) -> Any:
+            converted = original(info, message, *args, **kwargs)
+            resp = args[0] if args else kwargs.get("resp")  # Spark 4's error details
+            return (txlog_error(converted) or _cause_error(resp) or _info_error(info, message)
+                    or converted)
 
         convert_exception._txlog = True  # type: ignore[attr-defined]
         core.convert_exception = convert_exception
@@ -207,7 +229,7 @@ class ConnectFacade:
 
     def _message(self, method: str, args: tuple[Any, ...], release: bool
                  ) -> tuple[bytes, tuple[Any, ...]]:
-        message = _connect_messages.call_class()(method=method)
+        message = _connect_messages.call_class()(method=method, nonce=uuid.uuid4().hex)
         keep: list[Any] = []
         arguments = [self._argument(a, f"{method} argument {i + 1}", message, keep)
                      for i, a in enumerate(args)]

@@ -26,6 +26,9 @@ _FIELDS = (
     ("relations", 3, _F.TYPE_BYTES, _F.LABEL_REPEATED),
     ("expressions", 4, _F.TYPE_BYTES, _F.LABEL_REPEATED),
     ("released", 5, _F.TYPE_STRING, _F.LABEL_REPEATED),
+    # A fresh value per call, so that no two calls' relations are equal: Spark Connect may
+    # reuse the plan of an equal relation, and a call must run each time it is made.
+    ("nonce", 6, _F.TYPE_STRING, _F.LABEL_OPTIONAL),
 )
 
 

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TypeVar
 
 from pyspark import SparkConf
@@ -105,6 +106,15 @@ def connect_server_settings(jars: str | None = None, extensions: str | None = No
     return settings
 
 
+def _remote(builder: SparkSession.Builder) -> bool:
+    """Whether ``builder`` makes a session of a Spark Connect server that runs elsewhere (an
+    ``sc://`` URL in ``spark.remote`` or ``SPARK_REMOTE``): its settings are the server's."""
+    with builder._lock:
+        url = builder._options.get("spark.remote")
+    url = str(url) if url is not None else os.environ.get("SPARK_REMOTE", "")
+    return url.startswith("sc://")
+
+
 def configure_spark(builder: B, catalog: str | None = _SESSION_CATALOG) -> B:
     """Appends the txlog jar to ``spark.jars`` of a ``SparkSession.Builder`` (or a
     ``SparkConf``), and txlog's SQL statements (``txlog.sql.TxlogSparkSessionExtensions``,
@@ -115,6 +125,12 @@ def configure_spark(builder: B, catalog: str | None = _SESSION_CATALOG) -> B:
     wraps delta-spark's. delta-spark's ``DeltaCatalog`` as that catalog is a ValueError: pass
     ``catalog="txlog"`` to add txlog's catalog under that name beside it, or ``catalog=None``.
 
+    It also names txlog's Spark Connect plugin (``spark.connect.extensions.relation.classes``),
+    for a Connect server the session starts (``spark.api.mode=connect`` on a local master). A
+    builder of a session of a remote Connect server (``.remote("sc://...")`` or
+    ``SPARK_REMOTE``) is returned unchanged: that server needs
+    :func:`connect_server_settings`.
+
     The jar is found and its version checked first (see :func:`txlog._jar.find_jar`); nothing
     is written into pyspark's installation. ``spark.jars`` only takes effect when the Spark
     JVM starts and ``spark.sql.extensions`` when a session starts, so configure the builder
@@ -122,6 +138,8 @@ def configure_spark(builder: B, catalog: str | None = _SESSION_CATALOG) -> B:
 
     >>> spark = configure_spark(SparkSession.builder.appName("app")).getOrCreate()
     """
+    if isinstance(builder, SparkSession.Builder) and _remote(builder):
+        return builder
     if not isinstance(builder, (SparkSession.Builder, SparkConf)):
         raise TypeError(
             "builder must be a pyspark.sql.SparkSession.Builder (e.g. SparkSession.builder) or "
@@ -136,7 +154,8 @@ def configure_spark(builder: B, catalog: str | None = _SESSION_CATALOG) -> B:
             catalog_value = None if catalog is None else _catalog_setting(
                 catalog, None if get(_catalog_key(catalog)) is None
                 else str(get(_catalog_key(catalog))))
-            for key, value in ((_JARS, jar), (_EXTENSIONS, _EXTENSION)):
+            for key, value in ((_JARS, jar), (_EXTENSIONS, _EXTENSION),
+                               (_RELATION_PLUGINS, _PLUGIN)):
                 existing = get(key)
                 builder.config(key, _with_jar(None if existing is None else str(existing), value))
             if catalog is not None and catalog_value is not None:
@@ -146,6 +165,7 @@ def configure_spark(builder: B, catalog: str | None = _SESSION_CATALOG) -> B:
             catalog, builder.get(_catalog_key(catalog)))
         builder.set(_JARS, _with_jar(builder.get(_JARS), jar))
         builder.set(_EXTENSIONS, _with_jar(builder.get(_EXTENSIONS), _EXTENSION))
+        builder.set(_RELATION_PLUGINS, _with_jar(builder.get(_RELATION_PLUGINS), _PLUGIN))
         if catalog is not None and catalog_value is not None:
             builder.set(_catalog_key(catalog), catalog_value)
     return builder

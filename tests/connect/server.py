@@ -42,6 +42,18 @@ class Server:
     warehouse: Path
 
 
+def _connect_packages() -> list[str]:
+    """``--packages`` with the Connect server of the running pyspark when its jars lack one
+    (pyspark 3.5 ships the client only; 4.x ships the server too), as Spark's docs start it."""
+    import pyspark
+
+    jars = Path(pyspark.__file__).resolve().parent / "jars"
+    if any(jars.glob("spark-connect_*.jar")):
+        return []
+    scala = next(jars.glob("scala-library-*.jar")).name.split("-")[-1].rsplit(".", 2)[0]
+    return ["--packages", f"org.apache.spark:spark-connect_{scala}:{pyspark.__version__}"]
+
+
 def _listening(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(1)
@@ -65,7 +77,7 @@ def connect_server(jar: str, tmp: Path, conf: dict[str, str] | None = None,
              "spark.connect.grpc.binding.port": str(port),
              "spark.sql.warehouse.dir": str(warehouse)}
     argv = [str(standalone.venv_bin() / "spark-submit"), "--master", "local[2]",
-            "--driver-memory", "1g", "--class", SERVER_CLASS]
+            "--driver-memory", "1g", "--class", SERVER_CLASS, *_connect_packages()]
     for k, v in every.items():
         argv += ["--conf", f"{k}={v}"]
     log = tmp / "server.log"

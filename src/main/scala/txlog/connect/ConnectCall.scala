@@ -11,7 +11,8 @@ import txlog.errors.TxlogErrors
   * `relations(i)`, a serialized `spark.connect.Relation`), `{"expression": i}` (the Column of
   * `expressions(i)`, a serialized `spark.connect.Expression`), `{"sql": text}` (a Column of SQL)
   * and `{"session": true}` (the client's session). `released` are the handles the client no longer
-  * holds.
+  * holds. A field 6, `nonce`, makes each call's relation unique (Spark Connect may reuse the plan
+  * of an equal relation); it is read as any unknown field is: skipped.
   *
   * {{{
   * val call = ConnectCall.parse(any.getValue.toByteArray)

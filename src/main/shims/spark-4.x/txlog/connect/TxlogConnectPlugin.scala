@@ -2,12 +2,9 @@ package txlog.connect
 
 import java.util.Optional
 
-import org.apache.spark.connect.proto
-import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.connect.planner.SparkConnectPlanner
 import org.apache.spark.sql.connect.plugin.RelationPlugin
-import org.apache.spark.sql.txlog.{SparkExpressions, SparkPlans}
 import org.sparkproject.connect.protobuf.{Any => ProtoAny}
 
 /** txlog's Python API for Spark Connect clients (Spark 4.x's plugin interface): the relation plugin
@@ -29,25 +26,9 @@ class TxlogConnectPlugin extends RelationPlugin {
       planner: SparkConnectPlanner
   ): Optional[LogicalPlan] = {
     val any = ProtoAny.parseFrom(relation)
-    if (any.getTypeUrl != ConnectCall.TypeUrl) Optional.empty()
-    else {
-      ConnectSessions.watch(planner.session)
-      val call = ConnectCall.parse(any.getValue.toByteArray)
-      Optional.of(ConnectDispatch.plan(call, new TxlogConnectPlugin.Context(planner)))
+    ConnectPlugin.transform(any.getTypeUrl, any.getValue.toByteArray, planner) match {
+      case Some(plan) => Optional.of(plan)
+      case None       => Optional.empty()
     }
-  }
-}
-
-private object TxlogConnectPlugin {
-  final class Context(planner: SparkConnectPlanner) extends ConnectContext {
-    override def session: SparkSession = planner.session
-    override def sessionId: String = planner.sessionHolder.sessionId
-    override def dataFrame(relation: Array[Byte]): DataFrame = SparkPlans.dataFrame(
-      planner.session,
-      planner.transformRelation(proto.Relation.parseFrom(relation))
-    )
-    override def column(expression: Array[Byte]): Column = SparkExpressions.column(
-      planner.transformExpression(proto.Expression.parseFrom(expression))
-    )
   }
 }
