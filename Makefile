@@ -25,8 +25,8 @@ jar_of = $(call jar_dir,$(1))/txlog-spark_$(1)-$(VERSION).jar
 JAR := $(call jar_of,$(DEFAULT_LINE))
 
 .PHONY: venv jar jars wheel wheel-check test-scala test-python test test-matrix test-compat test-s3-race test-azure test-stream-faults \
-  test-lane-1 test-lane-2 test-breadth oracle-record \
-  test-cluster test-gcs demo cds bench bench-smoke python-summaries
+  test-lane-1 test-lane-2 test-breadth oracle-record test-python-connect \
+  test-cluster test-gcs demo connect-server cds bench bench-smoke python-summaries
 
 # Creates .venv when absent; (re)installs the pinned tools and the txlog package (editable)
 # when python/pyproject.toml or this Makefile changes. pyarrow is what delta-rs hands its
@@ -110,6 +110,20 @@ PYTEST_RUN = $(VENV_PY) -m pytest tests -q --durations=20
 test-python: venv
 	$(PYTEST_RUN)
 
+# The Python API suites again on Spark Connect (TXLOG_TEST_SPARK=connect, tests/conftest.py): the
+# tests start a Connect server of the jar with txlog.connect_server_settings(), and their session
+# is its client; tests/test_connect_api.py runs only there. Tests marked classic_only (they reach
+# into the JVM through py4j) are left out.
+CONNECT_PYTHON := tests/test_api.py tests/test_changes.py tests/test_checkpoint.py \
+  tests/test_checksum.py tests/test_conflict_errors.py tests/test_dml_api.py tests/test_errors.py \
+  tests/test_read.py tests/test_read_errors.py tests/test_repair.py tests/test_restore.py \
+  tests/test_transaction.py tests/test_vacuum.py tests/test_write.py \
+  tests/test_session_time_zone.py tests/test_delta_rs_agreement.py tests/test_connect_api.py
+PYTEST_CONNECT_RUN = TXLOG_TEST_SPARK=connect $(VENV_PY) -m pytest $(CONNECT_PYTHON) -q \
+  --durations=20
+test-python-connect: jar venv
+	$(PYTEST_CONNECT_RUN)
+
 # `make test`: two lanes side by side, the Scala suites in one, the Python suite, then the
 # Spark 3.5 run of test-compat, then a second Scala JVM in the other. The two Scala JVMs share one
 # queue of suites (project/TestGroups.scala, txlog.testing.Claimed): the first takes them from the
@@ -139,6 +153,7 @@ test-lane-1: venv
 
 test-lane-2: venv
 	status=0; build/lane pytest '$(PYTEST_RUN)' || status=$$?; \
+	  build/lane pytest-connect '$(PYTEST_CONNECT_RUN)' || status=$$?; \
 	  build/lane spark-3.5 '$(COMPAT_RUN)' || status=$$?; \
 	  build/lane scala-tail '$(SBT) -Dtxlog.testPart=tail $(CLAIMS_OPT) test </dev/null' \
 	  || status=$$?; exit $$status
@@ -178,6 +193,11 @@ MATRIX_PYTHON := tests/test_jar.py tests/test_api.py tests/test_transaction.py \
   tests/test_checkpoint.py tests/test_delta_rs_agreement.py tests/test_interop_delta_rs.py \
   tests/test_read.py tests/test_changes.py tests/test_write.py
 MATRIX_LINES := $(filter-out $(DEFAULT_LINE),$(LINES))
+# The lines whose matrix run also runs the Python API suites on Spark Connect, with the Connect
+# client's modules (pandas 2 for pyspark 3.5, which pandas 3 breaks).
+CONNECT_LINES := 3.5_2.12 4.0_2.13
+CONNECT_DEPS_3.5 := $(filter-out pandas==%,$(CONNECT_DEPS)) pandas==2.3.3
+CONNECT_DEPS_4.0 := $(CONNECT_DEPS)
 
 # What `make test` (and so CI) runs beyond the default line, as the whole matrix does not fit
 # CI's time: Spark 3.5 with
@@ -228,6 +248,9 @@ test-line-%: venv
 	  $(if $(filter 4.3_%,$*),test,"testOnly $(MATRIX_SCALA)") </dev/null
 	$(if $(filter 3.5_2.13,$*),,$(MAKE) venv-$(call line_of,$*) && \
 	  .venv-$(call line_of,$*)/bin/python -m pytest $(MATRIX_PYTHON) -q)
+	$(if $(filter $(CONNECT_LINES),$*),.venv-$(call line_of,$*)/bin/python -m pip install \
+	  $(CONNECT_DEPS_$(call line_of,$*)) && TXLOG_TEST_SPARK=connect \
+	  .venv-$(call line_of,$*)/bin/python -m pytest $(CONNECT_PYTHON) -q)
 
 # Google Cloud Storage through the GCS connector itself, against a local fake-gcs-server built
 # from the Go module proxy into target/tools (the connector's shaded jar is fetched there with
@@ -277,6 +300,16 @@ test-cluster: jar venv
 
 # Replays the demo table in examples/tables/demo through PySpark: snapshot summary, history
 # and a time-travelled version.
+# A Spark Connect server on this machine with txlog's settings (txlog.connect_server_settings()),
+# in the foreground until interrupted: `SPARK_REMOTE=sc://localhost:15002 make demo` then runs
+# the demo from a Connect session of it.
+CONNECT_PORT ?= 15002
+connect-server: jar venv
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/spark-submit \
+	  --class org.apache.spark.sql.connect.service.SparkConnectServer \
+	  --conf spark.connect.grpc.binding.port=$(CONNECT_PORT) \
+	  $$($(VENV_PY) -m txlog connect-server-settings) spark-internal
+
 demo: jar venv
 	$(VENV_PY) examples/demo.py
 

@@ -53,7 +53,8 @@ lazy val root = (project in file("."))
            "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
            // The Connect server's plugin interfaces and messages (txlog.connect), compiled against
            // and never shipped: the server brings them. Its jar holds its dependencies, shaded.
-           ("org.apache.spark" %% "spark-connect" % sparkVersion % Provided).intransitive()
+           ("org.apache.spark" %% "spark-connect" % line.connectVersion.getOrElse(sparkVersion) %
+             Provided).intransitive()
          )) ++
       // Oracle only: the reference implementation, never a runtime dependency.
       line.deltaOracle.map(_(scalaBinary)).toSeq :+

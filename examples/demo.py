@@ -4,11 +4,13 @@ Prints the latest snapshot's summary, the table history and a time-travelled ver
 on a scratch copy of the table, writes a checkpoint and a version checksum, validates the
 checksum and shows what metadata cleanup would delete (a dry run). Last, txlog creates a table
 of its own and commits to it: an append, a partition rewrite and an idempotent retry.
-Run it with `make demo` (which sets everything up), or `.venv/bin/python examples/demo.py [table]`.
+Run it with `make demo` (which sets everything up), or `.venv/bin/python examples/demo.py [table]`;
+with `SPARK_REMOTE=sc://host:port`, the same from a Spark Connect session of that server.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
@@ -85,12 +87,21 @@ def commits(spark: SparkSession) -> None:
         log.history().select("version", "operation", "operationParameters").show(truncate=False)
 
 
-def main(table: str) -> None:
-    builder = (SparkSession.builder.master("local[2]").appName("txlog demo")
-               .config("spark.sql.shuffle.partitions", "4")
+def session() -> SparkSession:
+    """A local classic session; with SPARK_REMOTE set, a session of that Spark Connect server
+    (started with txlog.connect_server_settings(): README, "Spark Connect")."""
+    builder = SparkSession.builder.appName("txlog demo")
+    if os.environ.get("SPARK_REMOTE"):
+        return txlog.configure_spark(builder).getOrCreate()
+    builder = (builder.master("local[2]").config("spark.sql.shuffle.partitions", "4")
                .config("spark.ui.showConsoleProgress", "false"))
     spark = txlog.configure_spark(builder).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def main(table: str) -> None:
+    spark = session()
     try:
         log = txlog.DeltaLog.for_table(spark, table)
         latest = log.snapshot()

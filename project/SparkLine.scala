@@ -16,6 +16,8 @@ final case class SparkLine(
     deltaOracle: Option[String => ModuleID],
     shims: Seq[String],
     fromPyPiOnly: Boolean = false,
+    /** The spark-connect release compiled against, when Maven Central lacks this line's own. */
+    connectVersion: Option[String] = None,
     testExcludes: Set[String] = Set.empty,
     s3: Option[S3Deps] = None
 ) {
@@ -64,6 +66,9 @@ object SparkLine {
       "4.0.4",
       delta("4.4.0", "delta-spark_4.0_2.13"),
       Seq("spark-4.x", "spark-4.0"),
+      // spark-connect 4.0.2 to 4.0.4 are not on Maven Central; 4.0.1's plugin interfaces are
+      // the line's (a server of 4.0.4 loads the plugin compiled against them).
+      connectVersion = Some("4.0.1"),
       // S3A without the conditional create; its SDK, 2.24.6, has no s3-transfer-manager on Maven
       // Central: the patch release before it.
       s3 = Some(S3Deps("3.4.1", "2.24.5"))

@@ -57,23 +57,24 @@ def txlog_jar() -> str:
 
 
 #: ``TXLOG_TEST_SPARK=connect``: the suites' ``spark`` is a Spark Connect session of a server
-#: started for them (tests/connect/server.py), and tests marked ``classic_only`` (they reach
-#: into the JVM through py4j) are not collected.
+#: started for them (tests/connect/connect_server.py), and tests marked ``classic_only`` (they
+#: reach into the JVM through py4j) are not collected; on classic, those marked
+#: ``connect_only``.
 CONNECT = os.environ.get("TXLOG_TEST_SPARK", "classic") == "connect"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if CONNECT:
-        kept = [i for i in items if i.get_closest_marker("classic_only") is None]
-        dropped = [i for i in items if i.get_closest_marker("classic_only") is not None]
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
-            items[:] = kept
+    other = "classic_only" if CONNECT else "connect_only"
+    kept = [i for i in items if i.get_closest_marker(other) is None]
+    dropped = [i for i in items if i.get_closest_marker(other) is not None]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 def _connect_session(txlog_jar: str, tmp: Path) -> Iterator["SparkSession"]:  # noqa: F821
     sys.path.insert(0, str(REPO_ROOT / "tests" / "connect"))
-    from server import connect_server
+    from connect_server import connect_server
 
     from pyspark.sql import SparkSession
 
@@ -132,6 +133,8 @@ def fixtures() -> Path:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "classic_only: reaches into the JVM through py4j; not run on Spark Connect")
+    config.addinivalue_line(
+        "markers", "connect_only: the Spark Connect transport's own; run on Spark Connect only")
     # pyspark.testing warns about pandas 3 on import (chispa imports it); not our concern.
     config.addinivalue_line(
         "filterwarnings", "ignore:PySpark does not yet fully support pandas:FutureWarning")

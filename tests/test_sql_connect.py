@@ -1,20 +1,17 @@
 """txlog's SQL served to Spark Connect clients: a Connect server started as a user would
 (``spark-submit --class org.apache.spark.sql.connect.service.SparkConnectServer`` with the txlog
-jar and ``txlog.sql.TxlogCatalog`` as the session catalog), and a Connect client in a process of
-its own (tests/connect/sql_client.py) creating, writing, reading and time travelling tables by
-name, with SQL and with ``DataFrame.writeTo``. The expected rows are the statements' own inputs;
-delta-rs reads each table the server wrote, with the same rows; a failure comes back to the
-client with txlog's error class.
+jar and ``txlog.connect_server_settings()``: txlog's catalog as the session catalog), and a
+Connect client in a process of its own (tests/connect/sql_client.py) creating, writing, reading
+and time travelling tables by name, with SQL and with ``DataFrame.writeTo``. The expected rows
+are the statements' own inputs; delta-rs reads each table the server wrote, with the same rows;
+a failure comes back to the client with txlog's error class.
 """
 
 from __future__ import annotations
 
 import json
-import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -23,67 +20,26 @@ import pytest
 from txlog_testing import REPO_ROOT
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cluster"))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "connect"))
 import standalone  # noqa: E402
+from connect_server import connect_server  # noqa: E402
 
 pytest.importorskip("grpc", reason="the Spark Connect client needs pyspark[connect]'s modules")
 deltalake = pytest.importorskip("deltalake")
 
 CLIENT = REPO_ROOT / "tests" / "connect" / "sql_client.py"
-SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
-START_TIMEOUT_S = 180
-# As the other suites' sessions: tiny inputs, busy cores.
-SERVER_CONF = {
-    "spark.sql.shuffle.partitions": "2",
-    "spark.sql.codegen.wholeStage": "false",
-    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
-    "spark.ui.enabled": "false",
-    "spark.ui.showConsoleProgress": "false",
-    "spark.driver.extraJavaOptions": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
-    "spark.sql.catalog.spark_catalog": "txlog.sql.TxlogCatalog",
-    "spark.sql.extensions": "txlog.sql.TxlogSparkSessionExtensions",
-}
-
-
-def _listening(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.settimeout(1)
-        return s.connect_ex((standalone.HOST, port)) == 0
 
 
 @pytest.fixture(scope="module")
 def server(txlog_jar: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """A Connect server of the txlog jar, its warehouse, and its remote address."""
+    """A Connect server of the txlog jar (tests/connect/connect_server.py), its warehouse, and
+    its remote address."""
     tmp = tmp_path_factory.mktemp("connect")
-    port = standalone.free_port()
-    warehouse = tmp / "warehouse"
-    conf = {**SERVER_CONF, "spark.connect.grpc.binding.port": str(port),
-            "spark.sql.warehouse.dir": str(warehouse)}
-    argv = [str(standalone.venv_bin() / "spark-submit"), "--master", "local[2]",
-            "--driver-memory", "1g", "--class", SERVER_CLASS]
-    for k, v in conf.items():
-        argv += ["--conf", f"{k}={v}"]
-    log = tmp / "server.log"
-    with open(log, "wb") as sink:
-        proc = subprocess.Popen([*argv, "--jars", txlog_jar, "spark-internal"],
-                                env=standalone.spark_env(tmp),
-                                stdin=subprocess.DEVNULL, stdout=sink, stderr=sink, cwd=tmp,
-                                start_new_session=True)
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not _listening(port):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"the Connect server did not start:\n{standalone.tail(log, 60)}",
-                            pytrace=False)
-            time.sleep(1)
-        yield {"remote": f"sc://{standalone.HOST}:{port}", "warehouse": warehouse,
-               "tmp": tmp, "log": log}
-    finally:
-        standalone._signal_group(proc, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            standalone._signal_group(proc, signal.SIGKILL)
-            proc.wait()
+        with connect_server(txlog_jar, tmp) as s:
+            yield {"remote": s.remote, "warehouse": s.warehouse, "tmp": tmp, "log": s.log}
+    except RuntimeError as e:  # it did not start
+        pytest.fail(str(e), pytrace=False)
 
 
 def run_client(server: dict[str, Any], name: str, steps: list[dict[str, Any]]

@@ -34,7 +34,9 @@ class LayeringSuite extends AnyFunSuite with txlog.testing.Claimed {
     "replay" -> Set("scan", "txn", "write", "changes"),
     "scan" -> Set("txn", "write", "changes"),
     "txn" -> Set("write", "scan", "changes"),
-    "checkpoint" -> Set("txn", "write", "scan")
+    "checkpoint" -> Set("txn", "write", "scan"),
+    // The Python facade serves py4j and Connect alike; only the Connect plugin knows Connect.
+    "python" -> Set("connect")
   )
 
   private lazy val classes: File = new File(
