@@ -17,7 +17,7 @@ from pyspark.sql.types import (
 
 from txlog import DeltaLog, Metadata, Protocol, Snapshot
 from txlog.errors import TimestampOutOfRangeError, VersionNotFoundError
-from txlog_testing import commit_file, copy_table
+from txlog_testing import commit_file, copy_table, is_dataframe
 
 TIME_TRAVEL = "golden/time-travel-start-start20-start40"
 
@@ -173,7 +173,7 @@ def test_domain_metadata_and_transactions(spark: SparkSession, tmp_path: Path) -
 
 def test_all_files_columns(spark: SparkSession, fixtures: Path) -> None:
     df = log_of(spark, fixtures, "golden/data-reader-partition-values").snapshot().all_files()
-    assert isinstance(df, DataFrame)
+    assert is_dataframe(df)
     cols = set(df.columns)
     assert {"path", "size", "partitionValues", "modificationTime", "dataChange", "stats",
             "partitionValues_parsed", "stats_parsed"} <= cols
@@ -364,7 +364,7 @@ def test_update(spark: SparkSession, tmp_path: Path) -> None:
 
 def test_history(spark: SparkSession, fixtures: Path) -> None:
     df = log_of(spark, fixtures, TIME_TRAVEL).history()
-    assert isinstance(df, DataFrame)
+    assert is_dataframe(df)
     assert {"version", "timestamp", "operation", "operationParameters", "readVersion",
             "isBlindAppend", "userMetadata", "engineInfo"} <= set(df.columns)
     assert df.columns[:2] == ["version", "timestamp"]

@@ -18,7 +18,7 @@ from chispa import assert_df_equality
 from pyspark.sql import DataFrame, SparkSession
 
 from txlog import DeltaLog
-from txlog_testing import FIXTURES_MISSING, FIXTURES_ROOT, fixtures_available
+from txlog_testing import FIXTURES_MISSING, FIXTURES_ROOT, fixtures_available, is_dataframe
 
 # Tables with data files, each of another kind: partitions of many types, nested and complex
 # types, dates and timestamps, timestamps without zone, escaped characters, time travel. delta-rs
@@ -90,7 +90,7 @@ def test_rows_agree_with_delta_rs(spark: SparkSession, table: str) -> None:
     except Exception as e:  # noqa: BLE001 - a delta-rs limitation, not ours
         pytest.skip(f"delta-rs cannot read it: {str(e).splitlines()[0][:200]}")
     ours = DeltaLog.for_table(spark, str(root)).read()
-    assert isinstance(ours, DataFrame)
+    assert is_dataframe(ours)
     assert ours.columns == theirs.column_names
     assert _rows(_arrow(ours)) == _rows(theirs)
 
@@ -99,7 +99,10 @@ def _arrow(df: DataFrame) -> pa.Table:
     """The DataFrame's rows as Arrow (``toArrow`` from PySpark 4.0 on)."""
     if hasattr(df, "toArrow"):
         return df.toArrow()
-    return pa.Table.from_batches(df._collect_as_arrow())  # PySpark 3.5
+    if hasattr(df, "_collect_as_arrow"):
+        return pa.Table.from_batches(df._collect_as_arrow())  # PySpark 3.5
+    client = df.sparkSession.client  # PySpark 3.5's Spark Connect DataFrame
+    return client.to_table(df._plan.to_proto(client))[0]
 
 
 def test_snapshot_to_df_and_time_travel(spark: SparkSession) -> None:

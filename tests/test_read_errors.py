@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
+from txlog_testing import error_details
 from txlog import DeltaLog
 from txlog.errors import CorruptLogError, LogReadError
 
@@ -40,8 +41,9 @@ def test_unreadable_commit_is_log_read_error(spark: SparkSession, fixtures: Path
     assert not isinstance(err, CorruptLogError)
     assert isinstance(err, OSError)
     assert err.error_class == "LOG_READ_FAILED"
-    assert err.file is not None and err.file.endswith("/_delta_log/00000000000000000013.json")
-    assert err.version == 13
+    if error_details():
+        assert err.file is not None and err.file.endswith("/_delta_log/00000000000000000013.json")
+        assert err.version == 13
     assert err.retryable
 
 
@@ -61,7 +63,8 @@ def test_missing_data_file_in_a_task_is_data_file_not_found(spark: SparkSession,
         df.collect()
     err = info.value
     assert err.error_class == "DATA_FILE_NOT_FOUND"
-    assert err.file is not None and err.file.endswith(victim.name)
+    if error_details():
+        assert err.file is not None and err.file.endswith(victim.name)
     df.createOrReplaceTempView("txlog_missing_file")
     with pytest.raises(DataFileNotFoundError):
         spark.sql("SELECT count(*) FROM txlog_missing_file WHERE id >= 0").collect()

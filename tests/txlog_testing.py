@@ -101,3 +101,29 @@ def stream_copy(spark: Any, source: str, sink: str, checkpoint: str, **options: 
     )
     query.awaitTermination()
     return query
+
+
+def is_dataframe(df: object) -> bool:
+    """Whether ``df`` is a pyspark DataFrame, classic or Spark Connect's (which pyspark 3.5's
+    DataFrame class is not a base of)."""
+    from pyspark.sql import DataFrame
+
+    if isinstance(df, DataFrame):
+        return True
+    try:
+        from pyspark.sql.connect.dataframe import DataFrame as ConnectDataFrame
+    except ImportError:  # no Connect client's modules
+        return False
+    return isinstance(df, ConnectDataFrame)
+
+
+def error_details() -> bool:
+    """Whether a txlog error raised on the server reaches the tests with its ``file`` and
+    ``version``: always on a classic session; on Spark Connect, from Spark 4 (Spark 3.5's server
+    sends an error's class and message only, docs/connect.md)."""
+    import os
+
+    import pyspark
+
+    return (os.environ.get("TXLOG_TEST_SPARK", "classic") != "connect"
+            or int(pyspark.__version__.split(".")[0]) >= 4)

@@ -144,16 +144,20 @@ def _info_error(info: Any, message: str) -> BaseException | None:
     metadata = getattr(info, "metadata", None) or {}
     error_class = metadata.get("errorClass")
     text = message
-    if error_class is None and _TXLOG_EXCEPTION in json.loads(metadata.get("classes") or "[]"):
+    if error_class is None:
         # Spark 3.5's server sends the exception's classes and message only; a TxlogException's
-        # message starts with its error class, in brackets.
-        text = message.removeprefix(f"({_TXLOG_EXCEPTION}) ")
+        # message starts with its error class, in brackets, also as the cause a failed task's
+        # message quotes.
+        if _TXLOG_EXCEPTION in json.loads(metadata.get("classes") or "[]"):
+            text = message.removeprefix(f"({_TXLOG_EXCEPTION}) ")
+        else:
+            text = message.partition(f"{_TXLOG_EXCEPTION}: ")[2]
         found = re.match(r"\[([A-Z_]+)\] ", text)
         error_class = found.group(1) if found else None
     if error_class not in ERROR_CLASSES:
         return None
     params = json.loads(metadata.get("messageParameters") or "{}")
-    return _error_of(error_class, params, text.split("\n\nJVM stacktrace:")[0])
+    return _error_of(error_class, params, text.split("\n")[0])
 
 
 _installed_lock = threading.Lock()
