@@ -279,6 +279,15 @@ def _settings_hint() -> str:
             "txlog.connect_server_settings() returns every setting.")
 
 
+def _no_plugin(e: PySparkException) -> bool:
+    """Whether the server answered that no plugin takes txlog's relation: Spark 4's error class
+    for it, or Spark 3.5's message, which has no class."""
+    get = getattr(e, "getCondition", None) or e.getErrorClass
+    error_class = get() or ""
+    return (error_class.endswith("NO_HANDLER_FOR_EXTENSION")
+            or "No handler found for extension" in str(e))
+
+
 def connect_facade(spark: Any) -> ConnectFacade:
     """The facade of a Connect session. The first call per session checks that the server has
     txlog's plugin (:class:`txlog.errors.SparkNotConfiguredError` naming the settings when not)
@@ -292,6 +301,8 @@ def connect_facade(spark: Any) -> ConnectFacade:
     try:
         jar_version = facade._invoke("version", ())
     except PySparkException as e:
+        if not _no_plugin(e):
+            raise  # the server is unreachable, or failed otherwise: its own error
         raise SparkNotConfiguredError(
             f"The Spark Connect server does not run txlog's plugin ({e.__class__.__name__}: "
             f"{str(e).splitlines()[0] if str(e) else ''}). {_settings_hint()}") from e
