@@ -58,6 +58,24 @@ def test_create_commit_and_delta_rs_reads_it(spark: SparkSession, tmp_path: Path
     assert [t["appId"] for t in crc["setTransactions"]] == ["app"]
 
 
+def test_read_files_takes_a_column_as_a_sql_condition(spark: SparkSession,
+                                                     tmp_path: Path) -> None:
+    path = str(tmp_path / "t")
+    log = txlog.create_table(spark, path, "id BIGINT, d STRING", partition_by=["d"])
+    log.start_transaction().add_files(_files(spark, ["d=a/f1", "d=a/f2"], "a")).commit()
+    log.start_transaction().add_files(_files(spark, ["d=b/f3"], "b")).commit()
+    txn = log.start_transaction()
+    by_column = txn.read_files(F.col("partitionValues_parsed.d") == F.lit("a"))
+    by_sql = txn.read_files("partitionValues_parsed.d = 'a'")
+    expected = sorted(str(Path(path) / f"d=a/{f}") for f in ("f1", "f2"))  # delta-rs's paths
+    rs = [u for u in deltalake.DeltaTable(path).file_uris() if "/d=a/" in u]
+    assert sorted(rs) == expected
+    for df in (by_column, by_sql):
+        assert sorted(str(Path(path) / r.path) for r in df.select("path").collect()) == expected
+    assert txn.remove_files(by_column).commit("DELETE") == 3
+    assert sorted(deltalake.DeltaTable(path).file_uris()) == [str(Path(path) / "d=b/f3")]
+
+
 def test_idempotent_commit_returns_none(spark: SparkSession, tmp_path: Path) -> None:
     path = str(tmp_path / "t")
     log = txlog.create_table(spark, path, "id BIGINT, d STRING", partition_by=["d"])
