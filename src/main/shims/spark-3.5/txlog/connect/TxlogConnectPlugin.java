@@ -23,7 +23,10 @@ import scala.Option;
  */
 public final class TxlogConnectPlugin implements RelationPlugin {
 
-  /** The plan answering {@code relation} when it holds a txlog call; empty for others. */
+  /**
+   * The plan answering {@code relation} when it holds a txlog call; empty for others. Spark's
+   * planner calls it for each relation extension: {@code plugin.transform(extension, planner)}.
+   */
   @Override
   public Option<LogicalPlan> transform(
       org.sparkproject.connect.protobuf.Any relation, SparkConnectPlanner planner) {

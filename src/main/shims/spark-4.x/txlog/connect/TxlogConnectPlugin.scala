@@ -20,7 +20,12 @@ import org.sparkproject.connect.protobuf.{Any => ProtoAny}
   */
 class TxlogConnectPlugin extends RelationPlugin {
 
-  /** The plan answering `relation` when it holds a txlog call; empty for other extensions. */
+  /** The plan answering `relation` (a serialized `google.protobuf.Any`) when it holds a txlog call;
+    * empty for other extensions. Spark's planner calls it for each relation extension:
+    * {{{
+    * new TxlogConnectPlugin().transform(relation.getExtension.toByteArray, planner)
+    * }}}
+    */
   override def transform(
       relation: Array[Byte],
       planner: SparkConnectPlanner
