@@ -10,10 +10,18 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, TypeVar
 
-from py4j.java_gateway import JavaClass  # type: ignore[import-untyped]
-from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped]
-from pyspark.errors.exceptions.captured import CapturedException
 from pyspark.sql import DataFrame, SparkSession
+
+try:
+    from py4j.java_gateway import JavaClass  # type: ignore[import-untyped]
+    from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped]
+    from pyspark.errors.exceptions.captured import CapturedException
+except ImportError:  # pyspark-client: Spark Connect only, no py4j and no classic sessions
+
+    class _NoPy4J(Exception):
+        """Stands for py4j's classes, which nothing raises or returns without py4j."""
+
+    JavaClass = Py4JJavaError = CapturedException = _NoPy4J
 
 from ._version import __version__
 from .errors import (
@@ -90,7 +98,10 @@ def install_task_errors() -> None:
     ``df.collect()`` as the job's failure, which PySpark converts with
     ``pyspark.errors.exceptions.captured.convert_exception``; that converter is wrapped here
     (once per process). Any other error converts as before."""
-    from pyspark.errors.exceptions import captured
+    try:
+        from pyspark.errors.exceptions import captured
+    except ImportError:  # pyspark-client: no py4j, no classic session's errors to convert
+        return
 
     with _installed_lock:
         original = captured.convert_exception
