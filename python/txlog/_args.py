@@ -90,7 +90,9 @@ def _df(name: str, df: Any) -> Any:
     transport sends its plan); TypeError naming ``name`` otherwise."""
     from pyspark.sql import DataFrame
 
-    if type(df).__module__.startswith("pyspark.sql.connect") and hasattr(df, "_plan"):
+    from ._gateway import is_connect
+
+    if is_connect(df) and hasattr(df, "_plan"):
         return df
     if not isinstance(df, DataFrame):
         raise TypeError(f"{name} must be a pyspark DataFrame, got {type(df).__name__}")

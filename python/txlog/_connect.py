@@ -28,7 +28,7 @@ from . import _connect_messages
 from ._version import __version__
 from .errors import ERROR_CLASSES, JarVersionMismatchError, SparkNotConfiguredError, error_for
 
-__all__ = ["SESSION", "Sql", "connect_facade", "is_connect", "install_connect_errors",
+__all__ = ["SESSION", "Sql", "connect_facade", "install_connect_errors",
            "txlog_error"]
 
 _PLUGIN = "txlog.connect.TxlogConnectPlugin"
@@ -53,11 +53,6 @@ class Sql:
 
     def __init__(self, text: str) -> None:
         self.text = text
-
-
-def is_connect(spark: Any) -> bool:
-    """Whether ``spark`` is a Spark Connect session (or a DataFrame of one)."""
-    return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
 class _Handle:
@@ -113,13 +108,18 @@ def _error_of(error_class: str, params: dict[str, str], fallback: str) -> BaseEx
                      None if version is None else int(version))
 
 
+def _error_class(e: PySparkException) -> str | None:
+    """A Connect error's class (its condition, as Spark 4 names it)."""
+    get = getattr(e, "getCondition", None) or e.getErrorClass
+    return get()  # type: ignore[no-any-return]
+
+
 def txlog_error(e: BaseException) -> BaseException | None:
     """The :class:`txlog.errors.TxlogError` for a Connect error whose class is txlog's; else
     None."""
     if not isinstance(e, PySparkException):
         return None
-    get = getattr(e, "getCondition", None) or e.getErrorClass
-    error_class = get()
+    error_class = _error_class(e)
     if error_class not in ERROR_CLASSES:
         return None
     return _error_of(error_class, dict(e.getMessageParameters() or {}), str(e))
@@ -282,9 +282,7 @@ def _settings_hint() -> str:
 def _no_plugin(e: PySparkException) -> bool:
     """Whether the server answered that no plugin takes txlog's relation: Spark 4's error class
     for it, or Spark 3.5's message, which has no class."""
-    get = getattr(e, "getCondition", None) or e.getErrorClass
-    error_class = get() or ""
-    return (error_class.endswith("NO_HANDLER_FOR_EXTENSION")
+    return ((_error_class(e) or "").endswith("NO_HANDLER_FOR_EXTENSION")
             or "No handler found for extension" in str(e))
 
 

@@ -187,10 +187,11 @@ def jvm_facade(spark: SparkSession) -> Any:
     """``txlog.python.PythonFacade`` in the session's JVM, or, on a Spark Connect session, on
     its server (through txlog's plugin, ``txlog._connect``). The first call per JVM (or Connect
     session) checks that the class exists and that its version equals the package's."""
-    if java_session(spark) is not getattr(spark, "_jsparkSession", None):
+    if is_connect(spark):
         from ._connect import connect_facade
 
         return connect_facade(spark)
+    java_session(spark)  # TypeError for a session of any other kind
     jvm: Any = spark._jvm
     gateway = spark.sparkContext._gateway
     with _checked_lock:

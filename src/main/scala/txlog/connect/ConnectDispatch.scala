@@ -67,7 +67,8 @@ private[txlog] object ConnectDispatch {
             s"$name takes ${types.length} arguments, the call gave ${args.length}"
           )
         }
-        val values = types.indices.map(i => argument(name, i, types(i), args(i), call, context))
+        val values =
+          types.indices.map(i => argument(name, i, types(i), args(i), call, context, handles))
         val returned =
           try method.invoke(PythonFacade, values: _*)
           catch { case e: InvocationTargetException if e.getCause != null => throw e.getCause }
@@ -107,7 +108,8 @@ private[txlog] object ConnectDispatch {
       tpe: Class[_],
       node: JsonNode,
       call: ConnectCall,
-      context: ConnectContext
+      context: ConnectContext,
+      handles: ConnectHandles
   ): AnyRef = {
     def wrong(expected: String): Nothing = throw TxlogErrors.invalidArgument(
       s"$method argument ${i + 1}",
@@ -144,7 +146,7 @@ private[txlog] object ConnectDispatch {
         .getOrElse(wrong("a Column"))
     } else {
       if (!node.isObject || node.get("handle") == null) wrong("a handle")
-      val o = ConnectHandles.of(context.sessionId).get(handleId(node))
+      val o = handles.get(handleId(node))
       if (!tpe.isInstance(o)) wrong(s"a handle of a ${tpe.getSimpleName}")
       o
     }
