@@ -306,3 +306,35 @@ def test_create_table_keeps_a_partition_column_name_with_a_comma(spark: SparkSes
     query = deltalake.QueryBuilder().register("t", deltalake.DeltaTable(path))
     got = pa.table(query.execute("SELECT * FROM t").read_all()).to_pylist()
     assert got == [{"a,b": "x", "id": 1}]
+
+
+def test_identity_columns_are_generated(spark: SparkSession, tmp_path: Path) -> None:
+    """A table with a GENERATED ALWAYS identity column (start 100, step 10): writes and MERGE
+    inserts that leave it out get values generated, each ``100 + 10k``, none twice, the high water
+    mark at the furthest; values given for it are IdentityColumnError, nothing committed; delta-rs
+    reads the rows."""
+    from pyspark.sql.types import LongType
+
+    identity = {"delta.identity.start": 100, "delta.identity.step": 10,
+                "delta.identity.allowExplicitInsert": False}
+    schema = StructType([StructField("id", LongType(), True, identity),
+                         StructField("v", StringType(), True)])
+    path = str(tmp_path / "ids")
+    log = txlog.create_table(spark, path, schema)
+    txlog.write(spark.range(0, 7, 1, 3).selectExpr("concat('r', id) AS v"), path)
+    with pytest.raises(errors.IdentityColumnError):
+        txlog.write(spark.sql("SELECT 5L AS id, 'x' AS v"), path)
+    source = spark.createDataFrame([("r1", "R1"), ("new", "NEW")], "v STRING, w STRING")
+    merged = log.merge(source.alias("s"), "target.v = s.v") \
+        .when_matched_update({"v": "s.w"}) \
+        .when_not_matched_insert({"v": "s.w"}) \
+        .execute()
+    assert (merged.num_updated_rows, merged.num_inserted_rows) == (1, 1)
+    table = deltalake.DeltaTable(path)
+    assert table.version() == log.snapshot().version == 2
+    rows = table.to_pyarrow_table().to_pylist()
+    ids = [r["id"] for r in rows]
+    assert sorted(r["v"] for r in rows) == ["NEW", "R1", "r0", "r2", "r3", "r4", "r5", "r6"]
+    assert len(set(ids)) == 8 and all(i >= 100 and (i - 100) % 10 == 0 for i in ids), rows
+    field = log.snapshot().metadata.schema["id"]
+    assert field.metadata["delta.identity.highWaterMark"] == max(ids)

@@ -40,6 +40,7 @@ __all__ = [
     "CommitRetriesExhaustedError",
     "SchemaMismatchError",
     "ConstraintViolationError",
+    "IdentityColumnError",
     "RetentionTooShortError",
     "VacuumLiteNotPossibleError",
     "VacuumUnrelatedPathsError",
@@ -289,6 +290,11 @@ class SchemaMismatchError(TxlogError, ValueError):
 class ConstraintViolationError(TxlogError, ValueError):
     """A row written breaks a constraint of the table (a null in a NOT NULL column); no commit
     was made (``CONSTRAINT_VIOLATION``)."""
+
+
+class IdentityColumnError(TxlogError, ValueError):
+    """A write gives values for a ``GENERATED ALWAYS AS IDENTITY`` column, or a statement updates
+    an identity column; nothing was written (``IDENTITY_COLUMN_VIOLATION``)."""
 
 
 # ---- VACUUM ----

@@ -67,6 +67,7 @@ ERROR_CLASSES: dict[str, type[TxlogError]] = {
     # ---- Writing data ----
     "SCHEMA_MISMATCH": SchemaMismatchError,
     "CONSTRAINT_VIOLATION": ConstraintViolationError,
+    "IDENTITY_COLUMN_VIOLATION": IdentityColumnError,
     # ---- Streaming ----
     "STREAMING_OFFSET_INVALID": StreamOffsetError,
     "STREAMING_SOURCE_DELETE": StreamSourceChangedError,

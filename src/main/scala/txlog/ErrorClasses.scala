@@ -62,6 +62,7 @@ object ErrorClasses {
   // Writing data
   val SchemaMismatch = "SCHEMA_MISMATCH"
   val ConstraintViolation = "CONSTRAINT_VIOLATION"
+  val IdentityColumnViolation = "IDENTITY_COLUMN_VIOLATION"
 
   // ---- Commits: conflicts with a winning commit
   val ConcurrentAppend = "CONCURRENT_APPEND"
@@ -124,6 +125,7 @@ object ErrorClasses {
     CommitRetriesExhausted,
     SchemaMismatch,
     ConstraintViolation,
+    IdentityColumnViolation,
     ConcurrentAppend,
     ConcurrentDeleteRead,
     ConcurrentDeleteDelete,
@@ -186,6 +188,7 @@ object ErrorClasses {
     CommitRetriesExhausted -> "40001",
     SchemaMismatch -> "42804",
     ConstraintViolation -> "23001",
+    IdentityColumnViolation -> "42808",
     ConcurrentAppend -> "40001",
     ConcurrentDeleteRead -> "40001",
     ConcurrentDeleteDelete -> "40001",

@@ -163,7 +163,16 @@ final class Transaction private[txlog] (
     if (md == null) throw TxlogErrors.invalidArgument("metadata", "is null")
     // a schema that does not parse is INVALID_METADATA at commit, with the rest of its checks
     if (scala.util.Try(md.schema).isSuccess) txlog.protocol.Constraints.validate(ctx.root, md)
-    stage(_.copy(metadata = Some(md)))
+    stage(_.copy(metadata = Some(md), identityOnly = false))
+  }
+
+  /** Stages `md`: the metadata staged (or read, when none is) with identity columns' high water
+    * marks raised by the rows this transaction writes ([[txlog.write.IdentityWrites]]). When it is
+    * the only metadata change, the commit is tagged as delta-spark tags it, so that concurrent
+    * transactions that change no metadata do not conflict with it.
+    */
+  private[txlog] def raiseIdentityHighWaterMarks(md: Metadata): Transaction = stage { s =>
+    s.copy(metadata = Some(md), identityOnly = s.metadata.isEmpty || s.identityOnly)
   }
 
   /** Stages a protocol action replacing the table's.

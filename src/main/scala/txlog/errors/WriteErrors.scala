@@ -51,4 +51,12 @@ private[txlog] trait WriteErrors {
       "for other writers and readers.",
     "Write to this table with delta-spark."
   )
+
+  def identityColumnViolation(table: String, cause: String, fix: String): TxlogException =
+    new TxlogException(
+      ErrorClasses.IdentityColumnViolation,
+      s"Cannot write to $table: an identity column's values are generated; nothing was written.",
+      cause,
+      fix
+    )
 }

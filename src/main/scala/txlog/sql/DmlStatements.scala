@@ -160,7 +160,7 @@ private[txlog] object DmlStatements {
       case other => other
     }
     val plan = GeneratedAssignments.added(
-      filled,
+      IdentityAssignments.added(spark, ctx.root, filled, table.metadata.schema),
       table.metadata.schema,
       SparkPlans.parser(spark).parseExpression
     )

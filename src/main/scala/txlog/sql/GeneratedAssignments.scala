@@ -23,14 +23,15 @@ import org.apache.spark.sql.types.{StructField, StructType}
 
 import txlog.DeltaLog
 
-/** The generated columns of a txlog table an `UPDATE` or `MERGE INTO` computes again, as
-  * delta-spark's: a generated column the statement does not set, whose expression reads a column it
-  * sets, is set to that expression over the new values; a MERGE's `INSERT` that leaves one out sets
-  * it to the expression over the inserted values (null for the columns it leaves out too). Added to
-  * the statement as parsed, as explicit assignments (Spark aligns and rewrites a row-level
-  * statement within one analyzer pass from 4.1 on, before any rule of an extension can see it
-  * aligned). A column the statement sets keeps its value, which the write checks against the
-  * expression ([[txlog.write.RowChecks]]), as it checks the computed ones.
+/** The generated columns (and, by [[IdentityAssignments]], the identity columns) of a txlog table
+  * an `UPDATE` or `MERGE INTO` computes again, as delta-spark's: a generated column the statement
+  * does not set, whose expression reads a column it sets, is set to that expression over the new
+  * values; a MERGE's `INSERT` that leaves one out sets it to the expression over the inserted
+  * values (null for the columns it leaves out too). Added to the statement as parsed, as explicit
+  * assignments (Spark aligns and rewrites a row-level statement within one analyzer pass from 4.1
+  * on, before any rule of an extension can see it aligned). A column the statement sets keeps its
+  * value, which the write checks against the expression ([[txlog.write.RowChecks]]), as it checks
+  * the computed ones.
   *
   * Not computed, so checked only: a generated column whose expression reads a column the statement
   * sets a nested field of, and the columns `UPDATE SET *` / `INSERT *` take from the source.
@@ -51,24 +52,30 @@ private[txlog] object GeneratedAssignments {
     if (!plan.exists(p => p.isInstanceOf[UpdateTable] || p.isInstanceOf[MergeIntoTable])) plan
     else {
       // a MERGE evolving the schema has its target resolved already (MergeEvolution)
-      def schemaOf(target: LogicalPlan): Option[StructType] = target
+      def schemaOf(target: LogicalPlan): Option[(String, StructType)] = target
         .collectFirst {
           case r: DataSourceV2Relation if r.table.isInstanceOf[TxlogTable] =>
-            Right(r.table.asInstanceOf[TxlogTable].metadata.schema)
+            val t = r.table.asInstanceOf[TxlogTable]
+            Right((t.snapshot.tablePath, t.metadata.schema))
           case r: UnresolvedRelation => Left(r.multipartIdentifier)
         }
         .flatMap {
-          case Right(schema) => Some(schema)
+          case Right(found) => Some(found)
           case Left(parts) =>
             try {
-              TxlogSqlTables
-                .pathOf(spark, parts)
-                .map(p => DeltaLog.forTable(spark, p).update().metadata.schema)
+              TxlogSqlTables.pathOf(spark, parts).map { p =>
+                val snap = DeltaLog.forTable(spark, p).update()
+                (snap.tablePath, snap.metadata.schema)
+              }
             } catch { case _: AnalysisException => None } // no such table: Spark's error
         }
+      // identity columns first: their values generated where an INSERT leaves them out
+      def both(dml: LogicalPlan, root: String, schema: StructType): LogicalPlan =
+        added(IdentityAssignments.added(spark, root, dml, schema), schema, parse)
       plan.resolveOperatorsDown {
-        case u: UpdateTable    => schemaOf(u.table).fold(u: LogicalPlan)(added(u, _, parse))
-        case m: MergeIntoTable => schemaOf(m.targetTable).fold(m: LogicalPlan)(added(m, _, parse))
+        case u: UpdateTable => schemaOf(u.table).fold(u: LogicalPlan)(t => both(u, t._1, t._2))
+        case m: MergeIntoTable =>
+          schemaOf(m.targetTable).fold(m: LogicalPlan)(t => both(m, t._1, t._2))
       }
     }
 

@@ -83,7 +83,8 @@ private[txlog] object ActionLines {
       "isBlindAppend" -> c.isBlindAppend,
       "operationMetrics" -> c.operationMetrics,
       "engineInfo" -> c.engineInfo,
-      "txnId" -> c.txnId
+      "txnId" -> c.txnId,
+      "tags" -> Some(c.tags).filter(_.nonEmpty)
     )
   )
 
@@ -110,5 +111,6 @@ private[txlog] final case class CommitInfo(
     isolationLevel: String,
     isBlindAppend: Boolean,
     engineInfo: String,
-    txnId: String
+    txnId: String,
+    tags: Map[String, String] = Map.empty
 )

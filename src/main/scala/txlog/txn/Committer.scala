@@ -321,7 +321,10 @@ private[txlog] object Committer {
       isolation(config).name,
       staged.isBlindAppend(read),
       s"txlog/${BuildInfo.version}",
-      req.txnId
+      req.txnId,
+      if (staged.identityOnly && newMetadata.isDefined) {
+        Map(txlog.protocol.IdentityColumns.SchemaUpdateTag -> "true")
+      } else Map.empty
     )
     Seq(ActionLines.commitInfo(info)) ++
       newProtocol.map(ActionLines.protocol) ++

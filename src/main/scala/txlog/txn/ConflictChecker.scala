@@ -64,7 +64,8 @@ private[txlog] object IsolationLevel {
   * order of delta-spark's conflict checker, each winner in turn (oldest first):
   *
   *   1. a winner changed the protocol: PROTOCOL_CHANGED;
-  *   1. a winner changed the metadata: METADATA_CHANGED;
+  *   1. a winner changed the metadata: METADATA_CHANGED (not when it only raised identity high
+  *      water marks and this transaction changes no metadata);
   *   1. both touch one domain (read or written; not `delta.rowTracking`, whose high water mark is
   *      re-assigned on rebase): CONCURRENT_TRANSACTION;
   *   1. a winner set a `txn` app id this transaction read or set: CONCURRENT_TRANSACTION;

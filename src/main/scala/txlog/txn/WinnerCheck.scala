@@ -32,7 +32,13 @@ private[txn] final class WinnerCheck(
 
   def run(): Unit = {
     if (winner.protocol.nonEmpty) throw TxlogErrors.protocolChanged(table.root, v, level)
-    if (winner.metadata.nonEmpty) throw TxlogErrors.metadataChanged(table.root, v, level)
+    // a winner that only raised identity high water marks conflicts only with a transaction
+    // that changes metadata too (delta-spark's rule: a write generating identity values
+    // concurrently with another fails; a DELETE beside one rebases)
+    val identityOnly = winner.identityOnly && !staged.changesMetadata
+    if (winner.metadata.nonEmpty && !identityOnly) {
+      throw TxlogErrors.metadataChanged(table.root, v, level)
+    }
     val domains = (staged.domains ++ read.domains - RowTrackingSpec.Domain)
       .intersect(winner.domains)
     domains.toSeq.sorted.headOption.foreach { d =>

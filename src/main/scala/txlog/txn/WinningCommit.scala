@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions.col
+import org.apache.spark.sql.types.{MapType, StringType, StructType}
 
 import txlog.{Metadata, Protocol}
 import txlog.errors.TxlogErrors
@@ -23,6 +24,9 @@ import txlog.util.Jobs
   *   likewise for removes
   * @param isBlindAppend
   *   `commitInfo.isBlindAppend` as the winner wrote it (None when absent)
+  * @param identityOnly
+  *   its metadata only raises identity high water marks (commitInfo's tag
+  *   `delta.identity.schemaUpdate`)
   */
 private[txlog] final case class WinningCommit(
     version: Long,
@@ -31,6 +35,7 @@ private[txlog] final case class WinningCommit(
     appIds: Set[String],
     domains: Set[String],
     isBlindAppend: Option[Boolean],
+    identityOnly: Boolean,
     adds: DataFrame,
     removes: DataFrame,
     numAdds: Option[Long],
@@ -44,12 +49,18 @@ private[txlog] object WinningCommit {
     * keeps its file actions distributed and collects only its non-file actions (protocol, metadata,
     * txn, domainMetadata, commitInfo: a handful per commit).
     */
+  /** A commit line with commitInfo's tags (which [[ActionSchemas.commitLine]] leaves out). */
+  private val lineSchema: StructType = StructType(ActionSchemas.commitLine.fields.map { f =>
+    if (f.name != "commitInfo") f
+    else f.copy(dataType = ActionSchemas.commitInfo.add("tags", MapType(StringType, StringType)))
+  })
+
   def read(spark: SparkSession, table: TablePath, commit: CommitFile): WinningCommit =
     if (LogLineReader.readsOnDriver(spark, commit.file.size)) onDriver(spark, table, commit)
     else distributed(spark, table, commit)
 
   private def onDriver(spark: SparkSession, table: TablePath, commit: CommitFile): WinningCommit = {
-    val parser = new LineParser(ActionSchemas.commitLine, Tail.timeZone(spark))
+    val parser = new LineParser(lineSchema, Tail.timeZone(spark))
     val actions =
       LogLineReader.readOnDriver(table, Seq(commit.version -> commit.file)).map { line =>
         parser.parse(line.getString(3)).getOrElse {
@@ -78,7 +89,7 @@ private[txlog] object WinningCommit {
       table: TablePath,
       commit: CommitFile
   ): WinningCommit = {
-    val df = LogActions.tail(spark, table, Seq(commit), ActionSchemas.commitLine)
+    val df = LogActions.tail(spark, table, Seq(commit), lineSchema)
     val nonFile = Jobs.named(spark, s"read the non-file actions of commit ${commit.version}") {
       df.where(
         col(LogActions.CorruptColumn).isNotNull ||
@@ -122,6 +133,11 @@ private[txlog] object WinningCommit {
         case b: java.lang.Boolean => b.booleanValue
         case b: Boolean           => b
         case other                => other.toString.toBoolean
+      },
+      of("commitInfo").headOption.exists { c =>
+        Option(c.getAs[scala.collection.Map[String, String]]("tags"))
+          .flatMap(_.get(txlog.protocol.IdentityColumns.SchemaUpdateTag))
+          .exists(_.equalsIgnoreCase("true"))
       },
       adds,
       removes,

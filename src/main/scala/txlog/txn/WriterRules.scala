@@ -4,15 +4,10 @@ import scala.util.Try
 
 import org.apache.spark.sql.types.{DataType, StructType}
 
-import txlog.protocol.TableConfiguration
-import txlog.protocol.RowTrackingSpec
 import txlog.{Metadata, Protocol}
 import txlog.errors.TxlogErrors
-import txlog.protocol.ReaderGate
-import txlog.protocol.InCommitTimestamps
-import txlog.protocol.TableFeatures
-import txlog.protocol.ColumnMapping
-import txlog.protocol.Constraints
+import txlog.protocol.{ColumnMapping, Constraints, IdentityColumns, InCommitTimestamps}
+import txlog.protocol.{ReaderGate, RowTrackingSpec, TableConfiguration, TableFeatures}
 
 /** The spec's writer rules for a commit's protocol and metadata, applied before anything is
   * written: which protocol a new table needs for the features it uses, column mapping's physical
@@ -155,6 +150,8 @@ private[txlog] object WriterRules {
     val unsupported =
       TableFeatures.inUse(raised, md.schema) -- TableFeatures.CommitWriterFeatures --
         (if (keptGenerated) Set("generatedColumns") else Set.empty[String]) --
+        (if (IdentityColumns.allowed(table, current.map(_._2), md)) Set("identityColumns")
+         else Set.empty[String]) --
         (if (defaultsOn) Set("allowColumnDefaults") else Set.empty[String])
     if (unsupported.nonEmpty) {
       throw TxlogErrors.unsupportedWriterFeatures(table, unsupported.toSeq.sorted, "commit")

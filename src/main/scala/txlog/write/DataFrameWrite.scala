@@ -229,6 +229,10 @@ private[txlog] object DataFrameWrite {
     val checked = RowChecks.withChecks(ctx.root, df, checks)
     val written = DataFiles.write(checked, ctx.table, plan, checks.map(_.name))
     txn.addFiles(written.adds)
+    // the identity values the rows were given raise their columns' high water marks
+    IdentityWrites
+      .raised(ctx.root, md, IdentityWrites.trackers(df))
+      .foreach(txn.raiseIdentityHighWaterMarks)
     val removed =
       if (!replace) 0L
       else {
@@ -289,26 +293,8 @@ private[txlog] object DataFrameWrite {
     if (mapping != "none" && !PhysicalSchema.maps(mapping)) {
       throw TxlogErrors.unsupportedWriteFeature(table, s"column mapping mode $mapping")
     }
-    val identity = fieldsWith(md.schema, "delta.identity.start", Nil)
-    if (identity.nonEmpty) {
-      throw TxlogErrors.unsupportedWriteFeature(
-        table,
-        s"identity columns (${identity.mkString(", ")})"
-      )
-    }
-  }
-
-  private def fieldsWith(t: DataType, key: String, path: Seq[String]): Seq[String] = t match {
-    case s: StructType =>
-      s.fields.toSeq.flatMap { f =>
-        val here = if (f.metadata.contains(key)) Seq((path :+ f.name).mkString(".")) else Nil
-        here ++ fieldsWith(f.dataType, key, path :+ f.name)
-      }
-    case a: ArrayType => fieldsWith(a.elementType, key, path :+ "element")
-    case m: MapType =>
-      fieldsWith(m.keyType, key, path :+ "key") ++
-        fieldsWith(m.valueType, key, path :+ "value")
-    case _ => Nil
+    // identity columns' keys checked (INVALID_METADATA) before anything is written
+    txlog.protocol.IdentityColumns.of(table, md.schema)
   }
 
   private def sameNames(a: Seq[String], b: Seq[String]): Boolean =

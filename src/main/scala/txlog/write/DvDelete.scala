@@ -54,7 +54,8 @@ private[txlog] object DvDelete {
     * copied rows keep their ids and commit versions). An UPDATE or MERGE also writes new rows,
     * checked in the tasks against the table's CHECK constraints, invariants and CHAR / VARCHAR
     * limits and generated columns, and on tables with row tracking with the updated rows' ids
-    * ([[RowIdsKept]]): tables with identity columns or an unsupported column mapping mode are
+    * ([[RowIdsKept]]); identity columns are generated for a MERGE's inserts and never updated
+    * ([[txlog.sql.IdentityAssignments]]). Tables with an unsupported column mapping mode are
     * refused.
     */
   def check(ctx: TableContext, snap: Snapshot, operation: String = "DELETE"): Unit = {
@@ -216,6 +217,14 @@ private[txlog] object DvDelete {
         changeBytes = cdc.map(_.bytes).sum
       )
       val metrics = DmlMetrics.of(operation, counts, scanMs, started)
+      if (operation == "MERGE" && written.exists(_.rows > updatedRows)) {
+        // the values the MERGE's inserts generated raise their identity columns' high water
+        // marks: its generators are live (its plan runs still); others of the table live in this
+        // JVM can only raise a mark further than needed, never leave a value given below it
+        IdentityWrites
+          .raised(ctx.root, evolved.getOrElse(snap.metadata), IdentityValues.liveFor(ctx.root))
+          .foreach(txn.raiseIdentityHighWaterMarks)
+      }
       val r = txn.commit(operation, Map("predicate" -> JsonText.array(predicate)), metrics)
       val changed = if (operation == "MERGE") counts.marked + counts.addedRows else counts.marked
       Some(

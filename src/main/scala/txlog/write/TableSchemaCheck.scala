@@ -41,18 +41,34 @@ private[txlog] object TableSchemaCheck {
     if (dup.nonEmpty) {
       throw TxlogErrors.schemaMismatch(table, s"Columns ${dup.mkString(", ")} are given twice.")
     }
+    def kept(t: StructField, g: StructField): Column =
+      if (sameType(g.dataType, t.dataType)) col(quote(g.name)).as(t.name)
+      else if (nested) NestedAlign(table, t.name, col(quote(g.name)), g.dataType, t.dataType)
+      else {
+        throw TxlogErrors.schemaMismatch(
+          table,
+          s"Column ${t.name} is ${g.dataType.simpleString} in the data and " +
+            s"${t.dataType.simpleString} in the table."
+        )
+      }
+    val identity = txlog.protocol.IdentityColumns.of(table, schema).map(c => c.name -> c).toMap
     val cols: Seq[Column] = schema.fields.toSeq.map { t =>
       provided.find(_.name.equalsIgnoreCase(t.name)) match {
-        case Some(g) =>
-          if (sameType(g.dataType, t.dataType)) col(quote(g.name)).as(t.name)
-          else if (nested) NestedAlign(table, t.name, col(quote(g.name)), g.dataType, t.dataType)
-          else {
-            throw TxlogErrors.schemaMismatch(
-              table,
-              s"Column ${t.name} is ${g.dataType.simpleString} in the data and " +
-                s"${t.dataType.simpleString} in the table."
-            )
+        case g if identity.contains(t.name) =>
+          // values generated where the data gives none (or a NULL literal: Spark's fill for a
+          // column an INSERT leaves out); given ones only where the column allows them
+          val c = identity(t.name)
+          def generated = IdentityWrites.generated(df.sparkSession, table, c)
+          g.fold(generated) { g =>
+            IdentityWrites.supplied(df, g.name) match {
+              case IdentityWrites.Generated => col(quote(g.name)).as(t.name)
+              case IdentityWrites.Omitted   => generated
+              case IdentityWrites.Explicit if !c.allowExplicitInsert =>
+                IdentityWrites.explicitInsert(table, t.name)
+              case IdentityWrites.Explicit => kept(t, g)
+            }
           }
+        case Some(g)                                                   => kept(t, g)
         case None if t.metadata.contains("delta.generationExpression") =>
           // a generated column left out is computed, as delta-spark computes it
           expr(t.metadata.getString("delta.generationExpression")).cast(t.dataType).as(t.name)

@@ -361,9 +361,9 @@ class TransactionSuite extends SparkSuite {
       val bad = adds(spark, Seq("f4")).withColumn("partitionValues", typedLit(m))
       assert(refused(_.addFiles(bad)) === "INVALID_COMMIT_ACTIONS", m)
     }
-    // A writer feature txlog does not implement (the spec's identityColumns), and a protocol
+    // A writer feature txlog does not implement (the spec's icebergCompatV1), and a protocol
     // below the table's (1, 2) are refused too.
-    val unknown = Protocol(1, 7, None, Some(Set("appendOnly", "invariants", "identityColumns")))
+    val unknown = Protocol(1, 7, None, Some(Set("appendOnly", "invariants", "icebergCompatV1")))
     assert(refused(_.upgradeProtocol(unknown)) === "UNSUPPORTED_WRITER_FEATURES")
     assert(refused(_.upgradeProtocol(Protocol(1, 1, None, None))) === "PROTOCOL_DOWNGRADE")
     val md = log.snapshot().metadata

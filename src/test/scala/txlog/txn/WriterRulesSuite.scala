@@ -120,7 +120,7 @@ class WriterRulesSuite extends SparkSuite {
   test("commits refuse an unsupported writer feature, a downgrade and metadata without schema") {
     val (p, md) = ours(Map.empty)
     val current = Some((p, md))
-    val unknown = Protocol(1, 7, None, Some(Set("appendOnly", "invariants", "identityColumns")))
+    val unknown = Protocol(1, 7, None, Some(Set("appendOnly", "invariants", "icebergCompatV1")))
     assert(
       failure(WriterRules.prepare("t", 1, current, Some(unknown), None)).errorClass ===
         "UNSUPPORTED_WRITER_FEATURES"

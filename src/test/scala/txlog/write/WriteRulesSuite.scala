@@ -105,16 +105,17 @@ class WriteRulesSuite extends SparkSuite {
     assert(e.getMessage.contains("added"), e.getMessage)
   }
 
-  test("identity columns are refused before anything is written") {
-    // writer version 6 implies identityColumns ("Identity Columns"); the log is written here, as
-    // delta-spark 3.3 has no identity columns
+  test("identity columns on writer version 6: values given refused, values left out generated") {
+    // writer version 6 implies identityColumns ("Identity Columns"); the log is written here, with
+    // no high water mark yet
     val t = table("rules-identity")
     val log = Paths.get(t, "_delta_log")
     Files.createDirectories(log)
     val field = "{\"name\":\"id\",\"type\":\"long\",\"nullable\":false,\"metadata\":" +
       "{\"delta.identity.start\":1,\"delta.identity.step\":1," +
       "\"delta.identity.allowExplicitInsert\":false}}"
-    val schema = "{\"type\":\"struct\",\"fields\":[" + field + "]}"
+    val v = "{\"name\":\"v\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}"
+    val schema = "{\"type\":\"struct\",\"fields\":[" + field + "," + v + "]}"
     val md = "{\"metaData\":{\"id\":\"7\",\"format\":{\"provider\":\"parquet\",\"options\":{}}," +
       "\"schemaString\":" + new com.fasterxml.jackson.databind.ObjectMapper()
         .writeValueAsString(schema) + ",\"partitionColumns\":[],\"configuration\":{}}}"
@@ -124,8 +125,15 @@ class WriteRulesSuite extends SparkSuite {
       (protocol + "\n" + md + "\n").getBytes("UTF-8")
     )
     val before = parquetFiles(t)
-    refused(t, "UNSUPPORTED_WRITER_FEATURES")(DeltaLog.write(spark.range(1, 3).toDF("id"), t))
+    refused(t, "IDENTITY_COLUMN_VIOLATION")(DeltaLog.write(spark.range(1, 3).toDF("id"), t))
     assert(parquetFiles(t) === before)
+    // left out: 1, 2, 3 (one task), the mark at 3; a NULL literal counts as left out
+    DeltaLog.write(spark.range(10, 13, 1, 1).toDF("v"), t)
+    DeltaLog.write(spark.range(20, 21, 1, 1).selectExpr("CAST(NULL AS BIGINT) AS id", "id AS v"), t)
+    val snap = DeltaLog.forTable(spark, t).update()
+    val rows = snap.toDF.orderBy("v").collect().map(r => (r.getLong(0), r.getLong(1))).toSeq
+    assert(rows === Seq((1L, 10L), (2L, 11L), (3L, 12L), (4L, 20L)))
+    assert(snap.metadata.schema("id").metadata.getLong("delta.identity.highWaterMark") === 4L)
   }
 
   private def partitioned(name: String): String = {

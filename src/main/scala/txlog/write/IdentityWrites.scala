@@ -1,0 +1,106 @@
+package txlog.write
+
+import org.apache.spark.sql.{Column, DataFrame, SparkSession}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, Expression, Literal}
+import org.apache.spark.sql.catalyst.plans.logical.Project
+import org.apache.spark.sql.txlog.SparkExpressions
+
+import txlog.Metadata
+import txlog.errors.TxlogErrors
+import txlog.protocol.{IdentityColumn, IdentityColumns}
+
+/** The identity columns of a table, as its data writer honours them ("Identity Columns"): values
+  * generated for the rows that give none, from `start` by `step` beyond the high water mark, which
+  * the commit raises to the highest value generated (a metaData action tagged, as delta-spark tags
+  * it, `delta.identity.schemaUpdate`, so that concurrent commits that change no metadata do not
+  * conflict with it); values given for a `GENERATED ALWAYS` column (`allowExplicitInsert` false),
+  * and any update of an identity column, are IDENTITY_COLUMN_VIOLATION before anything is written.
+  *
+  * {{{
+  * IdentityWrites.raised(root, md, IdentityWrites.trackers(df))
+  * }}}
+  */
+private[txlog] object IdentityWrites {
+
+  /** What a DataFrame gives for a column: values it generated, nothing (a null literal: Spark's
+    * fill for a column an INSERT leaves out, or the caller's), or values of its own.
+    */
+  sealed trait Given
+  case object Generated extends Given
+  case object Omitted extends Given
+  case object Explicit extends Given
+
+  /** What `df`'s column `name` holds: Generated when `df` generates values for a column of that
+    * name anywhere in its plan (a MERGE's INSERT, which Spark may run as an append), Omitted when
+    * its top projection gives the column as a null literal, else Explicit.
+    */
+  def supplied(df: DataFrame, name: String): Given = {
+    val plan = df.queryExecution.analyzed
+    def kind(e: Expression): Given = e match {
+      case a: Alias         => kind(a.child)
+      case c: Cast          => kind(c.child)
+      case Literal(null, _) => Omitted
+      case _                => Explicit
+    }
+    val generated = plan.exists(_.expressions.exists(_.exists {
+      case v: IdentityValues => v.column.equalsIgnoreCase(name)
+      case _                 => false
+    }))
+    if (generated) Generated
+    else
+      plan match {
+        case Project(list, _) =>
+          list.find(_.name.equalsIgnoreCase(name)).fold[Given](Explicit)(kind)
+        case _ => Explicit
+      }
+  }
+
+  /** The values of `c` for a write to `table` (a new tracker each call). */
+  def generated(spark: SparkSession, table: String, c: IdentityColumn): Column = {
+    val first =
+      try c.first
+      catch {
+        case _: ArithmeticException =>
+          throw TxlogErrors.invalidMetadata(table, s"identity column ${c.name} has no value left")
+      }
+    SparkExpressions.column(IdentityValues.of(spark, table, c.name, first, c.step)).as(c.name)
+  }
+
+  /** The trackers of the values `df` generates. */
+  def trackers(df: DataFrame): Seq[IdentityHigh] =
+    df.queryExecution.analyzed
+      .flatMap(_.expressions.flatMap(_.collect { case v: IdentityValues => v.high }))
+      .distinct
+
+  /** `md` with the high water marks the `trackers`' values raise (None when none moves). */
+  def raised(table: String, md: Metadata, trackers: Seq[IdentityHigh]): Option[Metadata] = {
+    val byColumn = trackers.groupBy(_.column.toLowerCase(java.util.Locale.ROOT))
+    val columns = IdentityColumns.of(table, md.schema)
+    val marks = columns.flatMap { c =>
+      val values =
+        byColumn.getOrElse(c.name.toLowerCase(java.util.Locale.ROOT), Nil).flatMap(_.value)
+      if (values.isEmpty) None
+      else {
+        val candidate = if (c.step > 0) values.max else values.min
+        c.raised(candidate).map(c.name -> _)
+      }
+    }.toMap
+    if (marks.isEmpty) None else Some(IdentityColumns.withMarks(md, marks))
+  }
+
+  /** IDENTITY_COLUMN_VIOLATION: values given for `column`, which generates its own. */
+  def explicitInsert(table: String, column: String): Nothing =
+    throw TxlogErrors.identityColumnViolation(
+      table,
+      s"values are given for $column, a GENERATED ALWAYS AS IDENTITY column",
+      s"Leave $column out of the data (or give it as NULL): its values are generated."
+    )
+
+  /** IDENTITY_COLUMN_VIOLATION: an UPDATE or MERGE sets `column`. */
+  def update(table: String, column: String): Nothing =
+    throw TxlogErrors.identityColumnViolation(
+      table,
+      s"the statement updates $column, an identity column, which no statement may update",
+      s"Leave $column out of the statement's SET."
+    )
+}
