@@ -155,7 +155,9 @@ private[txlog] object DmlStatements {
     // the generated columns the statement changes, computed as delta-spark's
     val filled = h.fill(parsed, relation, source.map(_.queryExecution.analyzed)) match {
       case m: MergeIntoTable if schemaEvolution =>
-        val out = source.get.queryExecution.analyzed.output.map(a => a.name -> (a: Expression))
+        val out = source.get.queryExecution.analyzed.output.map { a =>
+          (a.name, a.dataType, a: Expression)
+        }
         MergeEvolution.expanded(m, table.schema(), out)
       case other => other
     }

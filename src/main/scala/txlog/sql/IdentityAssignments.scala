@@ -25,9 +25,10 @@ import txlog.write.IdentityWrites
   * `UPDATE SET *`) or inserts values into a `GENERATED ALWAYS` one is IDENTITY_COLUMN_VIOLATION
   * before anything runs; a MERGE's `INSERT` that leaves one out gets it generated
   * ([[txlog.write.IdentityValues]]), and the MERGE's commit raises the column's high water mark.
-  * `INSERT *` is refused on a table with identity columns: the source's columns are not known
-  * before Spark resolves the statement, so txlog cannot tell whether it gives the column; naming
-  * the columns (leaving the identity column out) is the way.
+  * `INSERT *` is refused on a table with identity columns, as delta-spark refuses it: the source's
+  * columns are not known before Spark resolves the statement, so txlog cannot tell whether it gives
+  * the column; naming the columns (leaving the identity column out) is the way. A MERGE that
+  * evolves the schema has its stars named already ([[MergeEvolution]]).
   *
   * {{{
   * IdentityAssignments.added(spark, root, plan, snapshot.metadata.schema)
@@ -68,7 +69,8 @@ private[txlog] object IdentityAssignments {
             s"INSERT * would give values for identity column ${columns.head.name}, or none " +
               "where Spark resolves the source's columns; txlog cannot tell which before then",
             s"Name the columns to insert: INSERT (...) VALUES (...), leaving " +
-              s"${columns.head.name} out to have its values generated."
+              s"${columns.head.name} out to have its values generated (or let the MERGE evolve " +
+              "the schema, which names the source's columns)."
           )
         case a: InsertAction =>
           // values generated already (this, run again on its own output) are not given ones

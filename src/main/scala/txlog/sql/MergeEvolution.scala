@@ -19,7 +19,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{
 }
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.txlog.{SessionCatalogs, SparkPlans}
-import org.apache.spark.sql.types.{StructField, StructType}
+import org.apache.spark.sql.types.{DataType, StructField, StructType}
 
 import txlog.{DeltaLog, Metadata}
 import txlog.scan.PhysicalSchema
@@ -34,10 +34,14 @@ import txlog.write.TableSchemaCheck
   * source's columns only: `UPDATE SET *` keeps a target column the source lacks, `INSERT *` leaves
   * it null (or its generated value).
   *
+  * Fields a source struct has that the table's struct lacks are added to it too (structs in
+  * structs, at any depth); a source struct that lacks some of the table's fields sets them null in
+  * `INSERT *` and keeps the row's values in `UPDATE SET *`. Struct fields inside arrays and maps
+  * are not evolved (Spark's analysis refuses them).
+  *
   * The statement is changed as parsed: its target becomes a relation over the table under the
-  * evolved metadata ([[TxlogTable.evolvedTo]]), whose new columns read as null and whose write
-  * commits the metadata; its star clauses become the explicit assignments above. Fields a source
-  * struct has that the table's struct lacks are not added: Spark's analysis refuses them.
+  * evolved metadata ([[TxlogTable.evolvedTo]]), whose new columns and fields read as null and whose
+  * write commits the metadata; its star clauses become the explicit assignments above.
   *
   * {{{
   * spark.sql("MERGE WITH SCHEMA EVOLUTION INTO txlog.db.t USING s ON t.id = s.id " +
@@ -63,37 +67,62 @@ private[txlog] object MergeEvolution {
   private def actions(m: MergeIntoTable): Seq[MergeAction] =
     (m.matchedActions ++ m.notMatchedActions ++ m.notMatchedBySourceActions).toSeq
 
-  /** `md` with the top-level columns of `source` it lacks added; None when it lacks none. */
+  /** `md` with the columns of `source` it lacks added, and the fields a source struct has that the
+    * table's struct of the same name lacks (at any depth of structs in structs); None when it lacks
+    * none. Other differences of type are left to the assignments' casts and Spark's checks.
+    */
   def evolved(md: Metadata, source: StructType): Option[Metadata] = {
-    val has = md.schema.fieldNames.map(_.toLowerCase(Locale.ROOT)).toSet
-    val added = source.fields.filterNot(f => has(f.name.toLowerCase(Locale.ROOT)))
-    if (added.isEmpty) None
+    val schema = merged(md.schema, source)
+    if (schema == md.schema) None
     else {
-      val fresh = TableSchemaCheck.nullable(
-        PhysicalSchema.logical(StructType(added.map(f => StructField(f.name, f.dataType))))
-      )
-      val schema = StructType(md.schema.fields ++ fresh.fields)
       Some(
         WriterRules.withColumnMapping(Some(md), md.copy(schemaString = schema.json), schema, false)
       )
     }
   }
 
-  /** `m` with its star clauses as explicit assignments of the `source` columns (name, value) that
-    * `schema` (the target's, evolved) has.
+  /** `current` with the fields of `source` it lacks added at the end (nullable, logical names),
+    * structs of both merged likewise.
+    */
+  private def merged(current: StructType, source: StructType): StructType = {
+    def named(s: StructType, n: String) = s.fields.find(_.name.equalsIgnoreCase(n))
+    val kept = current.fields.map { f =>
+      (f.dataType, named(source, f.name).map(_.dataType)) match {
+        case (c: StructType, Some(s: StructType)) => f.copy(dataType = merged(c, s))
+        case _                                    => f
+      }
+    }
+    val added = source.fields.filter(f => named(current, f.name).isEmpty)
+    val fresh = TableSchemaCheck.nullable(
+      PhysicalSchema.logical(StructType(added.map(f => StructField(f.name, f.dataType))))
+    )
+    StructType(kept ++ fresh.fields)
+  }
+
+  /** `m` with its star clauses as explicit assignments of the `source` columns (name, type, value)
+    * that `schema` (the target's, evolved) has. A source struct that lacks fields of the target's
+    * struct is aligned to it by name ([[StructAlign]]): `UPDATE SET *` keeps the row's values of
+    * the fields the source lacks, `INSERT *` writes them null, as delta-spark's.
     */
   def expanded(
       m: MergeIntoTable,
       schema: StructType,
-      source: Seq[(String, Expression)]
+      source: Seq[(String, DataType, Expression)]
   ): MergeIntoTable = {
-    val byName = schema.fields.map(f => f.name.toLowerCase(Locale.ROOT) -> f.name).toMap
-    val set = source.flatMap { case (n, v) =>
-      byName.get(n.toLowerCase(Locale.ROOT)).map(c => Assignment(UnresolvedAttribute(Seq(c)), v))
+    val byName = schema.fields.map(f => f.name.toLowerCase(Locale.ROOT) -> f).toMap
+    val target = m.targetTable match {
+      case SubqueryAlias(id, _) => id.qualifier :+ id.name
+      case _                    => Nil
+    }
+    def set(update: Boolean) = source.flatMap { case (n, from, v) =>
+      byName.get(n.toLowerCase(Locale.ROOT)).map { c =>
+        val old = if (update) Some(UnresolvedAttribute(target :+ c.name)) else None
+        Assignment(UnresolvedAttribute(Seq(c.name)), StructAlign(v, from, c.dataType, old))
+      }
     }
     def each(as: Seq[MergeAction]): Seq[MergeAction] = as.map {
-      case a: UpdateStarAction => UpdateAction(a.condition, set)
-      case a: InsertStarAction => InsertAction(a.condition, set)
+      case a: UpdateStarAction => UpdateAction(a.condition, set(update = true))
+      case a: InsertStarAction => InsertAction(a.condition, set(update = false))
       case other               => other
     }
     m.copy(
@@ -140,8 +169,9 @@ private[txlog] object MergeEvolution {
           case r: UnresolvedRelation => r.multipartIdentifier
           case _                     => Nil
         }
-        val source =
-          sourceSchema.fieldNames.toSeq.map(n => n -> UnresolvedAttribute(qualifier :+ n))
+        val source = sourceSchema.fields.toSeq.map { f =>
+          (f.name, f.dataType, UnresolvedAttribute(qualifier :+ f.name): Expression)
+        }
         expanded(m.copy(targetTable = SubqueryAlias(name, relation)), t.schema(), source)
       }
     case other => other

@@ -223,6 +223,20 @@ class IdentityColumnsSuite extends SqlParity {
     }
   }
 
+  test("MERGE with schema evolution: INSERT * generates the identity the source lacks") {
+    val (d, t) = identityPair("evolve", dvs = true)
+    val sql = "MERGE INTO {t} AS x USING (SELECT * FROM VALUES ('a', 'A1'), ('e1', 'E1') " +
+      "AS s(v, note)) s ON x.v = s.v WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    withConf(MergeEvolution.AutoMerge -> "true") {
+      spark.sql(sql.replace("{t}", s"delta.`$d`")).collect()
+      spark.sql(sql.replace("{t}", s"txlog.`$t`")).collect()
+    }
+    def notes(p: String) = spark.read.format("delta").load(p).select("v", "note").collect()
+    assert(notes(t).map(Rows.text).sorted.toSeq == notes(d).map(Rows.text).sorted.toSeq)
+    wellFormed(t, "id", 10, 5)
+    wellFormed(t, "b", -1, -2)
+  }
+
   test("DeltaLog.merge generates identity values for its inserts") {
     val (d, t) = identityPair("api", dvs = true)
     val s = spark.sql("SELECT * FROM VALUES ('a', 'A'), ('new', 'NEW') AS (v, w)").as("s")

@@ -194,6 +194,40 @@ class MergeParitySuite extends SqlParity with txlog.testing.InTurn {
     assert(spark.table(p.txlogTable).columns.contains("note"))
   }
 
+  test("MERGE with schema evolution adds nested struct fields, as delta-spark's") {
+    // the source's struct has fields the table's lacks (`b`, and `q` one level down) and lacks
+    // some it has (`c`, and `r` one level down): UPDATE SET * keeps the row's, also under a null
+    // source struct, INSERT * leaves them null
+    spark.sql(
+      "CREATE OR REPLACE TEMPORARY VIEW evon AS SELECT * FROM VALUES " +
+        "(2L, named_struct('a', 20, 'n', named_struct('p', 21, 'q', 'q2'), 'b', 'b2')), " +
+        "(3L, CAST(NULL AS STRUCT<a: INT, n: STRUCT<p: INT, q: STRING>, b: STRING>)), " +
+        "(4L, named_struct('a', 40, 'n', named_struct('p', 41, 'q', 'q4'), 'b', 'b4')), " +
+        "(9L, named_struct('a', 90, 'n', named_struct('p', 91, 'q', 'q9'), 'b', 'b9')) AS (id, s)"
+    )
+    val stars = "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    for (dvs <- Seq(true, false)) {
+      val p = pair(s"evolve_nested_$dvs")
+      p.both(
+        "CREATE TABLE {t} (id BIGINT, s STRUCT<a: INT, n: STRUCT<p: INT, r: STRING>, " +
+          "c: STRING>) " +
+          s"USING {p} LOCATION '{loc}' TBLPROPERTIES ('delta.enableDeletionVectors' = '$dvs')"
+      )
+      p.both(
+        "INSERT INTO {t} VALUES " +
+          "(1, named_struct('a', 1, 'n', named_struct('p', 11, 'r', 'r1'), 'c', 'x')), " +
+          "(2, named_struct('a', 2, 'n', named_struct('p', 12, 'r', 'r2'), 'c', 'y')), " +
+          "(3, named_struct('a', 3, 'n', named_struct('p', 13, 'r', 'r3'), 'c', 'z')), " +
+          "(4, named_struct('a', 4, 'n', CAST(NULL AS STRUCT<p: INT, r: STRING>), 'c', 'w'))"
+      )
+      withConf(MergeEvolution.AutoMerge -> "true") {
+        sameMerge(p, s"MERGE INTO {t} t USING evon s ON t.id = s.id $stars")
+      }
+      assert(columnsOf(p.txlogTable) == columnsOf(p.deltaTable))
+      assert(spark.table(p.txlogTable).schema("s").dataType.simpleString.contains("q:string"))
+    }
+  }
+
   test("MERGE WITH SCHEMA EVOLUTION (Spark 4): the statement's own words, as delta-spark's") {
     assume(spark.version.startsWith("4"), "MERGE WITH SCHEMA EVOLUTION is Spark 4's syntax")
     spark.sql(
