@@ -6,7 +6,7 @@ import org.apache.spark.sql.catalyst.analysis.{
   UnresolvedExtractValue,
   UnresolvedRelation
 }
-import org.apache.spark.sql.catalyst.expressions.{Cast, Expression, Literal}
+import org.apache.spark.sql.catalyst.expressions.{Cast, CreateNamedStruct, Expression, Literal}
 import org.apache.spark.sql.catalyst.plans.logical.{
   Assignment,
   InsertAction,
@@ -33,8 +33,10 @@ import txlog.DeltaLog
   * value, which the write checks against the expression ([[txlog.write.RowChecks]]), as it checks
   * the computed ones.
   *
-  * Not computed, so checked only: a generated column whose expression reads a column the statement
-  * sets a nested field of, and the columns `UPDATE SET *` / `INSERT *` take from the source.
+  * A generated column whose expression reads a column the statement sets nested fields of gets the
+  * expression over the struct with those fields set. Not computed, so checked only: the columns
+  * `UPDATE SET *` / `INSERT *` take from the source (a MERGE that evolves the schema names them,
+  * and they are computed then).
   *
   * {{{
   * GeneratedAssignments.added(plan, snapshot.metadata.schema, parser.parseExpression)
@@ -160,7 +162,10 @@ private[txlog] object GeneratedAssignments {
     private def assignment(g: StructField, value: Expression): Assignment =
       Assignment(UnresolvedAttribute(Seq(g.name)), Cast(value, g.dataType))
 
-    /** An UPDATE's assignments, and those of the generated columns whose columns they set. */
+    /** An UPDATE's assignments, and those of the generated columns whose columns they set. A column
+      * the statement sets fields of (`SET s.a = 1`) is, to the expression, the struct with those
+      * fields set and the others the row's, as Spark writes it.
+      */
     def updated(assignments: Seq[Assignment]): Seq[Assignment] = {
       val targets = assignments.map(a => target(a.key))
       val whole = targets
@@ -169,17 +174,64 @@ private[txlog] object GeneratedAssignments {
           c -> a.value
         }
         .toMap
-      val nested = targets.flatten.collect { case (c, rest) if rest.nonEmpty => c }.toSet
+      val nested = targets
+        .zip(assignments)
+        .collect {
+          case (Some((c, rest)), a) if rest.nonEmpty && !whole.contains(c) =>
+            c -> (rest, a.value)
+        }
+        .groupBy(_._1)
+        .map { case (c, sets) => c -> rebuilt(c, sets.map(_._2)) }
+      val values = whole ++ nested.collect { case (c, Some(v)) => c -> v }
       val set = targets.flatten.map(_._1).toSet
       val more = generated.filterNot(g => set.contains(g.name)).flatMap { g =>
         val e = expression(g)
         val read = reads(e)
-        if (read.intersect(whole.keySet).isEmpty || read.intersect(nested).nonEmpty) None
+        // a struct txlog cannot rebuild (a field path through an array, say): checked only
+        val unknown = nested.collect { case (c, None) => c }.toSet
+        if (read.intersect(values.keySet).isEmpty || read.intersect(unknown).nonEmpty) None
         else {
-          Some(assignment(g, over(e, c => whole.getOrElse(c, UnresolvedAttribute(qualifier :+ c)))))
+          Some(
+            assignment(g, over(e, c => values.getOrElse(c, UnresolvedAttribute(qualifier :+ c))))
+          )
         }
       }
       assignments ++ more
+    }
+
+    /** Column `c`'s new value after `sets` (field path, value) of its nested fields: its struct
+      * with those set and the rest the row's; None when a path does not go through structs.
+      */
+    private def rebuilt(c: String, sets: Seq[(Seq[String], Expression)]): Option[Expression] = {
+      def build(
+          t: StructType,
+          base: Expression,
+          sets: Seq[(Seq[String], Expression)]
+      ): Option[Expression] = {
+        val known = sets.forall(s => t.fields.exists(f => resolver(f.name, s._1.head)))
+        if (!known) None
+        else {
+          val fields = t.fields.toSeq.map { f =>
+            val here = sets.filter(s => resolver(s._1.head, f.name))
+            val old: Expression = UnresolvedExtractValue(base, Literal(f.name))
+            here.find(_._1.size == 1) match {
+              case Some((_, v))         => Some(Seq(Literal(f.name), Cast(v, f.dataType)))
+              case None if here.isEmpty => Some(Seq(Literal(f.name), old))
+              case None =>
+                f.dataType match {
+                  case st: StructType =>
+                    build(st, old, here.map(s => (s._1.tail, s._2))).map(Seq(Literal(f.name), _))
+                  case _ => None
+                }
+            }
+          }
+          if (fields.exists(_.isEmpty)) None else Some(CreateNamedStruct(fields.flatten.flatten))
+        }
+      }
+      schema(c).dataType match {
+        case st: StructType => build(st, UnresolvedAttribute(qualifier :+ c), sets)
+        case _              => None
+      }
     }
 
     /** A MERGE's INSERT assignments, and those of the generated columns it leaves out. */

@@ -85,6 +85,43 @@ class GeneratedDmlParitySuite extends SqlParity {
     }
   }
 
+  test("generated columns reading nested fields the statement sets: computed, as delta-spark's") {
+    val dir = tempDir("gennested")
+    val Seq(d, t) = Seq("d", "t").map(dir.resolve(_).toString)
+    def column(n: String, tpe: String, e: String) =
+      DeltaTable.columnBuilder(n).dataType(tpe).generatedAlwaysAs(e).build()
+    for (path <- Seq(d, t)) {
+      DeltaTable
+        .create(spark)
+        .location(path)
+        .addColumn("id", "BIGINT")
+        .addColumn("s", "STRUCT<x: INT, y: STRUCT<z: STRING, w: INT>>")
+        .addColumn(column("sx", "INT", "s.x * 2"))
+        .addColumn(column("sz", "STRING", "upper(s.y.z)"))
+        .property("delta.enableDeletionVectors", "true")
+        .execute()
+      spark.sql(
+        s"INSERT INTO delta.`$path` (id, s) VALUES " +
+          "(1, named_struct('x', 1, 'y', named_struct('z', 'a', 'w', 1))), " +
+          "(2, named_struct('x', 2, 'y', named_struct('z', 'b', 'w', 2))), " +
+          "(3, named_struct('x', 3, 'y', CAST(NULL AS STRUCT<z: STRING, w: INT>)))"
+      )
+    }
+    val statements = Seq(
+      "UPDATE {t} SET s.x = s.x + 10 WHERE id = 1",
+      "UPDATE {t} SET s.y.z = 'deep', s.x = 5 WHERE id = 2",
+      // a field of a null struct: the struct made, its other fields null
+      "UPDATE {t} SET s.y.z = 'made' WHERE id = 3",
+      "MERGE INTO {t} AS target USING (SELECT 1L AS id, 7 AS n) src ON target.id = src.id " +
+        "WHEN MATCHED THEN UPDATE SET s.x = src.n, s.y.w = src.n"
+    )
+    for (sql <- statements) {
+      spark.sql(sql.replace("{t}", s"delta.`$d`")).collect()
+      spark.sql(sql.replace("{t}", s"txlog.`$t`")).collect()
+      sameAt(d, t, sql)
+    }
+  }
+
   test("generated columns: DeltaLog.update and merge compute them, as delta-spark's") {
     val (d, t) = generatedPair("genapi", dvs = true)
     val (dt, log) = (DeltaTable.forPath(spark, d), DeltaLog.forTable(spark, t))
