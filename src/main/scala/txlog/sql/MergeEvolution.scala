@@ -19,7 +19,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{
 }
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.txlog.{SessionCatalogs, SparkPlans}
-import org.apache.spark.sql.types.{DataType, StructField, StructType}
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
 
 import txlog.{DeltaLog, Metadata}
 import txlog.scan.PhysicalSchema
@@ -36,8 +36,9 @@ import txlog.write.TableSchemaCheck
   *
   * Fields a source struct has that the table's struct lacks are added to it too (structs in
   * structs, at any depth); a source struct that lacks some of the table's fields sets them null in
-  * `INSERT *` and keeps the row's values in `UPDATE SET *`. Struct fields inside arrays and maps
-  * are not evolved (Spark's analysis refuses them).
+  * `INSERT *` and keeps the row's values in `UPDATE SET *`. The structs of array elements and map
+  * values evolve alike; their fields the source lacks are null in both clauses (an element has no
+  * row value to keep).
   *
   * The statement is changed as parsed: its target becomes a relation over the table under the
   * evolved metadata ([[TxlogTable.evolvedTo]]), whose new columns and fields read as null and whose
@@ -87,16 +88,24 @@ private[txlog] object MergeEvolution {
   private def merged(current: StructType, source: StructType): StructType = {
     def named(s: StructType, n: String) = s.fields.find(_.name.equalsIgnoreCase(n))
     val kept = current.fields.map { f =>
-      (f.dataType, named(source, f.name).map(_.dataType)) match {
-        case (c: StructType, Some(s: StructType)) => f.copy(dataType = merged(c, s))
-        case _                                    => f
-      }
+      named(source, f.name).fold(f)(s => f.copy(dataType = mergedType(f.dataType, s.dataType)))
     }
     val added = source.fields.filter(f => named(current, f.name).isEmpty)
     val fresh = TableSchemaCheck.nullable(
       PhysicalSchema.logical(StructType(added.map(f => StructField(f.name, f.dataType))))
     )
     StructType(kept ++ fresh.fields)
+  }
+
+  /** `current` with the struct fields `source` has that it lacks, in structs, array elements and
+    * map values; any other type as it is.
+    */
+  private def mergedType(current: DataType, source: DataType): DataType = (current, source) match {
+    case (c: StructType, s: StructType) => merged(c, s)
+    case (c: ArrayType, s: ArrayType) =>
+      c.copy(elementType = mergedType(c.elementType, s.elementType))
+    case (c: MapType, s: MapType) => c.copy(valueType = mergedType(c.valueType, s.valueType))
+    case _                        => current
   }
 
   /** `m` with its star clauses as explicit assignments of the `source` columns (name, type, value)

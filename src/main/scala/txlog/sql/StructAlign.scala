@@ -1,15 +1,17 @@
 package txlog.sql
 
-import org.apache.spark.sql.catalyst.analysis.UnresolvedExtractValue
+import org.apache.spark.sql.catalyst.analysis.{UnresolvedExtractValue, UnresolvedFunction}
 import org.apache.spark.sql.catalyst.expressions.{
   Cast,
   CreateNamedStruct,
   Expression,
   If,
   IsNull,
-  Literal
+  LambdaFunction,
+  Literal,
+  UnresolvedNamedLambdaVariable
 }
-import org.apache.spark.sql.types.{DataType, StructType}
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
 import txlog.write.TableSchemaCheck
 
@@ -42,8 +44,24 @@ private[txlog] object StructAlign {
         // an update keeps the row's values of fields the source lacks, also under a null source
         // struct (its own fields then null); else a null source struct stays null
         if (old.isDefined && targetOnly(s, t)) struct else If(IsNull(v), Literal(null, t), struct)
+      case (s: ArrayType, t: ArrayType) if !TableSchemaCheck.sameType(s, t) =>
+        val x = lambda()
+        val body = apply(x, s.elementType, t.elementType, None)
+        UnresolvedFunction(Seq("transform"), Seq(v, LambdaFunction(body, Seq(x))), false)
+      case (s: MapType, t: MapType)
+          if TableSchemaCheck.sameType(s.keyType, t.keyType) &&
+            !TableSchemaCheck.sameType(s.valueType, t.valueType) =>
+        val (k, x) = (lambda(), lambda())
+        val body = apply(x, s.valueType, t.valueType, None)
+        UnresolvedFunction(Seq("transform_values"), Seq(v, LambdaFunction(body, Seq(k, x))), false)
       case _ => v
     }
+
+  private val lambdas = new java.util.concurrent.atomic.AtomicLong()
+
+  /** A lambda variable of a name no statement uses. */
+  private def lambda(): UnresolvedNamedLambdaVariable =
+    UnresolvedNamedLambdaVariable(Seq(s"__txlog_element_${lambdas.incrementAndGet()}"))
 
   /** Whether `t` has a field `s` lacks, at any depth of structs in structs. */
   private def targetOnly(s: StructType, t: StructType): Boolean = t.fields.exists { tf =>

@@ -96,11 +96,18 @@ private[txlog] object IdentityValues {
   ): IdentityValues = {
     val high = new IdentityHigh(column, step > 0)
     spark.sparkContext.register(high, s"txlog identity $column")
-    val list =
-      live.computeIfAbsent(table, _ => new java.util.ArrayList[WeakReference[IdentityHigh]])
-    list.synchronized {
-      list.removeIf(_.get() == null)
-      list.add(new WeakReference(high))
+    // added to the list the map holds: one liveFor dropped (empty, under its lock) is not it
+    var added = false
+    while (!added) {
+      val list =
+        live.computeIfAbsent(table, _ => new java.util.ArrayList[WeakReference[IdentityHigh]])
+      list.synchronized {
+        if (live.get(table) eq list) {
+          list.removeIf(_.get() == null)
+          list.add(new WeakReference(high))
+          added = true
+        }
+      }
     }
     IdentityValues(table, column, first, step, high)
   }
@@ -113,6 +120,8 @@ private[txlog] object IdentityValues {
     Option(live.get(table)).toSeq.flatMap { list =>
       list.synchronized {
         list.removeIf(_.get() == null)
+        // a table none of whose generators lives holds no entry (a new one comes with the next)
+        if (list.isEmpty) live.remove(table, list)
         list.asScala.toList.flatMap(r => Option(r.get())).filterNot(_.isZero)
       }
     }
