@@ -60,8 +60,9 @@ def write(
     (``overwrite_schema`` with another mode or with ``replace_where``),
     :class:`txlog.errors.ConstraintViolationError` (a row breaking a NOT NULL
     column, a CHECK constraint, an invariant, a generated column or ``replace_where``),
-    :class:`txlog.errors.UnsupportedFeatureError` (identity columns); nothing is committed
-    then.
+    :class:`txlog.errors.IdentityColumnError` (values given for a ``GENERATED ALWAYS AS
+    IDENTITY`` column; left out, they are generated), :class:`txlog.errors.UnsupportedFeatureError`
+    (a writer feature txlog does not follow); nothing is committed then.
 
     >>> txlog.write(spark.range(10), "/data/t", mode="overwrite").num_output_rows
     10

@@ -17,23 +17,33 @@ class GeneratedDmlParitySuite extends SqlParity {
   /** Two copies of `(id BIGINT, v STRING)` with generated `w = upper(v)` and `n = length(v) + id`
     * and three rows, deletion vectors as `dvs` says: delta-spark's at `d` and txlog's at `t`.
     */
-  private def generatedPair(name: String, dvs: Boolean): (String, String) = {
+  private def generatedPair(name: String, dvs: Boolean): (String, String) =
+    tables(name, dvs, Seq("id" -> "BIGINT", "v" -> "STRING"))(
+      Seq(("w", "STRING", "upper(v)"), ("n", "BIGINT", "length(v) + id")),
+      "(id, v) VALUES (1, 'a'), (2, 'bb'), (3, 'ccc')"
+    )
+
+  /** Two copies of a table of `columns` and `generated` ones (name, type, expression) holding
+    * `rows` (an INSERT's column list and VALUES), created by delta-spark's builder (Spark 3.5's SQL
+    * refuses generated columns on a table by path): delta-spark's at `d`, txlog's at `t`.
+    */
+  private def tables(name: String, dvs: Boolean, columns: Seq[(String, String)])(
+      generated: Seq[(String, String, String)],
+      rows: String
+  ): (String, String) = {
     val dir = tempDir(name)
     val Seq(d, t) = Seq("d", "t").map(dir.resolve(_).toString)
-    def column(n: String, tpe: String, e: String) =
-      DeltaTable.columnBuilder(n).dataType(tpe).generatedAlwaysAs(e).build()
     for (path <- Seq(d, t)) {
-      // delta-spark's builder: Spark 3.5's SQL refuses generated columns on a table by path
-      DeltaTable
-        .create(spark)
-        .location(path)
-        .addColumn("id", "BIGINT")
-        .addColumn("v", "STRING")
-        .addColumn(column("w", "STRING", "upper(v)"))
-        .addColumn(column("n", "BIGINT", "length(v) + id"))
+      val plain = columns.foldLeft(DeltaTable.create(spark).location(path)) { case (b, (n, tpe)) =>
+        b.addColumn(n, tpe)
+      }
+      generated
+        .foldLeft(plain) { case (b, (n, tpe, e)) =>
+          b.addColumn(DeltaTable.columnBuilder(n).dataType(tpe).generatedAlwaysAs(e).build())
+        }
         .property("delta.enableDeletionVectors", dvs.toString)
         .execute()
-      spark.sql(s"INSERT INTO delta.`$path` (id, v) VALUES (1, 'a'), (2, 'bb'), (3, 'ccc')")
+      spark.sql(s"INSERT INTO delta.`$path` $rows")
     }
     (d, t)
   }
@@ -86,27 +96,16 @@ class GeneratedDmlParitySuite extends SqlParity {
   }
 
   test("generated columns reading nested fields the statement sets: computed, as delta-spark's") {
-    val dir = tempDir("gennested")
-    val Seq(d, t) = Seq("d", "t").map(dir.resolve(_).toString)
-    def column(n: String, tpe: String, e: String) =
-      DeltaTable.columnBuilder(n).dataType(tpe).generatedAlwaysAs(e).build()
-    for (path <- Seq(d, t)) {
-      DeltaTable
-        .create(spark)
-        .location(path)
-        .addColumn("id", "BIGINT")
-        .addColumn("s", "STRUCT<x: INT, y: STRUCT<z: STRING, w: INT>>")
-        .addColumn(column("sx", "INT", "s.x * 2"))
-        .addColumn(column("sz", "STRING", "upper(s.y.z)"))
-        .property("delta.enableDeletionVectors", "true")
-        .execute()
-      spark.sql(
-        s"INSERT INTO delta.`$path` (id, s) VALUES " +
-          "(1, named_struct('x', 1, 'y', named_struct('z', 'a', 'w', 1))), " +
-          "(2, named_struct('x', 2, 'y', named_struct('z', 'b', 'w', 2))), " +
-          "(3, named_struct('x', 3, 'y', CAST(NULL AS STRUCT<z: STRING, w: INT>)))"
-      )
-    }
+    val (d, t) = tables(
+      "gennested",
+      dvs = true,
+      Seq("id" -> "BIGINT", "s" -> "STRUCT<x: INT, y: STRUCT<z: STRING, w: INT>>")
+    )(
+      Seq(("sx", "INT", "s.x * 2"), ("sz", "STRING", "upper(s.y.z)")),
+      "(id, s) VALUES (1, named_struct('x', 1, 'y', named_struct('z', 'a', 'w', 1))), " +
+        "(2, named_struct('x', 2, 'y', named_struct('z', 'b', 'w', 2))), " +
+        "(3, named_struct('x', 3, 'y', CAST(NULL AS STRUCT<z: STRING, w: INT>)))"
+    )
     val statements = Seq(
       "UPDATE {t} SET s.x = s.x + 10 WHERE id = 1",
       "UPDATE {t} SET s.y.z = 'deep', s.x = 5 WHERE id = 2",
