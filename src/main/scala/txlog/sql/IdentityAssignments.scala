@@ -51,9 +51,12 @@ private[txlog] object IdentityAssignments {
     else {
       val resolver = SQLConf.get.resolver
       def named(key: Expression): Option[IdentityColumn] = key match {
-        // `col`, or qualified (`t.col`): an identity column is top-level, its name comes last
-        case UnresolvedAttribute(parts) => columns.find(c => resolver(c.name, parts.last))
-        case _                          => None
+        // `col`, or qualified (`t.col`): an identity column is top-level, its name comes last;
+        // `s.col` with `s` a column of the table is a field of that struct
+        case UnresolvedAttribute(parts) =>
+          val field = parts.size > 1 && schema.fieldNames.exists(resolver(_, parts(parts.size - 2)))
+          if (field) None else columns.find(c => resolver(c.name, parts.last))
+        case _ => None
       }
       def noUpdates(assignments: Seq[Assignment]): Unit =
         assignments.flatMap(a => named(a.key)).headOption.foreach { c =>

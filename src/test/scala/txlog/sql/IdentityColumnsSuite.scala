@@ -186,6 +186,33 @@ class IdentityColumnsSuite extends SqlParity {
     assert(rows(t).map(Rows.text).sorted == rows(d).map(Rows.text).sorted)
   }
 
+  test("a field of a struct named as an identity column is not that column") {
+    val schema = new org.apache.spark.sql.types.StructType()
+      .add(
+        "id",
+        "long",
+        nullable = true,
+        new org.apache.spark.sql.types.MetadataBuilder()
+          .putLong(IdentityColumns.Start, 1L)
+          .putLong(IdentityColumns.Step, 1L)
+          .putBoolean(IdentityColumns.AllowExplicitInsert, false)
+          .build()
+      )
+      .add("s", "struct<id: bigint>")
+    def added(sql: String) = IdentityAssignments.added(
+      spark,
+      "/t",
+      spark.sessionState.sqlParser.parsePlan(sql),
+      schema
+    )
+    added("UPDATE t SET s.id = 1")
+    added("UPDATE t AS x SET x.s.id = 1")
+    for (sql <- Seq("UPDATE t SET id = 1", "UPDATE t AS x SET x.id = 1")) {
+      val e = intercept[txlog.TxlogException](added(sql))
+      assert(e.errorClass == ErrorClasses.IdentityColumnViolation, sql)
+    }
+  }
+
   test("SQL INSERT, UPDATE, DELETE and MERGE on identity tables, as delta-spark's") {
     for (dvs <- Seq(true, false)) {
       val (d, t) = identityPair(s"dml_$dvs", dvs)
