@@ -67,14 +67,7 @@ private[txlog] object IdentityAssignments {
         case _: UpdateStarAction =>
           IdentityWrites.update(table, columns.map(_.name).mkString(", "))
         case _: InsertStarAction =>
-          throw txlog.errors.TxlogErrors.identityColumnViolation(
-            table,
-            s"INSERT * would give values for identity column ${columns.head.name}, or none " +
-              "where Spark resolves the source's columns; txlog cannot tell which before then",
-            s"Name the columns to insert: INSERT (...) VALUES (...), leaving " +
-              s"${columns.head.name} out to have its values generated (or let the MERGE evolve " +
-              "the schema, which names the source's columns)."
-          )
+          IdentityWrites.insertStar(table, columns.head.name)
         case a: InsertAction =>
           // values generated already (this, run again on its own output) are not given ones
           val generated = a.assignments.collect {
@@ -88,12 +81,7 @@ private[txlog] object IdentityAssignments {
           }
           val left = columns.filterNot(c => (supplied ++ generated).exists(_.name == c.name))
           a.copy(assignments = a.assignments ++ left.map { c =>
-            val first = scala.util.Try(c.first).getOrElse {
-              throw txlog.errors.TxlogErrors
-                .invalidMetadata(table, s"identity column ${c.name} has no value left")
-            }
-            val v = txlog.write.IdentityValues.of(spark, table, c.name, first, c.step)
-            Assignment(UnresolvedAttribute(Seq(c.name)), v)
+            Assignment(UnresolvedAttribute(Seq(c.name)), IdentityWrites.generator(spark, table, c))
           })
         case other => other
       }

@@ -56,14 +56,20 @@ private[txlog] object IdentityWrites {
   }
 
   /** The values of `c` for a write to `table` (a new tracker each call). */
-  def generated(spark: SparkSession, table: String, c: IdentityColumn): Column = {
+  def generated(spark: SparkSession, table: String, c: IdentityColumn): Column =
+    SparkExpressions.column(generator(spark, table, c)).as(c.name)
+
+  /** The generator of `c`'s values for a write to `table`, from its first value beyond the mark
+    * (INVALID_METADATA when none is left).
+    */
+  def generator(spark: SparkSession, table: String, c: IdentityColumn): IdentityValues = {
     val first =
       try c.first
       catch {
         case _: ArithmeticException =>
           throw TxlogErrors.invalidMetadata(table, s"identity column ${c.name} has no value left")
       }
-    SparkExpressions.column(IdentityValues.of(spark, table, c.name, first, c.step)).as(c.name)
+    IdentityValues.of(spark, table, c.name, first, c.step)
   }
 
   /** The trackers of the values `df` generates. */
@@ -94,6 +100,19 @@ private[txlog] object IdentityWrites {
       table,
       s"values are given for $column, a GENERATED ALWAYS AS IDENTITY column",
       s"Leave $column out of the data (or give it as NULL): its values are generated."
+    )
+
+  /** IDENTITY_COLUMN_VIOLATION: a MERGE's `INSERT *` into a table with identity column `column`,
+    * whose source's columns are not known before Spark resolves the statement.
+    */
+  def insertStar(table: String, column: String): Nothing =
+    throw TxlogErrors.identityColumnViolation(
+      table,
+      s"INSERT * would give values for identity column $column, or none where Spark " +
+        "resolves the source's columns; txlog cannot tell which before then",
+      s"Name the columns to insert: INSERT (...) VALUES (...), leaving $column out to have " +
+        "its values generated (or let the MERGE evolve the schema, which names the source's " +
+        "columns)."
     )
 
   /** IDENTITY_COLUMN_VIOLATION: an UPDATE or MERGE sets `column`. */
