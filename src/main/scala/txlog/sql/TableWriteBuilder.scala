@@ -15,10 +15,11 @@ import org.apache.spark.sql.connector.write.{
 }
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.sources.{AlwaysTrue, Filter, InsertableRelation}
+import org.apache.spark.sql.types.StructType
 
 import txlog.{DeltaLog, WriteOptions}
 import txlog.errors.TxlogErrors
-import txlog.write.{DataFrameWrite, DynamicPartitions}
+import txlog.write.{DataFrameWrite, DynamicPartitions, IdentityWrites}
 
 /** A write to a txlog table by name or path: Spark hands the rows over as a DataFrame (its V1 write
   * fallback) and txlog writes them with `DeltaLog.write`, one commit. Append by default; `truncate`
@@ -27,6 +28,7 @@ import txlog.write.{DataFrameWrite, DynamicPartitions}
   */
 private[txlog] final class TableWriteBuilder(
     path: String,
+    schema: StructType,
     info: LogicalWriteInfo,
     capture: Option[DmlCapture] = None,
     mergeSchema: Boolean = false
@@ -83,7 +85,9 @@ private[txlog] final class TableWriteBuilder(
     // an insert-only MERGE of DeltaLog.merge is planned by Spark as an append: its commit goes back
     val after = (w: txlog.WriteResult) =>
       capture.foreach(c => DmlCapture.ofAppend(w).foreach(c.set))
-    TableWriteBuilder.write(path, options, after, dynamic = dynamic && replace.isDefined)
+    // an identity column the INSERT left out, which Spark fills with NULL, is generated
+    val rows = (df: DataFrame) => IdentityWrites.leftOutByInsert(path, df, schema)
+    TableWriteBuilder.write(path, options, after, dynamic && replace.isDefined, rows)
   }
 }
 
@@ -122,13 +126,14 @@ private[txlog] object TableWriteBuilder {
       path: String,
       options: WriteOptions,
       after: txlog.WriteResult => Unit = _ => (),
-      dynamic: Boolean = false
+      dynamic: Boolean = false,
+      rows: DataFrame => DataFrame = identity
   ): Write =
     new V1Write {
       override def toInsertableRelation(): InsertableRelation = new InsertableRelation {
         override def insert(data: DataFrame, overwrite: Boolean): Unit = {
           val log = DeltaLog.forTable(data.sparkSession, path)
-          after(DataFrameWrite.write(log.context, data, options, dynamic))
+          after(DataFrameWrite.write(log.context, rows(data), options, dynamic))
         }
       }
     }

@@ -95,7 +95,13 @@ private[txlog] final class TxlogTable(
 
   // a MERGE's evolved schema: its append adds the new columns as a mergeSchema write does
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder =
-    new TableWriteBuilder(snapshot.tablePath, info, capture, mergeSchema = evolved.isDefined)
+    new TableWriteBuilder(
+      snapshot.tablePath,
+      snapshot.metadata.schema,
+      info,
+      capture,
+      mergeSchema = evolved.isDefined
+    )
 
   /** `_metadata`, unless the table has a column of that name.
     *

@@ -1,9 +1,12 @@
 package txlog.write
 
+import java.util.Locale
+
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Alias, Cast, Expression, Literal}
 import org.apache.spark.sql.catalyst.plans.logical.Project
 import org.apache.spark.sql.txlog.SparkExpressions
+import org.apache.spark.sql.types.StructType
 
 import txlog.Metadata
 import txlog.errors.TxlogErrors
@@ -22,37 +25,46 @@ import txlog.protocol.{IdentityColumn, IdentityColumns}
   */
 private[txlog] object IdentityWrites {
 
-  /** What a DataFrame gives for a column: values it generated, nothing (a null literal: Spark's
-    * fill for a column an INSERT leaves out, or the caller's), or values of its own.
+  /** What a DataFrame gives for a column: values it generated, or values of its own (a NULL literal
+    * included: only Spark's fill for a column an INSERT leaves out counts as nothing given, and
+    * [[leftOutByInsert]] drops that before the write sees it).
     */
   sealed trait Given
   case object Generated extends Given
-  case object Omitted extends Given
   case object Explicit extends Given
 
   /** What `df`'s column `name` holds: Generated when `df` generates values for a column of that
-    * name anywhere in its plan (a MERGE's INSERT, which Spark may run as an append), Omitted when
-    * its top projection gives the column as a null literal, else Explicit.
+    * name anywhere in its plan (a MERGE's INSERT, which Spark may run as an append), else Explicit.
     */
   def supplied(df: DataFrame, name: String): Given = {
-    val plan = df.queryExecution.analyzed
-    def kind(e: Expression): Given = e match {
-      case a: Alias         => kind(a.child)
-      case c: Cast          => kind(c.child)
-      case Literal(null, _) => Omitted
-      case _                => Explicit
-    }
-    val generated = plan.exists(_.expressions.exists(_.exists {
+    val generated = df.queryExecution.analyzed.exists(_.expressions.exists(_.exists {
       case v: IdentityValues => v.column.equalsIgnoreCase(name)
       case _                 => false
     }))
-    if (generated) Generated
-    else
-      plan match {
-        case Project(list, _) =>
-          list.find(_.name.equalsIgnoreCase(name)).fold[Given](Explicit)(kind)
-        case _ => Explicit
-      }
+    if (generated) Generated else Explicit
+  }
+
+  /** The rows a SQL INSERT hands over (Spark's V1 write fallback), without the identity columns of
+    * `schema` that its top projection gives as a NULL literal: Spark fills a column an INSERT's
+    * column list leaves out with that literal, and such a column is left out, its values generated.
+    * Only that path drops them; anywhere else a NULL given is a value given.
+    */
+  def leftOutByInsert(table: String, df: DataFrame, schema: StructType): DataFrame = {
+    val identity = IdentityColumns.of(table, schema).map(_.name.toLowerCase(Locale.ROOT)).toSet
+    def isNull(e: Expression): Boolean = e match {
+      case a: Alias         => isNull(a.child)
+      case c: Cast          => isNull(c.child)
+      case Literal(null, _) => true
+      case _                => false
+    }
+    df.queryExecution.analyzed match {
+      case Project(list, _) =>
+        val dropped = list.collect {
+          case e if identity(e.name.toLowerCase(Locale.ROOT)) && isNull(e) => e.name
+        }
+        if (dropped.isEmpty) df else df.drop(dropped: _*)
+      case _ => df
+    }
   }
 
   /** The values of `c` for a write to `table` (a new tracker each call). */
@@ -99,7 +111,7 @@ private[txlog] object IdentityWrites {
     throw TxlogErrors.identityColumnViolation(
       table,
       s"values are given for $column, a GENERATED ALWAYS AS IDENTITY column",
-      s"Leave $column out of the data (or give it as NULL): its values are generated."
+      s"Leave $column out of the data: its values are generated."
     )
 
   /** IDENTITY_COLUMN_VIOLATION: a MERGE's `INSERT *` into a table with identity column `column`,

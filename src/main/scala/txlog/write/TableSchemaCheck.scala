@@ -55,14 +55,13 @@ private[txlog] object TableSchemaCheck {
     val cols: Seq[Column] = schema.fields.toSeq.map { t =>
       provided.find(_.name.equalsIgnoreCase(t.name)) match {
         case g if identity.contains(t.name) =>
-          // values generated where the data gives none (or a NULL literal: Spark's fill for a
-          // column an INSERT leaves out); given ones only where the column allows them
+          // values generated where the data gives none; given ones (a NULL too) only where the
+          // column allows them
           val c = identity(t.name)
           def generated = IdentityWrites.generated(df.sparkSession, table, c)
           g.fold(generated) { g =>
             IdentityWrites.supplied(df, g.name) match {
               case IdentityWrites.Generated => col(quote(g.name)).as(t.name)
-              case IdentityWrites.Omitted   => generated
               case IdentityWrites.Explicit if !c.allowExplicitInsert =>
                 IdentityWrites.explicitInsert(table, t.name)
               case IdentityWrites.Explicit => kept(t, g)

@@ -105,7 +105,7 @@ class WriteRulesSuite extends SparkSuite {
     assert(e.getMessage.contains("added"), e.getMessage)
   }
 
-  test("identity columns on writer version 6: values given refused, values left out generated") {
+  test("identity columns on writer version 6: values (NULL too) refused, left out generated") {
     // writer version 6 implies identityColumns ("Identity Columns"); the log is written here, with
     // no high water mark yet
     val t = table("rules-identity")
@@ -127,9 +127,12 @@ class WriteRulesSuite extends SparkSuite {
     val before = parquetFiles(t)
     refused(t, "IDENTITY_COLUMN_VIOLATION")(DeltaLog.write(spark.range(1, 3).toDF("id"), t))
     assert(parquetFiles(t) === before)
-    // left out: 1, 2, 3 (one task), the mark at 3; a NULL literal counts as left out
+    // left out: 1, 2, 3 (one task), the mark at 3; a NULL given is a value given, as delta-spark
+    // refuses it, and only SQL INSERT's fill of a left-out column counts as left out
     DeltaLog.write(spark.range(10, 13, 1, 1).toDF("v"), t)
-    DeltaLog.write(spark.range(20, 21, 1, 1).selectExpr("CAST(NULL AS BIGINT) AS id", "id AS v"), t)
+    val nulls = spark.range(20, 21, 1, 1).selectExpr("CAST(NULL AS BIGINT) AS id", "id AS v")
+    refused(t, "IDENTITY_COLUMN_VIOLATION")(DeltaLog.write(nulls, t))
+    DeltaLog.write(spark.range(20, 21, 1, 1).toDF("v"), t)
     val snap = DeltaLog.forTable(spark, t).update()
     val rows = snap.toDF.orderBy("v").collect().map(r => (r.getLong(0), r.getLong(1))).toSeq
     assert(rows === Seq((1L, 10L), (2L, 11L), (3L, 12L), (4L, 20L)))
