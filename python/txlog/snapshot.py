@@ -90,9 +90,14 @@ class Snapshot:
         with self._lock:
             if self._described is None:
                 self._described = json.loads(call_text(self._facade.describe, self._jsnapshot))
+                counts = self._described.get("fileCounts")
+                if counts is not None and self._counts is None:  # counted without a job
+                    self._counts = {k: int(counts[k]) for k in
+                                    ("numFiles", "sizeInBytes", "numTombstones")}
             return self._described
 
     def _file_counts(self) -> dict[str, int]:
+        self._describe()  # a small table's summary carries the counts: no second call
         with self._lock:
             if self._counts is None:
                 counts = json.loads(call(self._facade.fileCounts, self._jsnapshot))
@@ -173,7 +178,8 @@ class Snapshot:
 
     @property
     def num_files(self) -> int:
-        """The number of live files (one Spark job, shared with the other counts)."""
+        """The number of live files (counted with the other counts: on the driver for a small
+        table, else by one Spark job)."""
         return self._file_counts()["numFiles"]
 
     @property

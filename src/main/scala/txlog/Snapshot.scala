@@ -34,7 +34,11 @@ final class Snapshot private[txlog] (
     counter: Long => FileCounts,
     private[txlog] val cachedBase: Option[CachedBase] = None,
     /** The checkpoint's typed statistics, for scans (None: built on a cached state). */
-    private[txlog] val typedStats: Option[TypedStatsSource] = None
+    private[txlog] val typedStats: Option[TypedStatsSource] = None,
+    /** Whether the files are counted on the driver without reading a file again (a small tail, and
+      * a checkpoint read on the driver whose files were tallied as its state was read).
+      */
+    countsOnDriver: Boolean = false
 ) {
 
   /** The reconciled file actions (pathKey, dvId, add, remove), planned on first use. */
@@ -162,6 +166,13 @@ final class Snapshot private[txlog] (
   def numTombstones: Long = counts.tombstones
 
   @volatile private var countsCache: Option[FileCounts] = None
+
+  /** The counts when known, or when counting them reads nothing and runs no job (see the
+    * constructor's `countsOnDriver`); None when counting would read files. A summary of the
+    * snapshot carries them this way at no cost.
+    */
+  private[txlog] def countsWithoutJob: Option[FileCounts] =
+    countsCache.orElse(if (countsOnDriver && !isCached) Some(counts) else None)
 
   /** Whether a checkpoint part or sidecar that vanished while counting is looked for again by
     * listing the log (once: false on the snapshot that retry builds).

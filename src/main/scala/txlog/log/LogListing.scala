@@ -97,13 +97,17 @@ private[txlog] object LogListing {
     * listing) when that checkpoint is at or below `atOrBelow` and is listed complete; otherwise all
     * of `_delta_log`. A hint that leads to a gap is caught by the caller, which then lists all.
     */
-  def fromHint(table: TablePath, atOrBelow: Long = Long.MaxValue): LogListing =
-    LastCheckpoint.read(table.fs, table.logDir) match {
+  def fromHint(table: TablePath, atOrBelow: Long = Long.MaxValue): LogListing = {
+    // `_last_checkpoint` is read once: a full listing falls back on what it said
+    val read = LastCheckpoint.read(table.fs, table.logDir)
+    def all = nonEmpty(listFrom(table, 0L, read))
+    read match {
       case Some(hint) if hint.version > 0 && hint.version <= atOrBelow =>
         val partial = listFrom(table, hint.version, Some(hint))
-        if (partial.checkpoints.exists(_.version == hint.version)) partial else list(table)
-      case _ => list(table)
+        if (partial.checkpoints.exists(_.version == hint.version)) partial else all
+      case _ => all
     }
+  }
 
   /** `previous` with the files of versions after `version` listed now: only those are listed.
     * `_last_checkpoint` is not read again (the newest listed checkpoint wins over it anyway).

@@ -103,8 +103,9 @@ object PythonFacade extends TransactionFacade with WriteFacade {
   def unpersist(snapshot: Snapshot): Unit = snapshot.unpersist()
 
   /** Everything about a snapshot that lives on the driver, as one JSON document: version,
-    * timestamp, checkpointVersion, protocol, metadata, tableProperties, setTransactions and
-    * domainMetadata; long text comes in parts (see [[PythonText]]). Example:
+    * timestamp, checkpointVersion, protocol, metadata, tableProperties, setTransactions,
+    * domainMetadata, and fileCounts (as [[fileCounts]] gives them) when counting runs no job, else
+    * null; long text comes in parts (see [[PythonText]]). Example:
     * `json.loads(call_text(PythonFacade.describe, snap))`.
     */
   def describe(snapshot: Snapshot): AnyRef = {
@@ -133,7 +134,15 @@ object PythonFacade extends TransactionFacade with WriteFacade {
       ).asJava,
       "tableProperties" -> snapshot.tableProperties.asJava,
       "setTransactions" -> snapshot.setTransactions.asJava,
-      "domainMetadata" -> snapshot.domainMetadata.asJava
+      "domainMetadata" -> snapshot.domainMetadata.asJava,
+      // as fileCounts gives them, when counting runs no job: one call opens a small table
+      "fileCounts" -> snapshot.countsWithoutJob.map { c =>
+        Map[String, Any](
+          "numFiles" -> c.files,
+          "sizeInBytes" -> c.bytes,
+          "numTombstones" -> c.tombstones
+        ).asJava
+      }.orNull
     )
     text(doc.asJava)
   }

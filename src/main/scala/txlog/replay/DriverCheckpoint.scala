@@ -38,53 +38,84 @@ private[txlog] final class DriverCheckpoint private (
     */
   @volatile private var sidecarBytes: Option[Long] = None
 
-  /** The checkpoint's non-file rows, as [[NonFileState.checkpointRows]] selects them; None when
-    * they cannot be read here.
+  /** The checkpoint's own file actions, tallied in the pass that read its non-file rows against the
+    * overlay given then: live files and bytes, and the deletion times of its removes (one long
+    * each: the tombstones' cutoff is known only once the metadata is).
     */
-  def nonFileRows(): Option[Seq[Row]] = attempt {
+  private final class Tally(
+      val overlay: FileOverlay,
+      val files: Long,
+      val bytes: Long,
+      val removedAt: Array[Long]
+  )
+  @volatile private var tally: Option[Tally] = None
+
+  /** The checkpoint's non-file rows, as [[NonFileState.checkpointRows]] selects them; None when
+    * they cannot be read here. The same pass tallies its file actions against `overlay` (the
+    * tail's), so that counting them later reads no part of the checkpoint again.
+    */
+  def nonFileRows(overlay: FileOverlay = FileOverlay.empty): Option[Seq[Row]] = attempt {
     val rows = Seq.newBuilder[Row]
     var sidecars = Option(0L)
-    each(cp.files.map(_.file.path), DriverCheckpoint.nonFileSchema) { r =>
+    val live = new Counter(overlay)
+    each(cp.files.map(_.file.path), DriverCheckpoint.stateAndFiles) { r =>
       NonFileState.checkpointRow(cp.version, cp.files.head.file.path, r).foreach(rows += _)
       val sidecar = r.getAs[Row]("sidecar")
       if (sidecar != null) {
         val size = sidecar.getAs[Any]("sizeInBytes")
         sidecars = if (size == null) None else sidecars.map(_ + size.asInstanceOf[Long])
       }
+      live.add(r.getAs[Row]("add"), r.getAs[Row]("remove"))
     }
     sidecarBytes = sidecars
+    tally = Some(new Tally(overlay, live.files, live.bytes, live.removedAt.result()))
     rows.result()
   }
 
   /** Live files, their size and unexpired tombstones among the checkpoint's file actions (its
     * `sidecars` included) whose keys `overlay` does not touch; None when they cannot be counted
     * here: [[nonFileRows]] was not read first, the sidecars are past the budget, or a read failed.
+    * The checkpoint's own files are the tally of [[nonFileRows]] when it was read against the same
+    * overlay; only sidecars are read here then.
     */
   def counts(sidecars: Seq[String], overlay: FileOverlay, cutoff: Long): Option[FileCounts] =
     sidecarBytes.filter(_ + cp.sizeInBytes <= maxBytes).flatMap { _ =>
       attempt {
-        val root = table.root
-        val touched = overlay.newest
-        def replaced(a: Row): Boolean = touched.nonEmpty && touched.contains(
-          (FileKeys.pathKeyValue(root, a.getString(0)), FileKeys.dvIdValue(a.getAs[Row](2)))
-        )
-        var (files, bytes, tombstones) = (0L, 0L, 0L)
-        val paths = cp.files.map(_.file.path) ++ sidecars.map(FileState.sidecarPath(segment, _))
-        each(paths, ActionSchemas.leanFileActions) { r =>
-          val add = r.getAs[Row](0)
-          val remove = r.getAs[Row](1)
-          if (add != null && !add.isNullAt(0)) {
-            if (!replaced(add)) {
-              files += 1
-              if (!add.isNullAt(1)) bytes += add.getLong(1)
-            }
-          } else if (remove != null && !remove.isNullAt(0) && !replaced(remove)) {
-            if (!remove.isNullAt(1) && remove.getLong(1) > cutoff) tombstones += 1
-          }
+        val sidecarPaths = sidecars.map(FileState.sidecarPath(segment, _))
+        val (own, paths) = tally.filter(_.overlay eq overlay) match {
+          case Some(t) =>
+            val unexpired = t.removedAt.count(_ > cutoff).toLong
+            (FileCounts(t.files, t.bytes, unexpired), sidecarPaths)
+          case None => (FileCounts.zero, cp.files.map(_.file.path) ++ sidecarPaths)
         }
-        FileCounts(files, bytes, tombstones)
+        val live = new Counter(overlay)
+        each(paths, ActionSchemas.leanFileActions) { r =>
+          live.add(r.getAs[Row](0), r.getAs[Row](1))
+        }
+        own + FileCounts(live.files, live.bytes, live.removedAt.result().count(_ > cutoff).toLong)
       }
     }
+
+  /** Running totals of lean file actions whose keys `overlay` does not touch. */
+  private final class Counter(overlay: FileOverlay) {
+    private val root = table.root
+    private val touched = overlay.newest
+    var files = 0L
+    var bytes = 0L
+    val removedAt = Array.newBuilder[Long]
+    private def replaced(a: Row): Boolean = touched.nonEmpty && touched.contains(
+      (FileKeys.pathKeyValue(root, a.getString(0)), FileKeys.dvIdValue(a.getAs[Row](2)))
+    )
+    def add(add: Row, remove: Row): Unit =
+      if (add != null && !add.isNullAt(0)) {
+        if (!replaced(add)) {
+          files += 1
+          if (!add.isNullAt(1)) bytes += add.getLong(1)
+        }
+      } else if (remove != null && !remove.isNullAt(0) && !replaced(remove)) {
+        if (!remove.isNullAt(1)) removedAt += remove.getLong(1)
+      }
+  }
 
   /** The file being read, for naming it in a storage failure. */
   @volatile private var reading: String = cp.files.head.file.path
@@ -148,11 +179,18 @@ private[txlog] object DriverCheckpoint {
   /** For tests: a checkpoint the driver read fails instead of falling back to Spark. */
   val StrictConf: String = TxlogConf.TestingDriverCheckpointStrict.key
 
-  private val nonFileSchema: StructType = ActionSchemas.nonFileActions.add(
-    "sidecar",
-    ActionSchemas.sidecar.fields
-      .filter(f => Set("path", "sizeInBytes")(f.name))
-      .foldLeft(new StructType())(_ add _)
+  /** A checkpoint row's non-file actions, its sidecar's path and size, and its lean file actions:
+    * everything a load and its counts read, in one pass.
+    */
+  private val stateAndFiles: StructType = StructType(
+    ActionSchemas.nonFileActions
+      .add(
+        "sidecar",
+        ActionSchemas.sidecar.fields
+          .filter(f => Set("path", "sizeInBytes")(f.name))
+          .foldLeft(new StructType())(_ add _)
+      )
+      .fields ++ ActionSchemas.leanFileActions.fields
   )
 
   /** The reader of `segment`'s checkpoint on the driver, if it has one within the budget (a JSON

@@ -99,15 +99,22 @@ private[txlog] object SnapshotLoader {
       case _: DriverTail => DriverCheckpoint.of(spark, segment)
       case _             => None
     }
+    val tailFiles = FileState.tailFiles(tail, table.root)
+    val overlay = tailFiles match {
+      case DriverTailFiles(o) => o
+      case _                  => FileOverlay.empty
+    }
     var collected: Option[Seq[Row]] = None
+    var tallied = false // the checkpoint's files were counted as its state was read
     val state = (tail, previous.filter(p => extendsSnapshot(segment, p))) match {
       case (t: DriverTail, Some(p)) =>
         val newRows = t.rows.filter(_.getLong(0) > p.version)
         val initial = p.state.copy(inCommitTimestamp = None)
         collectState(spark, segment, None, new DriverTail(newRows, t.deltas), initial)
       case _ =>
-        onDriver.flatMap(_.nonFileRows()) match {
+        onDriver.flatMap(_.nonFileRows(overlay)) match {
           case Some(rows) =>
+            tallied = true
             collectState(spark, segment, None, tail, NonFileState.empty, rows)
           case None =>
             def checkpoint = ReadErrors.translate(segment)(
@@ -124,7 +131,6 @@ private[txlog] object SnapshotLoader {
             }
         }
     }
-    val tailFiles = FileState.tailFiles(tail, table.root)
     def base(lean: Boolean) = FileState.checkpointBase(spark, segment, state.sidecars, lean)
     def files(lean: Boolean) = FileState.onto(spark, segment, base(lean), tailFiles, lean)
     val counter: Long => FileCounts = tailFiles match {
@@ -146,7 +152,11 @@ private[txlog] object SnapshotLoader {
         FileState.onto(spark, segment, b, tailFiles, lean = false)
       }
     )
-    (snapshot(spark, listing, segment, state, files, counter, typedStats = Some(typed)), collected)
+    val onDriverOnly = tail.isInstanceOf[DriverTail] &&
+      (segment.checkpoint.isEmpty || (tallied && state.sidecars.isEmpty))
+    val built =
+      snapshot(spark, listing, segment, state, files, counter, None, Some(typed), onDriverOnly)
+    (built, collected)
   }
 
   /** The same version of the same table, from a new listing (a checkpoint or sidecar `segment`
@@ -231,7 +241,8 @@ private[txlog] object SnapshotLoader {
       files: Boolean => DataFrame,
       counter: Long => FileCounts,
       cachedBase: Option[CachedBase] = None,
-      typedStats: Option[TypedStatsSource] = None
+      typedStats: Option[TypedStatsSource] = None,
+      countsOnDriver: Boolean = false
   ): Snapshot = new Snapshot(
     spark,
     segment,
@@ -241,7 +252,8 @@ private[txlog] object SnapshotLoader {
     files(true),
     counter,
     cachedBase,
-    typedStats
+    typedStats,
+    countsOnDriver
   )
 
   /** `tail` reconciled onto `base`, a full file state, narrowed first for the lean shape. */

@@ -77,6 +77,26 @@ class ListingFromHintSuite extends SparkSuite with BeforeAndAfterEach {
     assert(Faulty.listCalls === 1)
   }
 
+  test("a small checkpoint is read once, for the state and the counts, which are delta-spark's") {
+    val (_, s, expected) = loadedFromHint()
+    // commits 11 to 13 remove files the checkpoint adds: the counts leave those out
+    val counts = (s.numFiles, s.sizeInBytes, s.numTombstones)
+    assert(Faulty.openCalls(FileNames.classicCheckpointName(10L)) === 1)
+    val live = expected.live.toSeq
+    assert(counts === ((live.size.toLong, live.map(_._3).sum, expected.tombstones.size.toLong)))
+  }
+
+  test("without a hint, _last_checkpoint is looked for once and _delta_log listed once") {
+    val t = copy()
+    Files.delete(t.resolve("_delta_log").resolve(FileNames.LastCheckpoint))
+    val expected = Oracle.reference(spark, t.toString, None)
+    val s = log(t).snapshot()
+    assert(Faulty.openCalls(FileNames.LastCheckpoint) === 1)
+    assert(Faulty.listCalls("_delta_log") === 1)
+    assert(s.checkpointVersion === Some(10L))
+    assertSame(Oracle.view(spark, s), expected)
+  }
+
   test("a hint naming a checkpoint that does not exist falls back to a full listing") {
     val t = copy()
     hint(t, """{"version":7,"size":13}""")
