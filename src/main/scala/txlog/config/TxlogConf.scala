@@ -79,20 +79,28 @@ private[txlog] object TxlogConf {
     max = 256
   )
 
-  val ReplayMaxLocalReadBytes = new Whole(
+  val DriverMaxReplayBytes = new OptionalWhole(
+    "spark.txlog.driver.maxReplayBytes",
+    "min(256 MiB, the driver's maximum heap / 8)",
+    "The driver heap a replay may hold: a tail is read and reconciled on the driver when its " +
+      "lines and rows fit (about 1.4 bytes of heap per byte of JSON, measured), and by tasks " +
+      "otherwise. `spark.txlog.replay.maxLocalReadBytes`, when set, bounds the tail instead.",
+    min = 0
+  )
+
+  val ReplayMaxLocalReadBytes = new OptionalWhole(
     "spark.txlog.replay.maxLocalReadBytes",
-    32 * MiB,
+    "`spark.txlog.driver.maxReplayBytes` / 1.4 (182 MiB of JSON on a driver of 2 GiB or more)",
     "A tail (the commits and log compactions after the checkpoint) up to this size is read " +
       "and reconciled on the driver, without a job; a larger one by tasks, with a window " +
       "function. 0 reads every tail with Spark.",
     min = 0,
-    bytes = true,
     formerKeys = Seq("spark.txlog.replay.localReadMaxBytes")
   )
 
   val ReplayMaxDriverCheckpointBytes = new OptionalWhole(
     "spark.txlog.replay.maxDriverCheckpointBytes",
-    "the value of `spark.txlog.replay.maxLocalReadBytes`",
+    "32 MiB, or the tail's budget (`spark.txlog.replay.maxLocalReadBytes`) when smaller",
     "Under a small tail, a checkpoint (all parts and sidecars) up to this size is read on " +
       "the driver with parquet-mr; a larger one by Spark jobs. 0 turns the driver read off.",
     min = 0,
@@ -203,6 +211,7 @@ private[txlog] object TxlogConf {
     CommitMaxDriverBytes,
     CheckpointRowsPerFile,
     CheckpointMaxOneTaskLogBytes,
+    DriverMaxReplayBytes,
     ReplayMaxLocalReadBytes,
     ReplayReadThreads,
     ReplayMaxDriverCheckpointBytes,

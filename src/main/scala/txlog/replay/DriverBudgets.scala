@@ -4,9 +4,10 @@ import org.apache.spark.sql.SparkSession
 
 import txlog.config.TxlogConf
 
-/** The byte budgets of what replay holds on the driver, each a `spark.txlog.driver.*` setting.
-  * Defaults are sized for a 1 GiB driver heap; past a budget replay falls back to a distributed
-  * path instead of growing the structure (see docs/configuration.md, "Driver memory").
+/** The byte budgets of what replay holds on the driver, each a `spark.txlog.driver.*` setting. The
+  * replay budget follows the driver's heap; the others are sized for a 1 GiB heap. Past a budget
+  * replay falls back to a distributed path instead of growing the structure (see
+  * docs/configuration.md, "Driver memory").
   *
   * {{{
   * spark.conf.set(DriverBudgets.MaxOverlayBytesConf, (32L << 20).toString)
@@ -25,6 +26,18 @@ private[txlog] object DriverBudgets {
     * shuffle instead. Default 128 MiB (16M keys).
     */
   val MaxKeyHashBytesConf: String = TxlogConf.DriverMaxKeyHashBytes.key
+
+  /** The driver heap one replay may hold (its tail's lines and rows): by default min(256 MiB, the
+    * driver's maximum heap / 8), so that a notebook's default 1 GiB driver holds at most 128 MiB.
+    */
+  val MaxReplayBytesConf: String = TxlogConf.DriverMaxReplayBytes.key
+
+  /** The budget of [[MaxReplayBytesConf]] in force. */
+  def maxReplayBytes(spark: SparkSession): Long =
+    TxlogConf.DriverMaxReplayBytes.get(spark).getOrElse(defaultReplayBytes)
+
+  /** min(256 MiB, max heap / 8): the default replay budget of this JVM. */
+  def defaultReplayBytes: Long = math.min(256L << 20, Runtime.getRuntime.maxMemory / 8)
 
   def maxOverlayBytes(spark: SparkSession): Long = TxlogConf.DriverMaxOverlayBytes.get(spark)
 

@@ -170,11 +170,14 @@ private[txlog] object DriverCheckpoint {
   private val log = LoggerFactory.getLogger(getClass)
 
   /** Checkpoints (all parts, plus sidecars) of at most this many bytes are read on the driver; past
-    * it, by Spark jobs; 0 turns the driver read off. Default: the tail's budget,
-    * [[LogLineReader.LocalReadMaxBytesConf]] (32 MiB unless set: about 300,000 files with stats),
-    * so that a session reading every tail with Spark reads checkpoints so too.
+    * it, by Spark jobs; 0 turns the driver read off. Default: 32 MiB (about 300,000 files with
+    * stats: past it a job's two tasks read faster than the driver's one thread), or the tail's
+    * budget, [[LogLineReader.LocalReadMaxBytesConf]], when smaller, so that a session reading every
+    * tail with Spark reads checkpoints so too.
     */
   val MaxBytesConf: String = TxlogConf.ReplayMaxDriverCheckpointBytes.key
+
+  private val DefaultMaxBytes = 32L << 20
 
   /** For tests: a checkpoint the driver read fails instead of falling back to Spark. */
   val StrictConf: String = TxlogConf.TestingDriverCheckpointStrict.key
@@ -199,7 +202,7 @@ private[txlog] object DriverCheckpoint {
   def of(spark: SparkSession, segment: LogSegment): Option[DriverCheckpoint] = {
     val max = TxlogConf.ReplayMaxDriverCheckpointBytes
       .get(spark)
-      .getOrElse(LogLineReader.localReadMaxBytes(spark))
+      .getOrElse(math.min(DefaultMaxBytes, LogLineReader.localReadMaxBytes(spark)))
     segment.checkpoint
       .filter(cp => max > 0 && cp.sizeInBytes <= max)
       .filter(cp => !cp.isJson || LogLineReader.readsOnDriver(spark, cp.sizeInBytes))

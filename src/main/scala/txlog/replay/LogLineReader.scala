@@ -32,15 +32,22 @@ private[txlog] object LogLineReader {
     .add("file", StringType, nullable = false)
     .add("line", StringType, nullable = false)
 
-  /** Tails up to this many bytes are read on the driver. The default, 32 MiB of JSON (about 30,000
-    * file actions with stats), keeps about 45 MiB on the driver's heap (measured on the bench's W2
-    * table) and reads such a tail 2 to 3 times faster than tasks do on a 2-core machine.
+  /** Tails up to this many bytes are read on the driver. By default the driver's replay budget
+    * ([[DriverBudgets.maxReplayBytes]]) divided by the heap a byte of JSON takes there: 32 MiB of
+    * JSON (about 30,000 file actions with stats) keeps about 45 MiB on the driver's heap (measured
+    * on the bench's W2 table). On the driver such a tail is read without a job's fixed costs (W2's
+    * 89 MB: 2 to 3 times faster than tasks on a 2-core machine, cold).
     */
   val LocalReadMaxBytesConf: String = TxlogConf.ReplayMaxLocalReadBytes.key
 
+  /** Bytes of heap a byte of a tail's JSON takes on the driver, as a fraction (45 / 32 MiB). */
+  private val HeapPerJsonByte = (45L, 32L)
+
   /** The budget of [[LocalReadMaxBytesConf]] in force. */
   def localReadMaxBytes(spark: SparkSession): Long =
-    TxlogConf.ReplayMaxLocalReadBytes.get(spark)
+    TxlogConf.ReplayMaxLocalReadBytes
+      .get(spark)
+      .getOrElse(DriverBudgets.maxReplayBytes(spark) * HeapPerJsonByte._2 / HeapPerJsonByte._1)
 
   /** Bytes of log one read task takes on. */
   private val BytesPerTask = 16L * 1024 * 1024

@@ -129,14 +129,14 @@ class TxlogConfSuite extends SparkSuite {
     assert(s.formerKeys === Seq("spark.txlog.replay.localReadMaxBytes"))
     try {
       spark.conf.set("spark.txlog.replay.localReadMaxBytes", "7")
-      assert(s.get(spark) === 7L)
+      assert(s.get(spark) === Some(7L))
       spark.conf.set(s.key, "9")
-      assert(s.get(spark) === 9L)
+      assert(s.get(spark) === Some(9L))
     } finally {
       spark.conf.unset("spark.txlog.replay.localReadMaxBytes")
       spark.conf.unset(s.key)
     }
-    assert(s.get(spark) === 32L * 1024 * 1024)
+    assert(s.get(spark) === None)
     assert(TxlogConf.CheckpointRowsPerFile.from(Some(" 4000 ")) === 4000L)
     assert(TxlogConf.StorageAtomicRenameSchemes.from(Some("ABFS, ,gs")) === Seq("abfs", "gs"))
   }

@@ -132,6 +132,41 @@ class DriverBudgetSuite extends SparkSuite with txlog.testing.InTurn {
     }
   }
 
+  test("the replay budget decides where a tail is read: 45 bytes of heap per 32 of JSON") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    val t = fixture("golden/time-travel-start-start20-start40") // commits only
+    val json = Files
+      .list(t.resolve("_delta_log"))
+      .iterator()
+      .asScala
+      .toSeq
+      .filter(_.getFileName.toString.endsWith(".json"))
+      .map(Files.size)
+      .sum
+    def jobsToLoadAndCount(conf: (String, String)*): Seq[String] = withConf(conf: _*) {
+      val (_, jobs) = txlog.testing.JobDescriptions.of(spark) {
+        val s = DeltaLog.forTable(spark, t.toString).snapshot()
+        (s.numFiles, s.sizeInBytes, s.numTombstones)
+      }
+      agrees(t, DeltaLog.forTable(spark, t.toString).snapshot())
+      jobs
+    }
+    val fits = (json * 45 + 31) / 32 // the heap the tail takes on the driver, rounded up
+    assert(jobsToLoadAndCount(DriverBudgets.MaxReplayBytesConf -> fits.toString) === Nil)
+    assert(jobsToLoadAndCount(DriverBudgets.MaxReplayBytesConf -> (fits - 64).toString).nonEmpty)
+    // the tail's own budget, when set, wins over the replay budget
+    val both = Seq(
+      DriverBudgets.MaxReplayBytesConf -> "0",
+      LogLineReader.LocalReadMaxBytesConf -> json.toString
+    )
+    assert(jobsToLoadAndCount(both: _*) === Nil)
+    // unset, the budget is min(256 MiB, heap / 8), as issue #66 states it
+    assert(
+      DriverBudgets.maxReplayBytes(spark) ===
+        math.min(256L << 20, Runtime.getRuntime.maxMemory / 8)
+    )
+  }
+
   test("an existing compaction is compared by a job, without collecting its lines") {
     assume(Fixtures.available, Fixtures.skipMessage)
     val t = fixture("golden/checkpoint")
