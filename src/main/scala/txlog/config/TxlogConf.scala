@@ -190,6 +190,16 @@ private[txlog] object TxlogConf {
     internal = true
   )
 
+  val TestingMaxPlannedTailBytes = new Whole(
+    "spark.txlog.testing.maxPlannedTailBytes",
+    32 * MiB,
+    "For txlog's tests: a tail read on the driver up to this many bytes of JSON plans its file " +
+      "list as rows; past it tasks read its winning lines again.",
+    min = 0,
+    bytes = true,
+    internal = true
+  )
+
   /** The per-scheme store kind, `spark.txlog.storage.<scheme>.kind`: local, rename or object. */
   def storageKindKey(scheme: String): String = s"spark.txlog.storage.$scheme.kind"
 
@@ -224,7 +234,8 @@ private[txlog] object TxlogConf {
     StorageExclusiveCreateSchemes,
     StorageAtomicRenameSchemes,
     VacuumListingParallelism,
-    TestingDriverCheckpointStrict
+    TestingDriverCheckpointStrict,
+    TestingMaxPlannedTailBytes
   )
 
   private lazy val byKey: Map[String, Setting[_]] =

@@ -79,6 +79,11 @@ private[txlog] final class FileOverlay(
     spark.createDataFrame(rows.asJava, if (lean) FileOverlay.leanSchema else FileOverlay.fullSchema)
   }
 
+  /** The lines the winners come from. */
+  def lines: LineSet = new LineSet(
+    newest.values.groupBy(_.version).map { case (v, as) => v -> as.map(_.idx).toArray.sorted }
+  )
+
   /** Live files, their size, and removes deleted after `tombstoneCutoff`, among the winners. */
   def counts(tombstoneCutoff: Long): FileCounts = newest.values.foldLeft(FileCounts.zero) {
     (c, a) =>

@@ -134,6 +134,13 @@ private[txlog] object FileState {
       base.fold(winners) { b =>
         replace(spark, b, files).unionByName(winners, allowMissingColumns = extra(b))
       }
+    case ListedTailFiles(files, lines) =>
+      val winners = FileReconciler
+        .keyed(LogActions.parseLines(lines, schema(lean)), segment.table.root)
+        .select(FileKeys.PathKey, FileKeys.DvKey, "add", "remove")
+      base.fold(winners) { b =>
+        replace(spark, b, files).unionByName(winners, allowMissingColumns = extra(b))
+      }
     case t @ DistributedTailFiles(deltas, lines) =>
       val root = segment.table.root
       // Only a base needs the hashes: they are what keeps it unshuffled.

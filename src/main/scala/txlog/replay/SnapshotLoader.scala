@@ -41,30 +41,34 @@ private[txlog] object SnapshotLoader {
       listing: LogListing,
       segment: LogSegment,
       previous: Option[Snapshot] = None
-  ): Snapshot = build(spark, listing, segment, previous, None)._1
+  ): Snapshot = build(spark, listing, segment, previous, None, None)._1
 
-  /** The rows a job collected for the non-file state of `segment` (a tail read by tasks): protocol,
-    * metadata, txn and domain metadata actions, sidecars, and the commitInfo of its version. Held
-    * on the driver only while a caller needs them; as many as the snapshot's load collected.
+  /** What the load of `segment` read that an earlier snapshot on the same checkpoint can reuse: the
+    * rows a job collected for its non-file state (a tail read by tasks: protocol, metadata, txn and
+    * domain metadata actions, sidecars, and the commitInfo of its version), or its tail read on the
+    * driver. Held on the driver only while a caller needs them; as many as the load held.
     */
-  final case class StateRows(segment: LogSegment, rows: Seq[Row])
+  final case class StateRows(segment: LogSegment, rows: Seq[Row], tail: Option[DriverTail] = None)
 
-  /** [[load]], with the rows its non-file state was reconciled from when a job collected them (None
-    * for a tail read on the driver: no job to save): see [[loadBefore]].
-    */
+  /** [[load]], with what it read that an earlier snapshot can reuse: see [[loadBefore]]. */
   def loadKeepingRows(
       spark: SparkSession,
       listing: LogListing,
       segment: LogSegment
   ): (Snapshot, Option[StateRows]) = {
-    val (snapshot, rows) = build(spark, listing, segment, None, None)
-    (snapshot, rows.map(StateRows(segment, _)))
+    val (snapshot, rows, tail) = build(spark, listing, segment, None, None, None)
+    val kept = tail match {
+      case t: DriverTail => Some(StateRows(segment, Nil, Some(t)))
+      case _             => rows.map(StateRows(segment, _))
+    }
+    (snapshot, kept)
   }
 
   /** The snapshot at `segment`, an earlier version on the same checkpoint as `later`'s (whose
-    * commits `segment`'s are the first of), with its non-file state reconciled from `later`'s rows
-    * up to its version instead of by a second job over the same commits (time travel by timestamp
-    * loads the latest snapshot first). A [[load]] when `segment` is not such a prefix.
+    * commits `segment`'s are the first of), built from what `later`'s load read: its tail's rows up
+    * to `segment`'s version when the tail was read on the driver (no commit read again), else its
+    * non-file rows up to that version instead of a second job over the same commits (time travel by
+    * timestamp loads the latest snapshot first). A [[load]] when `segment` is not such a prefix.
     */
   def loadBefore(
       spark: SparkSession,
@@ -75,25 +79,32 @@ private[txlog] object SnapshotLoader {
     val old = later.segment
     val prefix = segment.checkpoint == old.checkpoint && segment.version < old.version &&
       old.deltas.startsWith(segment.deltas)
-    val known =
-      if (prefix) Some(later.rows.filter(_.getAs[Long]("version") <= segment.version))
-      else None
-    build(spark, listing, segment, None, known)._1
+    if (!prefix) return build(spark, listing, segment, None, None, None)._1
+    later.tail match {
+      case Some(t) =>
+        val files = segment.deltas.map(_.file.path).toSet
+        val rows = t.rows.filter(r => files(r.getAs[String]("file")))
+        build(spark, listing, segment, None, None, Some(new DriverTail(rows, segment.deltas)))._1
+      case None =>
+        val known = later.rows.filter(_.getAs[Long]("version") <= segment.version)
+        build(spark, listing, segment, None, Some(known), None)._1
+    }
   }
 
-  /** The snapshot at `segment` (see [[load]]), and the non-file rows a job collected for it. With
-    * `known`, the rows of `segment`'s non-file state already collected (see [[loadBefore]]), used
-    * where a job would collect them.
+  /** The snapshot at `segment` (see [[load]]), the non-file rows a job collected for it, and its
+    * tail. With `known`, the rows of `segment`'s non-file state already collected, used where a job
+    * would collect them; with `knownTail`, its tail already read (see [[loadBefore]]).
     */
   private def build(
       spark: SparkSession,
       listing: LogListing,
       segment: LogSegment,
       previous: Option[Snapshot],
-      known: Option[Seq[Row]]
-  ): (Snapshot, Option[Seq[Row]]) = {
+      known: Option[Seq[Row]],
+      knownTail: Option[DriverTail]
+  ): (Snapshot, Option[Seq[Row]], Tail) = {
     val table = segment.table
-    val tail = Tail.read(spark, table, segment.deltas)
+    val tail = knownTail.getOrElse(Tail.read(spark, table, segment.deltas))
     // A small checkpoint under a small tail is read on the driver: no Spark job for the state.
     val onDriver = tail match {
       case _: DriverTail => DriverCheckpoint.of(spark, segment)
@@ -131,8 +142,18 @@ private[txlog] object SnapshotLoader {
             }
         }
     }
+    // the file list: the driver's overlay while it is small enough to plan, else its winners'
+    // lines read again by tasks
+    lazy val listedTail: TailFiles = tail match {
+      case t: DriverTail
+          if t.deltas.map(_.file.size).sum > LogLineReader.maxPlannedTailBytes(spark) =>
+        val files = t.deltas.map(d => d.version -> d.file)
+        val lines = LogLineReader.read(spark, table, files, true, true, Some(overlay.lines))
+        ListedTailFiles(overlay, lines)
+      case _ => tailFiles
+    }
     def base(lean: Boolean) = FileState.checkpointBase(spark, segment, state.sidecars, lean)
-    def files(lean: Boolean) = FileState.onto(spark, segment, base(lean), tailFiles, lean)
+    def files(lean: Boolean) = FileState.onto(spark, segment, base(lean), listedTail, lean)
     val counter: Long => FileCounts = tailFiles match {
       case DriverTailFiles(overlay) =>
         cutoff =>
@@ -149,14 +170,14 @@ private[txlog] object SnapshotLoader {
         .of(spark, segment, state.sidecars.map(FileState.sidecarPath(segment, _))),
       read => {
         val b = FileState.checkpointBase(spark, segment, state.sidecars, lean = false, Some(read))
-        FileState.onto(spark, segment, b, tailFiles, lean = false)
+        FileState.onto(spark, segment, b, listedTail, lean = false)
       }
     )
     val onDriverOnly = tail.isInstanceOf[DriverTail] &&
       (segment.checkpoint.isEmpty || (tallied && state.sidecars.isEmpty))
     val built =
       snapshot(spark, listing, segment, state, files, counter, None, Some(typed), onDriverOnly)
-    (built, collected)
+    (built, collected, tail)
   }
 
   /** The same version of the same table, from a new listing (a checkpoint or sidecar `segment`

@@ -44,6 +44,22 @@ private[txlog] final case class DistributedTail(deltas: Seq[LogFile], lines: Dat
 /** The file actions of a tail: reconciled on the driver, or left to tasks. */
 private[txlog] sealed trait TailFiles
 private[txlog] final case class DriverTailFiles(files: FileOverlay) extends TailFiles
+
+/** A tail reconciled on the driver too large to plan as rows (see
+  * `LogLineReader.maxPlannedTailBytes`): `files` decides which actions win, and `lines` are only
+  * the winners' lines, read again by tasks ([[LineSet]]): the full file list is parsed there,
+  * without a window or a shuffle.
+  */
+private[txlog] final case class ListedTailFiles(files: FileOverlay, lines: DataFrame)
+    extends TailFiles
+
+/** Lines of log files by (version, line index), as a set tasks can test: the winning actions of a
+  * [[FileOverlay]]. Indexes per version are sorted.
+  */
+private[txlog] final class LineSet(byVersion: Map[Long, Array[Long]]) extends Serializable {
+  def contains(version: Long, idx: Long): Boolean =
+    byVersion.get(version).exists(a => java.util.Arrays.binarySearch(a, idx) >= 0)
+}
 private[txlog] final case class DistributedTailFiles(deltas: Seq[LogFile], lines: DataFrame)
     extends TailFiles {
   private var hashes: Option[Option[Broadcast[Array[Long]]]] = None
@@ -81,9 +97,12 @@ private[txlog] object Tail {
     if (!LogLineReader.readsOnDriver(spark, files.map(_._2.size).sum)) {
       DistributedTail(deltas, LogLineReader.read(spark, table, files, keep = true))
     } else {
-      val parser = new LineParser(ActionSchemas.driverLine, timeZone(spark))
+      val zone = timeZone(spark)
       val threads = LogLineReader.readThreads(spark, table.fs)
-      val rows = LogLineReader.readOnDriver(table, files, threads).map { line =>
+      val lines = LogLineReader.readOnDriver(table, files, threads).toIndexedSeq
+      val newParser = () => new LineParser(ActionSchemas.driverLine, zone)
+      val rows = DriverParse.inRanges(lines.size, newParser) { (parser, i) =>
+        val line = lines(i)
         val (version, idx, file) = (line.getLong(0), line.getLong(1), line.getString(2))
         val text = line.getString(3)
         val action = parser.parse(text).getOrElse {
@@ -94,7 +113,7 @@ private[txlog] object Tail {
           driverSchema
         ): Row
       }
-      new DriverTail(rows.toIndexedSeq, deltas)
+      new DriverTail(rows, deltas)
     }
   }
 

@@ -97,6 +97,23 @@ class ListingFromHintSuite extends SparkSuite with BeforeAndAfterEach {
     assertSame(Oracle.view(spark, s), expected)
   }
 
+  test("by timestamp, the earlier snapshot is built from the latest's tail: nothing read twice") {
+    val t = copy()
+    // commit v at 1,000 + v seconds: a timestamp just after commit 12's names version 12
+    (0L to 13L).foreach { v =>
+      val f = t.resolve("_delta_log").resolve(FileNames.commitName(v)).toFile
+      assert(f.setLastModified((1000L + v) * 1000L))
+    }
+    val expected = Oracle.reference(spark, t.toString, Some(12L))
+    Faulty.resetCounts()
+    val at = new java.sql.Timestamp(1012L * 1000L + 500L)
+    val (s, jobs) = txlog.testing.JobDescriptions.of(spark)(log(t).snapshotAsOf(at))
+    assert(s.version === 12L)
+    assert(jobs.isEmpty, jobs) // the tail (commits 11 to 13) is read on the driver, once
+    (11L to 13L).foreach(v => assert(Faulty.openCalls(FileNames.commitName(v)) === 1, s"v$v"))
+    assertSame(Oracle.view(spark, s), expected)
+  }
+
   test("a hint naming a checkpoint that does not exist falls back to a full listing") {
     val t = copy()
     hint(t, """{"version":7,"size":13}""")

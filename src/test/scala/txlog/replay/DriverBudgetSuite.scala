@@ -9,6 +9,7 @@ import org.apache.spark.scheduler.{SparkListener, SparkListenerTaskEnd}
 import org.apache.spark.sql.catalyst.expressions.ScalaUDF
 import org.apache.spark.sql.execution.{FileSourceScanExec, FilterExec, SparkPlan}
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeLike
+import org.apache.spark.sql.execution.window.WindowExec
 
 import txlog.{DeltaLog, Fixtures, Oracle, Snapshot, SparkSuite}
 import txlog.protocol.FileNames
@@ -165,6 +166,28 @@ class DriverBudgetSuite extends SparkSuite with txlog.testing.InTurn {
       DriverBudgets.maxReplayBytes(spark) ===
         math.min(256L << 20, Runtime.getRuntime.maxMemory / 8)
     )
+  }
+
+  test("a tail too large to plan as rows lists its winning lines, read by tasks: no window") {
+    assume(Fixtures.available, Fixtures.skipMessage)
+    // a checkpoint whose files the tail removes, and a log of commits only
+    Seq("golden/basic-with-inserts-deletes-checkpoint", "golden/time-travel-start-start20-start40")
+      .foreach { name =>
+        val t = fixture(name)
+        withConf(txlog.config.TxlogConf.TestingMaxPlannedTailBytes.key -> "1") {
+          val (s, jobs) = txlog.testing.JobDescriptions.of(spark) {
+            val s = DeltaLog.forTable(spark, t.toString).snapshot()
+            (s.numFiles, s.numTombstones)
+            s
+          }
+          assert(jobs.isEmpty, s"$name: the state and the counts come from the driver: $jobs")
+          val plan = s.allFiles.queryExecution.executedPlan
+          assert(plan.collect { case w: WindowExec => w }.isEmpty, s"$name\n$plan")
+          agrees(t, s)
+          val rows = spark.read.format("delta").load(t.toString).count()
+          assert(s.toDF.count() === rows, name)
+        }
+      }
   }
 
   test("an existing compaction is compared by a job, without collecting its lines") {
