@@ -38,7 +38,9 @@ final class Snapshot private[txlog] (
     /** Whether the files are counted on the driver without reading a file again (a small tail, and
       * a checkpoint read on the driver whose files were tallied as its state was read).
       */
-    countsOnDriver: Boolean = false
+    countsOnDriver: Boolean = false,
+    /** The file list built on the driver as a local relation, when the table is small enough. */
+    localFiles: () => Option[DataFrame] = () => None
 ) {
 
   /** The reconciled file actions (pathKey, dvId, add, remove), planned on first use. */
@@ -104,13 +106,18 @@ final class Snapshot private[txlog] (
     state.domains.map { case (k, d) => k -> d.configuration }
 
   /** The live files: one add action per row with every spec field, plus `partitionValues_parsed`
-    * (typed per the schema) and `stats_parsed` (stats as a struct).
+    * (typed per the schema) and `stats_parsed` (stats as a struct). A small table's (commits only,
+    * read on the driver, up to 10,000 files) is a local relation built on the driver: collecting it
+    * runs no Spark job.
     *
     * {{{
     * snap.allFiles.select("path", "size", "stats_parsed.numRecords").show()
     * }}}
     */
-  def allFiles: DataFrame = {
+  def allFiles: DataFrame = localFiles().getOrElse(plannedAllFiles)
+
+  /** [[allFiles]] as Spark plans it over the file state, whatever the table's size. */
+  private[txlog] def plannedAllFiles: DataFrame = {
     val md = metadata
     reconciledFiles
       .where(col("add").isNotNull)

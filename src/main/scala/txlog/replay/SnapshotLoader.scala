@@ -144,9 +144,12 @@ private[txlog] object SnapshotLoader {
     }
     // the file list: the driver's overlay while it is small enough to plan, else its winners'
     // lines read again by tasks
+    val unplanned = tail match {
+      case t: DriverTail => t.deltas.map(_.file.size).sum > LogLineReader.maxPlannedTailBytes(spark)
+      case _             => false
+    }
     lazy val listedTail: TailFiles = tail match {
-      case t: DriverTail
-          if t.deltas.map(_.file.size).sum > LogLineReader.maxPlannedTailBytes(spark) =>
+      case t: DriverTail if unplanned =>
         val files = t.deltas.map(d => d.version -> d.file)
         val lines = LogLineReader.read(spark, table, files, true, true, Some(overlay.lines))
         ListedTailFiles(overlay, lines)
@@ -175,8 +178,24 @@ private[txlog] object SnapshotLoader {
     )
     val onDriverOnly = tail.isInstanceOf[DriverTail] &&
       (segment.checkpoint.isEmpty || (tallied && state.sidecars.isEmpty))
-    val built =
-      snapshot(spark, listing, segment, state, files, counter, None, Some(typed), onDriverOnly)
+    // a small log of commits only: its file list is built on the driver (DriverFileList)
+    val local: () => Option[DataFrame] = (segment.checkpoint, tailFiles) match {
+      case (None, DriverTailFiles(o)) if !unplanned =>
+        () => DriverFileList.of(spark, state.metadata.get, o)
+      case _ => () => None
+    }
+    val built = snapshot(
+      spark,
+      listing,
+      segment,
+      state,
+      files,
+      counter,
+      None,
+      Some(typed),
+      onDriverOnly,
+      local
+    )
     (built, collected, tail)
   }
 
@@ -263,7 +282,8 @@ private[txlog] object SnapshotLoader {
       counter: Long => FileCounts,
       cachedBase: Option[CachedBase] = None,
       typedStats: Option[TypedStatsSource] = None,
-      countsOnDriver: Boolean = false
+      countsOnDriver: Boolean = false,
+      localFiles: () => Option[DataFrame] = () => None
   ): Snapshot = new Snapshot(
     spark,
     segment,
@@ -274,7 +294,8 @@ private[txlog] object SnapshotLoader {
     counter,
     cachedBase,
     typedStats,
-    countsOnDriver
+    countsOnDriver,
+    localFiles
   )
 
   /** `tail` reconciled onto `base`, a full file state, narrowed first for the lean shape. */

@@ -1,0 +1,143 @@
+package txlog.replay
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{
+  AttributeReference,
+  BoundReference,
+  Cast,
+  EvalMode,
+  Expression,
+  JsonToStructs,
+  Literal
+}
+import org.apache.spark.sql.catalyst.plans.logical.LocalRelation
+import org.apache.spark.sql.catalyst.util.MapData
+import org.apache.spark.sql.txlog.{SparkJson, SparkPlans}
+import org.apache.spark.sql.types.{StringType, StructField, StructType}
+import org.apache.spark.unsafe.types.UTF8String
+
+import txlog.Metadata
+import txlog.protocol.{ActionSchemas, FileColumns}
+
+/** The live files of a table whose log is a small tail of commits held on the driver (no
+  * checkpoint), as `Snapshot.allFiles` gives them, built there as a local relation: collecting the
+  * file list of a small table (`collect()`, `toPandas()`) then runs no Spark job, and plans a local
+  * scan instead of a projection of JSON and casts. Each column is computed by the expression Spark
+  * would run (`JsonToStructs` for `stats_parsed`, a `try_cast` per partition value), evaluated
+  * here; anything that fails to parse leaves the list to Spark, which raises the error a user sees.
+  * Up to [[MaxFiles]] files: past them the planned DataFrame is cheaper than the rows it would
+  * hold.
+  *
+  * {{{
+  * DriverFileList.of(spark, md, overlay).getOrElse(plannedAllFiles)
+  * }}}
+  */
+private[txlog] object DriverFileList {
+
+  /** The most files listed this way (about 10 MiB of rows with statistics). */
+  val MaxFiles = 10000
+
+  private val addType = ActionSchemas.add
+
+  /** `allFiles` of the winners of `overlay` (a tail with no checkpoint under it) for a table of
+    * `md`; None past [[MaxFiles]] or when an action does not parse here.
+    */
+  def of(spark: SparkSession, md: Metadata, overlay: FileOverlay): Option[DataFrame] =
+    if (overlay.size > MaxFiles) None
+    else {
+      val zone = Tail.timeZone(spark)
+      try {
+        val columns = new Columns(md, zone)
+        val parse = SparkJson.parser(ActionSchemas.fileActions, zone, LogActions.CorruptColumn)
+        val rows = overlay.newest.valuesIterator.flatMap { a =>
+          if (a.add == null) None
+          else {
+            val action = parse(a.text).headOption.getOrElse(throw new NoSuchElementException)
+            if (action.isNullAt(0)) throw new NoSuchElementException
+            Some(columns.row(action.getStruct(0, addType.length).copy()))
+          }
+        }.toVector
+        Some(SparkPlans.dataFrame(spark, LocalRelation(columns.output, rows)))
+      } catch {
+        case NonFatal(_) => None
+      }
+    }
+
+  /** The extra columns of `allFiles` for a table of `md`: their schema and how a row gets them. */
+  private final class Columns(md: Metadata, zone: String) {
+    private val partitions = FileColumns.partitionFields(md)
+    private val (physicalStats, logicalStats) = FileColumns.statsSchemas(md, None)
+
+    private val partitionType: StructType =
+      if (partitions.isEmpty) new StructType()
+      else StructType(partitions.map(f => StructField(f.name, f.dataType)))
+
+    /** `allFiles`' schema: the add's fields, `partitionValues_parsed` (never null, but for an
+      * unpartitioned table's null struct) and `stats_parsed`.
+      */
+    val schema: StructType = StructType(
+      addType.fields ++ Seq(
+        StructField("partitionValues_parsed", partitionType, nullable = partitions.isEmpty),
+        StructField("stats_parsed", logicalStats)
+      )
+    )
+
+    val output: Seq[AttributeReference] =
+      schema.fields.toSeq.map(f => AttributeReference(f.name, f.dataType, f.nullable)())
+
+    private val stats: Expression = Cast(
+      JsonToStructs(
+        physicalStats,
+        Map("mode" -> "PERMISSIVE"),
+        BoundReference(0, StringType, nullable = true),
+        Some(zone)
+      ),
+      logicalStats,
+      Some(zone)
+    )
+
+    private val physicalNames = partitions.map(FileColumns.physicalName)
+
+    /** The value of the first key `name` (as `GetMapValue` finds it), cast as `try_cast` does. */
+    private def partitionValue(values: MapData, name: String, field: StructField): Any = {
+      val (keys, vs) = (values.keyArray(), values.valueArray())
+      val key = UTF8String.fromString(name)
+      var i = 0
+      while (i < keys.numElements() && keys.getUTF8String(i) != key) i += 1
+      val raw = if (i == keys.numElements() || vs.isNullAt(i)) null else vs.getUTF8String(i)
+      // "An empty string for any type translates to a null partition value."
+      if (raw == null || raw.numBytes() == 0) null
+      else Cast(Literal(raw, StringType), field.dataType, Some(zone), EvalMode.TRY).eval()
+    }
+
+    /** The row of `allFiles` for `add` (an add action's struct). */
+    def row(add: InternalRow): InternalRow = {
+      val values = new Array[Any](addType.length + 2)
+      var i = 0
+      while (i < addType.length) {
+        values(i) = add.get(i, addType.fields(i).dataType)
+        i += 1
+      }
+      values(addType.length) =
+        if (partitions.isEmpty) null
+        else {
+          val pv = if (add.isNullAt(1)) null else add.getMap(1)
+          InternalRow.fromSeq(partitions.zip(physicalNames).map { case (f, name) =>
+            if (pv == null) null else partitionValue(pv, name, f)
+          })
+        }
+      values(addType.length + 1) =
+        if (add.isNullAt(5)) null
+        else {
+          stats.eval(InternalRow(add.getUTF8String(5))) match {
+            case r: InternalRow => r.copy() // a parser may reuse its row
+            case other          => other
+          }
+        }
+      InternalRow.fromSeq(values.toSeq)
+    }
+  }
+}
