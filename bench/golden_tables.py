@@ -51,10 +51,10 @@ def w15() -> gen_logs.Table:
 
 
 def run(engine, root: Path, manifest: dict, timed: Callable, files: bool) -> dict:
-    """One pass: every table loaded in turn (through the file list with `files`). The run's
+    """One pass: every table loaded in turn (with `files`, its file list collected). The run's
     `seconds` is the sum over the tables the engine loaded; `tables` has each table's time and
     counts, or its error."""
-    load = engine.load_files if files else engine.load
+    load = engine.collect_files if files else engine.load
     tables: dict[str, dict] = {}
     heaps = []
     for name in manifest["tables"]:

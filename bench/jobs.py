@@ -245,7 +245,7 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         (job_id, task, "w15", 0, f"load each of the fixtures' golden tables in turn{how}: "
          "total and median per table over the tables every engine loads alike")
         for job_id, task, how in (("W15", "golden", ""), ("W15-files", "golden_files",
-                                                         " (file list)"))
+                                                         " (file list collected)"))
     ]  # fmt: skip
     n19, parts19 = human(scale.w19_files), optimize_files.PARTITIONS
     specs.append((

@@ -92,6 +92,13 @@ class Engine:
         as a user listing or filtering files does; counts the list."""
         raise NotImplementedError
 
+    def collect_files(self, path: str) -> Counts:
+        """Loads the latest snapshot and collects its file list to the caller (every add action,
+        every field), as a notebook's `collect()` or `toPandas()` of it does (W15-files); counts
+        the rows collected. By default what `load_files` does, for engines whose file list is
+        always materialized."""
+        return self.load_files(path)
+
     def open(self, path: str) -> object:
         """Loads and keeps the latest snapshot (untimed set-up for update)."""
         raise NotImplementedError

@@ -80,6 +80,13 @@ class DeltaSpark(SparkEngine):
         row = files.agg(F.count("*"), F.sum("size")).collect()[0]
         return Counts(snapshot.version(), row[0], row[1] or 0)
 
+    def collect_files(self, path: str) -> Counts:
+        from pyspark.sql import DataFrame
+
+        snapshot = self._latest(self._fresh_log(path))
+        rows = DataFrame(snapshot.allFiles().toDF(), self.spark).collect()  # Dataset[AddFile]
+        return Counts(snapshot.version(), len(rows), sum(r["size"] for r in rows))
+
     def open(self, path: str):
         log = self._fresh_log(path)
         _counts(self._latest(log))

@@ -61,6 +61,11 @@ class Txlog(SparkEngine):
         row = snapshot.all_files().agg(F.count("*"), F.sum("size")).collect()[0]
         return Counts(snapshot.version, row[0], row[1] or 0)
 
+    def collect_files(self, path: str) -> Counts:
+        snapshot = self._log(path).snapshot()
+        rows = snapshot.all_files().collect()
+        return Counts(snapshot.version, len(rows), sum(r["size"] for r in rows))
+
     def open(self, path: str):
         log = self._log(path)
         snapshot = log.snapshot().cache()  # update() then builds on the cached files
