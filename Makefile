@@ -114,7 +114,7 @@ test-python: venv
 # tests start a Connect server of the jar with txlog.connect_server_settings(), and their session
 # is its client; tests/test_connect_api.py runs only there. Tests marked classic_only (they reach
 # into the JVM through py4j) are left out.
-CONNECT_PYTHON := tests/test_api.py tests/test_changes.py tests/test_checkpoint.py \
+CONNECT_PYTHON := tests/test_api.py tests/test_snapshot_summary.py tests/test_changes.py tests/test_checkpoint.py \
   tests/test_checksum.py tests/test_conflict_errors.py tests/test_dml_api.py tests/test_errors.py \
   tests/test_read.py tests/test_read_errors.py tests/test_repair.py tests/test_restore.py \
   tests/test_transaction.py tests/test_vacuum.py tests/test_write.py \
