@@ -230,14 +230,22 @@ test-stream-faults: jar venv
 # The breadth suites (src/test/scala/txlog/testing/Breadth.scala) with every item, and the suites
 # whose heaviest tests take turns (txlog.testing.InTurn) with every test, on the default line:
 # `make test` runs a share of each, rotating by day. test-matrix's lines run every item too.
-BREADTH_SCALA := txlog.checkpoint.CheckpointRoundTripSuite \
-  txlog.checkpoint.CheckpointRoundTripSuite2 txlog.inspect.ValidateSuite \
-  txlog.DistributedReplayAgreementSuite txlog.compaction.DistributedLogCompactionSuite \
-  txlog.txn.InteropMatrixSuite txlog.txn.ProcessWritersSuite txlog.vacuum.VacuumFixturesSuite \
-  txlog.restore.RestoreFixturesSuite txlog.restore.RestoreAgreementSuite \
-  txlog.sql.SqlParitySuite txlog.sql.RowLevelParitySuite txlog.sql.MergeParitySuite \
-  txlog.sql.SqlCommandsParitySuite txlog.sql.SqlAlterParitySuite txlog.write.RowDeleteSuite \
-  txlog.write.OptimizeSuite txlog.repair.RepairSuite txlog.vacuum.VacuumAgreementSuite
+BREADTH_SCALA := txlog.DistributedReplayAgreementSuite txlog.FixtureAgreementSuite \
+  txlog.changes.ChangesSuite txlog.checkpoint.CheckpointRoundTripSuite \
+  txlog.checkpoint.CheckpointRoundTripSuite2 txlog.checkpoint.CheckpointWriterSuite \
+  txlog.checksum.VersionChecksumSuite txlog.cleanup.CleanupFailClosedSuite txlog.cli.CliSuite \
+  txlog.compaction.DistributedLogCompactionSuite txlog.compaction.LogCompactionSuite \
+  txlog.inspect.ValidateSuite txlog.repair.RepairFaultsSuite txlog.repair.RepairSuite \
+  txlog.replay.DriverBudgetSuite txlog.restore.RestoreAgreementSuite \
+  txlog.restore.RestoreFixturesSuite txlog.scan.CheckpointStatsSuite txlog.scan.RowAgreementSuite \
+  txlog.scan.RowTrackingReadSuite txlog.sql.DmlApiParitySuite txlog.sql.DmlRaceSuite \
+  txlog.sql.DmlRandomParitySuite txlog.sql.GeneratedDmlParitySuite txlog.sql.IdentityColumnsSuite \
+  txlog.sql.MergeParitySuite txlog.sql.RowLevelParitySuite txlog.sql.SqlAlterParitySuite \
+  txlog.sql.SqlCommandsParitySuite txlog.sql.SqlParitySuite txlog.storage.S3TablesSuite \
+  txlog.streaming.StreamSourceParitySuite txlog.timetravel.CommitTimelineSuite \
+  txlog.txn.InteropMatrixSuite txlog.txn.ProcessWritersSuite txlog.vacuum.VacuumAgreementSuite \
+  txlog.vacuum.VacuumFixturesSuite txlog.vacuum.VacuumSafetySuite txlog.write.DataWriteSuite \
+  txlog.write.OptimizeSuite txlog.write.RowDeleteSuite txlog.write.SchemaEvolutionSuite
 test-breadth: jar venv
 	$(SBT) -Dtxlog.breadth=full -Dtxlog.testForks=$(TEST_FORKS) "testOnly $(BREADTH_SCALA)" </dev/null
 	TXLOG_CLUSTER_FIXTURES=all $(VENV_PY) -m pytest tests/test_cluster.py -q

@@ -22,7 +22,8 @@ import txlog.scan.Rows
   * day; `make test-breadth` all, with longer sequences.
   */
 class DmlRandomParitySuite extends SqlParity with txlog.testing.InTurn {
-  override protected def turns = 2 // make test runs its inTurn tests in turn
+  // make test runs one table kind a day (each about 35 s), a new sequence every day
+  override protected def turns = 4
 
   override protected def database: String = "sqlrandom"
 

@@ -10,7 +10,8 @@ import txlog.scan.Rows
   * unset computed again, the ones it sets checked (a value that is not the expression's an error on
   * both sides, nothing committed), with deletion vectors and copy-on-write.
   */
-class GeneratedDmlParitySuite extends SqlParity {
+class GeneratedDmlParitySuite extends SqlParity with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   override protected def database: String = "sqlgenerated"
 
@@ -60,7 +61,9 @@ class GeneratedDmlParitySuite extends SqlParity {
     readBack.add(t, snap.version, rows)
   }
 
-  test("generated columns: SQL UPDATE and MERGE compute those they leave unset, as delta-spark's") {
+  inTurn(
+    "generated columns: SQL UPDATE and MERGE compute those they leave unset, as delta-spark's"
+  ) {
     for (dvs <- Seq(true, false)) {
       val (d, t) = generatedPair(s"gensql_$dvs", dvs)
       val source = "(SELECT * FROM VALUES (2L, 'q'), (4L, 'new'), (5L, 'xyz') AS s(id, v)) s"
@@ -95,7 +98,7 @@ class GeneratedDmlParitySuite extends SqlParity {
     }
   }
 
-  test("generated columns reading nested fields the statement sets: computed, as delta-spark's") {
+  inTurn("generated columns reading nested fields the statement sets: computed, as delta-spark's") {
     val (d, t) = tables(
       "gennested",
       dvs = true,

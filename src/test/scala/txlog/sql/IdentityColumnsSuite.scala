@@ -15,7 +15,8 @@ import txlog.protocol.IdentityColumns
   * of an identity column refused on both sides, nothing committed; delta-spark and delta-rs read
   * what txlog wrote, and delta-spark's next values follow txlog's mark.
   */
-class IdentityColumnsSuite extends SqlParity {
+class IdentityColumnsSuite extends SqlParity with txlog.testing.InTurn {
+  override protected def turns = 2 // make test runs its inTurn tests in turn
 
   override protected def database: String = "sqlidentity"
 
@@ -110,7 +111,7 @@ class IdentityColumnsSuite extends SqlParity {
     assert(DeltaLog.forTable(spark, t).update().version == before, what)
   }
 
-  test("appends generate values beyond the high water mark; delta-spark's follow txlog's") {
+  inTurn("appends generate values beyond the high water mark; delta-spark's follow txlog's") {
     val (d, t) = identityPair("append", dvs = true)
     assert(IdentityColumns.SchemaUpdateTag == DeltaSourceUtils.IDENTITY_COMMITINFO_TAG)
     val df: DataFrame = spark.range(0, 40, 1, 4).selectExpr("concat('r', id) AS v")
@@ -213,7 +214,7 @@ class IdentityColumnsSuite extends SqlParity {
     }
   }
 
-  test("SQL INSERT, UPDATE, DELETE and MERGE on identity tables, as delta-spark's") {
+  inTurn("SQL INSERT, UPDATE, DELETE and MERGE on identity tables, as delta-spark's") {
     for (dvs <- Seq(true, false)) {
       val (d, t) = identityPair(s"dml_$dvs", dvs)
       val source = "(SELECT * FROM VALUES ('a', 'A'), ('n1', 'N1'), ('n2', 'N2') AS s(v, w)) s"

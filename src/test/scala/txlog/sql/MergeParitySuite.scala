@@ -155,7 +155,7 @@ class MergeParitySuite extends SqlParity with txlog.testing.InTurn {
     assert(versionOf(p.txlogTable) == before + 1, s"$sql: one commit")
   }
 
-  test("MERGE with schema evolution adds the source's columns in its commit, as delta-spark's") {
+  inTurn("MERGE with schema evolution adds the source's columns in its commit, as delta-spark's") {
     spark.sql(
       "CREATE OR REPLACE TEMPORARY VIEW evo1 AS SELECT * FROM VALUES " +
         "(2L, 'a', 'u', 20, 'two'), (9L, 'b', 'n', 90, 'nine') AS (id, part, v, score, note)"
@@ -194,7 +194,7 @@ class MergeParitySuite extends SqlParity with txlog.testing.InTurn {
     assert(spark.table(p.txlogTable).columns.contains("note"))
   }
 
-  test("MERGE with schema evolution adds nested struct fields, as delta-spark's") {
+  inTurn("MERGE with schema evolution adds nested struct fields, as delta-spark's") {
     // the source's struct has fields the table's lacks (`b`, and `q` one level down) and lacks
     // some it has (`c`, and `r` one level down): UPDATE SET * keeps the row's, also under a null
     // source struct, INSERT * leaves them null

@@ -12,9 +12,12 @@ import txlog.streaming.StreamRuns.{Outcome, drain, txlogError}
 /** txlog's stream source against delta-spark's `DeltaSource` on the same tables, written by
   * delta-spark: the same options, each engine with its own checkpoint, drained with
   * Trigger.AvailableNow; the same batches (rows as multisets, empty batches aside) or a failure on
-  * both sides (txlog's with the error class the case names).
+  * both sides (txlog's with the error class the case names). `make test` runs the tests declared
+  * with `inTurn` in turn (one of each pair a day: the option runs, and each kind of change with and
+  * without deletion vectors); `make test-breadth` runs them all.
   */
-class StreamSourceParitySuite extends SparkSuite {
+class StreamSourceParitySuite extends SparkSuite with txlog.testing.InTurn {
+  override protected def turns = 2
 
   private def append(path: String, from: Long, until: Long, files: Int = 1): Unit =
     spark
@@ -78,7 +81,7 @@ class StreamSourceParitySuite extends SparkSuite {
     t
   }
 
-  test("the initial snapshot, then later commits, in batches of maxFilesPerTrigger") {
+  inTurn("the initial snapshot, then later commits, in batches of maxFilesPerTrigger") {
     val path = table("snapshot", 5)
     for (limit <- Seq(None, Some("2"), Some("1"))) {
       val options = limit.map("maxFilesPerTrigger" -> _).toMap
@@ -95,7 +98,7 @@ class StreamSourceParitySuite extends SparkSuite {
     }
   }
 
-  test("startingVersion, startingTimestamp, latest and maxBytesPerTrigger") {
+  inTurn("startingVersion, startingTimestamp, latest and maxBytesPerTrigger") {
     val path = table("starting", 5)
     val history = spark.sql(s"DESCRIBE HISTORY delta.`$path`").collect()
     val at3 = history.find(_.getAs[Long]("version") == 3).get.getAs[java.sql.Timestamp]("timestamp")
@@ -125,7 +128,7 @@ class StreamSourceParitySuite extends SparkSuite {
   }
 
   for (dvs <- Seq(true, false)) {
-    test(
+    inTurn(
       s"deletes and updates: failures, ignoreDeletes, ignoreChanges, skipChangeCommits (dvs $dvs)"
     ) {
       val path = table(s"changes-$dvs", 3, Map("delta.enableDeletionVectors" -> dvs.toString))
@@ -212,8 +215,9 @@ class StreamSourceParitySuite extends SparkSuite {
     both(path, chk, error = Some(ErrorClasses.StreamingSourceSchemaChanged))
   }
 
-  for (dvs <- Seq(true, false)) {
-    test(
+  // false first: the day that streams deletes and updates with vectors streams this without
+  for (dvs <- Seq(false, true)) {
+    inTurn(
       s"the change data feed as a stream: the snapshot's inserts, then every change (dvs $dvs)"
     ) {
       val props =
