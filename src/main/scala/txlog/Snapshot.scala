@@ -6,7 +6,7 @@ import org.apache.spark.storage.StorageLevel
 
 import txlog.log.LogSegment
 import txlog.replay.{CachedBase, FileCounts, CachedFiles, NonFileState, ReadErrors, SnapshotLoader}
-import txlog.replay.TypedStatsSource
+import txlog.replay.{DriverFileActions, TypedStatsSource}
 import txlog.protocol.FileColumns
 import txlog.protocol.TableConfiguration
 import txlog.util.Jobs
@@ -40,7 +40,11 @@ final class Snapshot private[txlog] (
       */
     countsOnDriver: Boolean = false,
     /** The file list built on the driver as a local relation, when the table is small enough. */
-    localFiles: () => Option[DataFrame] = () => None
+    localFiles: () => Option[DataFrame] = () => None,
+    /** The reconciled file actions readable on the driver without a job, when the table is small
+      * enough (VACUUM's kept paths).
+      */
+    private[txlog] val driverFileActions: Option[DriverFileActions] = None
 ) {
 
   /** The reconciled file actions (pathKey, dvId, add, remove), planned on first use. */

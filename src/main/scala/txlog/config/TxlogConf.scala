@@ -183,6 +183,14 @@ private[txlog] object TxlogConf {
     min = 1
   )
 
+  val VacuumOnDriver = new Flag(
+    "spark.txlog.vacuum.onDriver",
+    true,
+    "A full VACUUM of a table whose log the driver reads without jobs runs there, without Spark " +
+      "jobs, while the paths it keeps and deletes fit spark.txlog.driver.maxReplayBytes: the " +
+      "directories listed and the files deleted 8 at a time. false: always by Spark jobs."
+  )
+
   val TestingDriverCheckpointStrict = new Flag(
     "spark.txlog.testing.driverCheckpointStrict",
     false,
@@ -234,6 +242,7 @@ private[txlog] object TxlogConf {
     StorageExclusiveCreateSchemes,
     StorageAtomicRenameSchemes,
     VacuumListingParallelism,
+    VacuumOnDriver,
     TestingDriverCheckpointStrict,
     TestingMaxPlannedTailBytes
   )

@@ -96,16 +96,40 @@ private[txlog] final class DriverCheckpoint private (
       }
     }
 
-  /** Running totals of lean file actions whose keys `overlay` does not touch. */
-  private final class Counter(overlay: FileOverlay) {
+  /** Calls `f(add, remove)` (lean, one of them null) with every file action of the checkpoint and
+    * of its `sidecars` whose key `overlay` (the tail's) does not touch: the checkpoint's share of
+    * the snapshot's reconciled files, streamed, nothing held. None when they cannot be read here
+    * (`f` may have seen some of them then): [[nonFileRows]] was not read first, the sidecars are
+    * past the budget, or a read failed for a reason of the file's.
+    */
+  def eachFile(sidecars: Seq[String], overlay: FileOverlay)(f: (Row, Row) => Unit): Option[Unit] =
+    sidecarBytes.filter(_ + cp.sizeInBytes <= maxBytes).flatMap { _ =>
+      attempt {
+        val paths = cp.files.map(_.file.path) ++ sidecars.map(FileState.sidecarPath(segment, _))
+        val replaced = new Replaced(overlay)
+        each(paths, ActionSchemas.leanFileActions) { r =>
+          val (add, remove) = (r.getAs[Row](0), r.getAs[Row](1))
+          if (add != null && !add.isNullAt(0)) { if (!replaced(add)) f(add, null) }
+          else if (remove != null && !remove.isNullAt(0) && !replaced(remove)) f(null, remove)
+        }
+      }
+    }
+
+  /** Whether a lean add or remove has a key `overlay` touches (a later action replaced it). */
+  private final class Replaced(overlay: FileOverlay) extends (Row => Boolean) {
     private val root = table.root
     private val touched = overlay.newest
+    def apply(a: Row): Boolean = touched.nonEmpty && touched.contains(
+      (FileKeys.pathKeyValue(root, a.getString(0)), FileKeys.dvIdValue(a.getAs[Row](2)))
+    )
+  }
+
+  /** Running totals of lean file actions whose keys `overlay` does not touch. */
+  private final class Counter(overlay: FileOverlay) {
+    private val replaced = new Replaced(overlay)
     var files = 0L
     var bytes = 0L
     val removedAt = Array.newBuilder[Long]
-    private def replaced(a: Row): Boolean = touched.nonEmpty && touched.contains(
-      (FileKeys.pathKeyValue(root, a.getString(0)), FileKeys.dvIdValue(a.getAs[Row](2)))
-    )
     def add(add: Row, remove: Row): Unit =
       if (add != null && !add.isNullAt(0)) {
         if (!replaced(add)) {

@@ -1,6 +1,6 @@
 package txlog.replay
 
-import java.util.concurrent.{Callable, ExecutionException, Executors, ThreadFactory}
+import java.util.concurrent.{Callable, Executors, ThreadFactory}
 import java.util.concurrent.atomic.AtomicInteger
 
 /** Parses a tail's lines on the driver in ranges, one parser per range, on up to one thread per
@@ -52,16 +52,7 @@ private[txlog] object DriverParse {
           def call(): Array[AnyRef] = run(parser, from, until)
         })
       }
-      val parts =
-        try tasks.map(_.get())
-        catch {
-          case e: ExecutionException =>
-            tasks.foreach(_.cancel(true))
-            throw e.getCause
-          case e: InterruptedException =>
-            tasks.foreach(_.cancel(true))
-            throw e
-        }
+      val parts = txlog.util.AwaitAll(tasks)
       parts.flatten.toIndexedSeq.asInstanceOf[IndexedSeq[T]]
     }
   }

@@ -184,6 +184,13 @@ private[txlog] object SnapshotLoader {
         () => DriverFileList.of(spark, state.metadata.get, o)
       case _ => () => None
     }
+    // the reconciled actions the driver can stream: a checkpoint it read, and the tail it holds
+    val actions = tailFiles match {
+      case DriverTailFiles(o) if segment.checkpoint.isEmpty => Some(new DriverFileActions(None, o))
+      case DriverTailFiles(o) if tallied =>
+        onDriver.map(cp => new DriverFileActions(Some(cp -> state.sidecars), o))
+      case _ => None
+    }
     val built = snapshot(
       spark,
       listing,
@@ -194,7 +201,8 @@ private[txlog] object SnapshotLoader {
       None,
       Some(typed),
       onDriverOnly,
-      local
+      local,
+      actions
     )
     (built, collected, tail)
   }
@@ -283,7 +291,8 @@ private[txlog] object SnapshotLoader {
       cachedBase: Option[CachedBase] = None,
       typedStats: Option[TypedStatsSource] = None,
       countsOnDriver: Boolean = false,
-      localFiles: () => Option[DataFrame] = () => None
+      localFiles: () => Option[DataFrame] = () => None,
+      driverFileActions: Option[DriverFileActions] = None
   ): Snapshot = new Snapshot(
     spark,
     segment,
@@ -295,7 +304,8 @@ private[txlog] object SnapshotLoader {
     cachedBase,
     typedStats,
     countsOnDriver,
-    localFiles
+    localFiles,
+    driverFileActions
   )
 
   /** `tail` reconciled onto `base`, a full file state, narrowed first for the lean shape. */

@@ -77,7 +77,8 @@ private[txlog] object ParallelDelete {
       schema
     )
 
-  private def delete(fs: FileSystem, p: Path): Boolean =
+  /** Deletes one path (never recursively): true when it is gone, false when the storage refused. */
+  private[vacuum] def delete(fs: FileSystem, p: Path): Boolean =
     try fs.delete(p, false)
     catch {
       case _: FileNotFoundException => true

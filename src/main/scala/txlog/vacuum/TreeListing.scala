@@ -102,7 +102,7 @@ private[txlog] object TreeListing {
   /** The visible entries of one directory, paths relative to the root (`relative` is the
     * directory's own, "" for the root).
     */
-  private def entries(
+  private[vacuum] def entries(
       fs: FileSystem,
       dir: Path,
       relative: String,

@@ -3,14 +3,14 @@ package txlog.vacuum
 import scala.util.Try
 import scala.util.control.NonFatal
 
-import org.apache.spark.sql.{DataFrame, SparkSession}
-import org.apache.spark.sql.functions.{coalesce, col, count, lit, sum}
-import org.apache.spark.storage.StorageLevel
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.DataFrame
 
 import txlog.{Snapshot, VacuumResult}
 import txlog.errors.TxlogErrors
 import txlog.log.LogListing
-import txlog.replay.ReadErrors
+import txlog.config.TxlogConf
+import txlog.replay.{DriverBudgets, ReadErrors}
 import txlog.table.TableContext
 import txlog.protocol.WriterGate
 import txlog.util.{Jobs, SerializableConf}
@@ -28,6 +28,11 @@ import txlog.util.{Jobs, SerializableConf}
   *
   * Nothing that grows with the table reaches the driver: paths stay in RDDs and DataFrames; the
   * driver holds counts, at most [[SkippedPaths.Examples]] skipped paths, and the log listing.
+  *
+  * A small table's full vacuum runs on the driver instead, without Spark jobs ([[DriverVacuum]]:
+  * steps 3 to 5 with the same rules), when its snapshot's file actions are readable there and the
+  * paths it keeps and deletes fit the driver's replay budget; `spark.txlog.vacuum.onDriver` false
+  * turns that off.
   */
 private[txlog] object Vacuum {
 
@@ -84,35 +89,49 @@ private[txlog] object Vacuum {
       }
     }
 
-    val candidates =
-      if (options.lite) {
-        val window = LiteWindow.of(listing, snapshot, windowEnd, LastVacuumInfo.read(table))
-        step("read the remove actions")(
-          LiteCandidates.of(spark, listing, window, root, hidden, skipped)
-        )
-      } else TreeListing.list(spark, root, conf, hidden, directories)
-    // Persisted in the shape of a dry run's result, so that the result is what was persisted.
-    val diff = VacuumDiff
-      .of(
-        spark,
-        candidates,
-        ValidFiles.of(snapshot, root, deleteBefore, skipped, unrelated),
-        deleteBefore,
-        withParents = !options.lite
-      )
-      .withColumn("deleted", lit(false))
-      .persist(StorageLevel.MEMORY_AND_DISK)
-    val (numFiles, size) =
-      try
-        step(if (options.lite) "find removed files" else "list the table and find files") {
-          val r = diff.agg(count(lit(1)), coalesce(sum(col("size")), lit(0L))).head()
-          (r.getLong(0), r.getLong(1))
+    val onDriver = !options.lite && TxlogConf.VacuumOnDriver.get(spark)
+    val found = snapshot.driverFileActions.filter(_ => onDriver).flatMap { actions =>
+      val fs = new Path(table.root).getFileSystem(table.hadoopConf)
+      val budget = DriverBudgets.maxReplayBytes(spark)
+      step("list the table and find files on the driver") {
+        DriverVacuum.find(snapshot, actions, root, fs, hidden, deleteBefore, budget).map { f =>
+          skipped.merge(f.skipped)
+          unrelated.merge(f.unrelated)
+          new OnDriver(spark, f, root, fs)
         }
-      catch { case NonFatal(e) => diff.unpersist(); throw e }
-    val dirs = if (options.lite) 1L else directories.sum + 1
+      }
+    }
+    val plan = found.getOrElse {
+      val candidates =
+        if (options.lite) {
+          val window = LiteWindow.of(listing, snapshot, windowEnd, LastVacuumInfo.read(table))
+          step("read the remove actions")(
+            LiteCandidates.of(spark, listing, window, root, hidden, skipped)
+          )
+        } else TreeListing.list(spark, root, conf, hidden, directories)
+      val distributed = new Distributed(
+        spark,
+        VacuumDiff.of(
+          spark,
+          candidates,
+          ValidFiles.of(snapshot, root, deleteBefore, skipped, unrelated),
+          deleteBefore,
+          withParents = !options.lite
+        ),
+        root,
+        conf,
+        if (options.lite) None else Some(directories)
+      )
+      step(if (options.lite) "find removed files" else "list the table and find files") {
+        distributed.tally()
+      }
+      distributed
+    }
+    val (numFiles, size) = (plan.numFiles, plan.size)
+    val dirs = plan.dirs
     val (unrelatedCount, unrelatedExamples) = unrelated.value
     if (unrelatedCount > 0 && !options.allowUnrelatedPaths) {
-      diff.unpersist()
+      plan.release()
       throw TxlogErrors.vacuumUnrelatedPaths(table.root, unrelatedCount, unrelatedExamples)
     }
     val (skippedCount, examples) = {
@@ -145,24 +164,22 @@ private[txlog] object Vacuum {
     )
 
     if (options.dryRun) {
-      result(diff, () => diff.unpersist(), 0L, None, Nil)
+      result(plan.found, () => plan.release(), 0L, None, Nil)
     } else {
       val started = step("record VACUUM START") {
         VacuumCommits.start(ctx, !options.force, specified, configured, numFiles, size)
       }
       val deleted =
         try
-          step("delete files") {
-            ParallelDelete.run(spark, diff, root, conf)
-          }
+          step("delete files")(plan.delete())
         catch {
           case NonFatal(e) =>
             try VacuumCommits.end(ctx, None)
             catch { case NonFatal(f) => e.addSuppressed(f) }
-            diff.unpersist()
+            plan.release()
             throw e
         }
-      diff.unpersist()
+      plan.release()
       val ended = step("record VACUUM END")(VacuumCommits.end(ctx, Some(deleted._2 -> dirs)))
       val problems = windowEnd.flatMap(LastVacuumInfo.write(table, _)).toSeq
       result(deleted._1, deleted._3, deleted._2, Some(started -> ended), problems)

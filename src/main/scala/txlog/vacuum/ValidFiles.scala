@@ -48,13 +48,46 @@ private[txlog] object ValidFiles {
       ).as("pathOrInlineDv")
     )
     rows.rdd
-      .mapPartitions(_.flatMap(r => paths(root, r, skipped, unrelated)))
+      .mapPartitions(_.flatMap { r =>
+        paths(root, r.getString(0), r.getString(1), r.getString(2), skipped, unrelated)
+      })
       .setName(s"txlog: files to keep in ${root.root}")
+  }
+
+  /** The same paths from lean file actions read on the driver ([[txlog.replay.DriverFileActions]]):
+    * those of `add` (when not null), or of `remove` when its tombstone is kept, by the rule of
+    * [[of]].
+    */
+  def ofLean(
+      add: Row,
+      remove: Row,
+      tombstoneCutoff: Long,
+      root: TableRoot,
+      deleteBefore: Long,
+      skipped: SkippedPaths,
+      unrelated: SkippedPaths
+  ): Iterator[String] = {
+    def dv(a: Row) = Option(a.getAs[Row](2)).fold[(String, String)]((null, null)) { d =>
+      (d.getString(0), d.getString(1))
+    }
+    if (add != null) {
+      val (kind, value) = dv(add)
+      paths(root, add.getString(0), kind, value, skipped, unrelated)
+    } else {
+      val deletedAt = if (remove.isNullAt(1)) 0L else remove.getLong(1)
+      if (deletedAt <= tombstoneCutoff || deletedAt < deleteBefore) Iterator.empty
+      else {
+        val (kind, value) = dv(remove)
+        paths(root, remove.getString(0), kind, value, skipped, unrelated)
+      }
+    }
   }
 
   private def paths(
       root: TableRoot,
-      r: Row,
+      path: String,
+      storageType: String,
+      pathOrInlineDv: String,
       skipped: SkippedPaths,
       unrelated: SkippedPaths
   ): Iterator[String] = {
@@ -63,10 +96,10 @@ private[txlog] object ValidFiles {
       case TableRoot.Outside(why)   => skipped.add(why); Iterator.empty
       case TableRoot.Unrelated(why) => unrelated.add(why); Iterator.empty
     }
-    val data = kept(root.place(r.getString(0))).flatMap(p => TableRoot.parents(p) ++ Iterator(p))
+    val data = kept(root.place(path)).flatMap(p => TableRoot.parents(p) ++ Iterator(p))
     val dv =
-      if (r.isNullAt(1)) Iterator.empty
-      else root.placeDeletionVector(r.getString(1), r.getString(2)).iterator.flatMap(kept)
+      if (storageType == null) Iterator.empty
+      else root.placeDeletionVector(storageType, pathOrInlineDv).iterator.flatMap(kept)
     data ++ dv
   }
 }

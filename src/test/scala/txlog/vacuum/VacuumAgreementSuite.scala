@@ -5,6 +5,9 @@ import java.nio.file.{Files, Path}
 import scala.util.Success
 
 import txlog.{DeltaLog, SparkSuite}
+import txlog.config.TxlogConf
+import txlog.replay.DriverBudgets
+import txlog.testing.JobDescriptions
 
 /** VACUUM on tables delta-spark writes at test time (partition values with spaces, '=', '%' and
   * unicode; deletion vectors; change data feed; column mapping): txlog's dry run deletes exactly
@@ -136,20 +139,52 @@ class VacuumAgreementSuite extends SparkSuite with VacuumTestKit with txlog.test
   }
 
   test("retention 0: the same files remain as after delta-spark's vacuum; the latest reads") {
-    val t = copyTable(plain)
-    val copy = copyTable(plain)
+    // txlog's vacuum both ways: on the driver (no Spark job), and by Spark jobs
+    val (t, planned, copy) = (copyTable(plain), copyTable(plain), copyTable(plain))
     val latest = latestVersion(t)
     val rows = rowsAt(t, latest).get
-    val r = DeltaLog.forTable(spark, t.toString).vacuum(Some(0.0), dryRun = false, force = true)
-    val deleted =
-      r.files.collect().map(x => x.getAs[String]("path") -> x.getAs[Boolean]("deleted"))
-    r.unpersist()
+    def vacuum(t: Path) = {
+      val r = DeltaLog.forTable(spark, t.toString).vacuum(Some(0.0), dryRun = false, force = true)
+      try r.files.collect().map(x => x.getAs[String]("path") -> x.getAs[Boolean]("deleted")).toSet
+      finally r.unpersist()
+    }
+    val (deleted, jobs) = JobDescriptions.of(spark)(vacuum(t))
+    assert(jobs.filter(_.startsWith("txlog: vacuum")) === Nil, "a small table's, on the driver")
+    val (byJobs, plannedJobs) = withConf(TxlogConf.VacuumOnDriver.key -> "false") {
+      JobDescriptions.of(spark)(vacuum(planned))
+    }
+    assert(plannedJobs.exists(_.startsWith("txlog: vacuum")))
+    assert(deleted === byJobs && deleted.nonEmpty)
     refVacuum(copy, Some(0))
     sameRemains(t, copy)
+    sameRemains(planned, copy)
     assert(rowsAt(t, latest).get === rows)
     deleted.foreach { case (p, d) => assert(d === !Files.exists(t.resolve(p)), p) }
     // A second vacuum finds only what the first could not delete (directories it emptied).
     assert(ourDryRun(t, Some(0)).get === refDryRun(t, Some(0)).get)
+    assert(driverDryRuns > 0)
+  }
+
+  test("past the driver's budget, a small table's vacuum plans Spark jobs: the same answer") {
+    val t = copyTable(plain)
+    (0 until 200).foreach(i =>
+      write(t.resolve(f"p=50%%/orphan-with-a-long-name-$i%05d.parquet"), "o")
+    )
+    val log = t.resolve("_delta_log")
+    val tail = Files.list(log).filter(_.toString.endsWith(".json")).mapToLong(Files.size(_)).sum
+    // the tail fits (1.4 bytes of heap per byte of JSON), the 200 orphans' paths do not
+    val budget = (tail * 3 / 2 + 4096).toString
+    val onDriver = driverDryRuns
+    val (found, jobs) = withConf(DriverBudgets.MaxReplayBytesConf -> budget) {
+      JobDescriptions.of(spark)(ourDryRun(t, Some(0)).get)
+    }
+    assert(driverDryRuns === onDriver, "planned past the budget")
+    // the log still read on the driver: every job txlog named is the vacuum's (the others
+    // collect the results)
+    val named = jobs.filter(_.nonEmpty)
+    assert(named.nonEmpty && named.forall(_.startsWith("txlog: vacuum")), jobs)
+    assert(found === refDryRun(t, Some(0)).get)
+    assert(found.count(_.contains("orphan-with-a-long-name")) === 200)
   }
 
   test("lite, for real: the same files remain as after delta-spark's LITE") {

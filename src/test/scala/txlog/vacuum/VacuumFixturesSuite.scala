@@ -7,7 +7,7 @@ import txlog.{Fixtures, SparkSuite}
 /** VACUUM's dry run on copies of the shared fixtures (written by delta-spark and Delta Kernel;
   * their files keep their years-old times, so the table's default 7 days apply): txlog would delete
   * exactly what delta-spark's VACUUM ... DRY RUN would, in full and lite mode, or both refuse the
-  * table.
+  * table. The full dry run runs both ways, on the driver and by Spark jobs ([[VacuumTestKit]]).
   */
 class VacuumFixturesSuite extends SparkSuite with VacuumTestKit {
   override def extraConf: Map[String, String] = vacuumConf
@@ -41,10 +41,13 @@ class VacuumFixturesSuite extends SparkSuite with VacuumTestKit {
       assume(Fixtures.available, Fixtures.skipMessage)
       val t = ageAll(Fixtures.copy(name, tempDir()), 30 * Day)
       Seq(false, true).foreach { lite =>
+        val onDriver = driverDryRuns
         (refDryRun(t, None, lite), ourDryRun(t, None, lite)) match {
           case (Success(r), Success(o)) =>
             assert(o === r, s"lite=$lite: txlog ${o -- r} extra, ${r -- o} missing")
             info(s"lite=$lite: ${o.size} files")
+            // a small table's full vacuum ran on the driver, and by Spark jobs (ourDryRun)
+            if (!lite) assert(driverDryRuns === onDriver + 1, "the full one ran a job")
           case (Failure(_), Failure(_)) => info(s"lite=$lite: both refuse")
           case other                    => fail(s"lite=$lite: $other")
         }

@@ -3,13 +3,15 @@ package txlog.vacuum
 import java.nio.file.{Files, Path}
 
 import scala.jdk.CollectionConverters._
-import scala.util.Try
+import scala.util.{Failure, Success, Try}
 
 import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.delta.{DeltaLog => RefLog}
 
-import txlog.{DeltaLog, SparkSuite}
+import txlog.{DeltaLog, SparkSuite, TxlogException}
+import txlog.config.TxlogConf
+import txlog.testing.JobDescriptions
 
 /** delta-spark as the oracle for VACUUM: its DRY RUN, its deletes, and what each version reads.
   * Paths are compared relative to the table root, unescaped, as found on disk; computed here from
@@ -52,14 +54,44 @@ trait VacuumTestKit { self: SparkSuite =>
   def refVacuum(t: Path, hours: Option[Int], lite: Boolean = false): Unit =
     sql(t, hours, lite, dryRun = false)
 
-  /** What txlog's dry run would delete (its `path` column). */
+  /** What txlog's dry run would delete (its `path` column). A full one runs both ways, and they
+    * must agree in every row and number: as the session is set (on the driver, when the table is
+    * small), then by Spark jobs (`spark.txlog.vacuum.onDriver` false), whose plan lists the table
+    * with a job. [[driverDryRuns]] counts the first runs that ran no vacuum job.
+    */
   def ourDryRun(t: Path, hours: Option[Int], lite: Boolean = false): Try[Set[String]] = Try {
-    val r = DeltaLog
-      .forTable(spark, t.toString)
-      .vacuum(hours.map(_.toDouble), dryRun = true, lite = lite, force = true)
-    try r.files.collect().map(_.getAs[String]("path")).toSet
-    finally r.unpersist()
+    def run(): (Seq[Any], Set[Row]) = {
+      val r = DeltaLog
+        .forTable(spark, t.toString)
+        .vacuum(hours.map(_.toDouble), dryRun = true, lite = lite, force = true)
+      try {
+        val numbers = Seq(r.numFiles, r.sizeInBytes, r.numVacuumedDirectories, r.numSkippedPaths)
+        (numbers :+ r.skippedPathExamples, r.files.collect().toSet)
+      } finally r.unpersist()
+    }
+    def vacuumJobs(jobs: Seq[String]) = jobs.filter(_.startsWith("txlog: vacuum"))
+    def failure(e: Throwable) = e match {
+      case t: TxlogException => t.errorClass
+      case other             => other.getClass.getName
+    }
+    val first = Try(JobDescriptions.of(spark)(run()))
+    if (!lite) {
+      val planned =
+        Try(withConf(TxlogConf.VacuumOnDriver.key -> "false")(JobDescriptions.of(spark)(run())))
+      (first, planned) match {
+        case (Success((found, jobs)), Success((plannedFound, plannedJobs))) =>
+          assert(vacuumJobs(plannedJobs).nonEmpty, "the distributed plan ran no job")
+          assert(found === plannedFound, "on the driver, then by Spark jobs")
+          if (vacuumJobs(jobs).isEmpty) driverDryRuns += 1
+        case (Failure(e), Failure(f)) => assert(failure(e) === failure(f), s"$e, then $f")
+        case other                    => fail(s"on the driver, then by Spark jobs: $other")
+      }
+    }
+    first.get._1._2.map(_.getAs[String]("path"))
   }
+
+  /** Full dry runs by [[ourDryRun]] that ran no vacuum job (the driver's way). */
+  var driverDryRuns = 0
 
   /** Every file and directory under `t` but `_delta_log` and hidden Hadoop `.crc` files. */
   def tree(t: Path): Set[String] = {
