@@ -29,8 +29,14 @@ private[txlog] final case class TableRoot(root: String) {
   @transient private lazy val rootPath = new Path(root)
   @transient private lazy val rootParts = Qualified.of(rootPath)
 
-  /** Where a file action's `path` (a URI, relative to the root unless absolute) lies. */
+  /** Where a file action's `path` (a URI, relative to the root unless absolute) lies. A
+    * [[TableRoot.simple]] path (nearly every one) is below the root as it is, without parsing.
+    */
   def place(path: String): Placed =
+    if (TableRoot.simple(path)) Inside(path) else parsed(path)
+
+  /** [[place]] by qualifying the path: what a simple path's place must equal (a test checks). */
+  private[vacuum] def parsed(path: String): Placed =
     if (path == null || path.isEmpty) Outside("an empty path")
     else
       try locate(FileKeys.canonicalPath(root, path), path)
@@ -98,6 +104,29 @@ private[txlog] object TableRoot {
       case Unrelated(why) => Left(why)
     }
   }
+
+  /** Whether `path` is relative, needs no decoding and names its file as it is: segments of
+    * letters, digits and `_ - = . +` (and spaces) only, none empty, `.` or `..`, nor starting with
+    * `.`. Such a path is its own place below any root.
+    */
+  def simple(path: String): Boolean = path != null && path.nonEmpty && {
+    var i = 0
+    var segmentStart = true
+    var ok = true
+    while (ok && i < path.length) {
+      val c = path.charAt(i)
+      if (c == '/') ok = !segmentStart
+      else if (segmentStart) ok = c != '.' && plainChar(c)
+      else ok = plainChar(c)
+      segmentStart = c == '/'
+      i += 1
+    }
+    ok && !segmentStart
+  }
+
+  private def plainChar(c: Char): Boolean =
+    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+      c == '_' || c == '-' || c == '=' || c == '.' || c == '+' || c == ' '
 
   /** Below the root, at this relative path. */
   final case class Inside(path: String) extends Placed

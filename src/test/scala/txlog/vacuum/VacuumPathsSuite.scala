@@ -80,6 +80,43 @@ class VacuumPathsSuite extends SparkSuite with VacuumTestKit {
     assert(!Files.exists(t.resolve("orphan.parquet")))
   }
 
+  test("a simple relative path is placed as qualifying it would place it") {
+    val roots = Seq("file:/data/t", "s3a://bucket/t", "file:/data/a b/t%20x", "abfss://c@a.dfs/t")
+    val simple = Seq(
+      "part-0.parquet",
+      "date=2024-01-01/part=3/part-00001-c000.snappy.parquet",
+      "p=a b/x.parquet",
+      "a+b/c=d e/f_g-h.parquet",
+      "deletion_vector_0b0e0e3c.bin",
+      "x..y/z.parquet"
+    )
+    for (r <- roots; p <- simple) {
+      assert(TableRoot.simple(p), p)
+      assert(TableRoot(r).parsed(p) === TableRoot.Inside(p), s"$r $p")
+      assert(TableRoot(r).place(p) === TableRoot.Inside(p))
+    }
+    val parsed = Seq(
+      "",
+      "/a.parquet",
+      "./a.parquet",
+      "a/./b",
+      "a/../b",
+      "../a",
+      "a//b",
+      "a/",
+      ".hidden",
+      "a/.b",
+      "a%20b",
+      "s3a://bucket/t/a",
+      "a:b",
+      "a#b",
+      "a?b",
+      "a\\b",
+      "\u00e9.parquet"
+    )
+    parsed.foreach(p => assert(!TableRoot.simple(p), p))
+  }
+
   test("spellings of an object store root: s3, s3n and s3a name one bucket") {
     val root = TableRoot("s3a://bucket/t")
     import TableRoot.{Inside, Outside, Unrelated}
