@@ -1,8 +1,10 @@
 package txlog.vacuum
 
 import java.io.{FileNotFoundException, IOException}
+import java.nio.file.{Files, NoSuchFileException, Paths}
+import java.nio.file.attribute.BasicFileAttributes
 
-import org.apache.hadoop.fs.{FileSystem, Path}
+import org.apache.hadoop.fs.{FileSystem, LocalFileSystem, Path, RawLocalFileSystem}
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions.{col, size, split}
 import org.apache.spark.sql.types._
@@ -77,11 +79,34 @@ private[txlog] object ParallelDelete {
       schema
     )
 
-  /** Deletes one path (never recursively): true when it is gone, false when the storage refused. */
+  /** Deletes one path (never recursively): true when it is gone, false when the storage refused. On
+    * Hadoop's local file system the same calls are made with java.nio (its `delete` stats the file
+    * and its checksum twice over, through several path parses: most of a driver vacuum's delete
+    * time), with its answers: a path that does not exist is false; a file's checksum file
+    * (`.<name>.crc`) goes first, if `fs` keeps checksums; a directory that is not empty stays.
+    */
   private[vacuum] def delete(fs: FileSystem, p: Path): Boolean =
-    try fs.delete(p, false)
+    try
+      fs.getClass match { // Hadoop's own classes only: a subclass may delete otherwise
+        case c if c == classOf[LocalFileSystem]    => localDelete(p, checksums = true)
+        case c if c == classOf[RawLocalFileSystem] => localDelete(p, checksums = false)
+        case _                                     => fs.delete(p, false)
+      }
     catch {
       case _: FileNotFoundException => true
       case _: IOException           => false
     }
+
+  private def localDelete(p: Path, checksums: Boolean): Boolean = {
+    val file = Paths.get(p.toUri.getPath)
+    val attributes =
+      try Files.readAttributes(file, classOf[BasicFileAttributes])
+      catch { case _: NoSuchFileException => return false }
+    if (!attributes.isDirectory && checksums) {
+      Files.deleteIfExists(file.resolveSibling(s".${file.getFileName}.crc"))
+    }
+    try Files.delete(file)
+    catch { case _: NoSuchFileException => return false }
+    true
+  }
 }

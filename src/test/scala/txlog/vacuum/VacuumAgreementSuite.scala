@@ -2,6 +2,7 @@ package txlog.vacuum
 
 import java.nio.file.{Files, Path}
 
+import scala.jdk.CollectionConverters._
 import scala.util.Success
 
 import txlog.{DeltaLog, SparkSuite}
@@ -158,6 +159,19 @@ class VacuumAgreementSuite extends SparkSuite with VacuumTestKit with txlog.test
     refVacuum(copy, Some(0))
     sameRemains(t, copy)
     sameRemains(planned, copy)
+    // Hadoop's checksum files go with their files, as delta-spark's deletes take them
+    def checksums(t: Path) = {
+      val s = Files.walk(t)
+      try
+        s.iterator()
+          .asScala
+          .map(t.relativize(_).toString)
+          .filter(p => p.endsWith(".crc") && !p.startsWith("_delta_log"))
+          .toSet
+      finally s.close()
+    }
+    assert(checksums(copy).exists(_.startsWith("p=")), "delta-spark's data files have them")
+    assert(checksums(t) === checksums(copy) && checksums(planned) === checksums(copy))
     assert(rowsAt(t, latest).get === rows)
     deleted.foreach { case (p, d) => assert(d === !Files.exists(t.resolve(p)), p) }
     // A second vacuum finds only what the first could not delete (directories it emptied).
