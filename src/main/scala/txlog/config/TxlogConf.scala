@@ -187,9 +187,8 @@ private[txlog] object TxlogConf {
     "spark.txlog.vacuum.onDriver",
     true,
     "A full VACUUM of a table whose log the driver reads without jobs runs there, without Spark " +
-      "jobs, while the paths it keeps and the files older than its cutoff fit " +
-      "spark.txlog.driver.maxReplayBytes: the directories listed and the files deleted 8 at a " +
-      "time. false: always by Spark jobs."
+      "jobs, while the paths it keeps and deletes fit spark.txlog.driver.maxReplayBytes: the " +
+      "directories listed and the files deleted 8 at a time. false: always by Spark jobs."
   )
 
   val TestingDriverCheckpointStrict = new Flag(

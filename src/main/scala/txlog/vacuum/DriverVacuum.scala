@@ -1,7 +1,6 @@
 package txlog.vacuum
 
-import java.util.concurrent.{Callable, ExecutionException, FutureTask}
-import java.util.concurrent.atomic.{AtomicInteger, AtomicLong}
+import java.util.concurrent.Callable
 
 import scala.collection.mutable
 import scala.jdk.CollectionConverters._
@@ -20,10 +19,8 @@ import txlog.util.AwaitAll
   * deepest first). The same answers as the distributed plan, which the suites check both ways.
   *
   * Everything it holds is counted against `budget` (an estimate of the heap its paths take): the
-  * kept paths, the directories and the old files listed (the kept paths are read on a thread of
-  * their own while the table is listed, so which old files are kept is known at the end). Past it,
-  * or when the snapshot's checkpoint cannot be read here, it gives up before anything is deleted
-  * (None), and VACUUM plans its jobs.
+  * kept paths, the directories and the paths to delete. Past it, or when the snapshot's checkpoint
+  * cannot be read here, it gives up before anything is deleted (None), and VACUUM plans its jobs.
   *
   * {{{
   * DriverVacuum.find(snapshot, actions, root, fs, hidden, deleteBefore, budget)
@@ -58,56 +55,41 @@ private[txlog] object DriverVacuum {
       budget: Long
   ): Option[Found] = {
     val (skipped, unrelated) = (new SkippedPaths(), new SkippedPaths())
-    val (keptBytes, listedBytes) = (new AtomicLong(), new AtomicLong())
-    def over = keptBytes.get + listedBytes.get > budget
+    var bytes = 0L
     val kept = new java.util.HashSet[String]()
     val cutoff = snapshot.tombstoneCutoff
-    // The kept paths are read on a thread of their own (mostly the checkpoint, decoded) while
-    // this one lists the table; which old files are kept is decided once both are done.
-    val keeping = new FutureTask[Boolean](new Callable[Boolean] {
-      def call(): Boolean = actions.foreach { (add, remove) =>
-        if (!over) {
-          ValidFiles.ofLean(add, remove, cutoff, root, deleteBefore, skipped, unrelated).foreach {
-            p => if (kept.add(p)) keptBytes.addAndGet(cost(p))
-          }
+    val read = actions.foreach { (add, remove) =>
+      if (bytes <= budget) {
+        ValidFiles.ofLean(add, remove, cutoff, root, deleteBefore, skipped, unrelated).foreach {
+          p => if (kept.add(p)) bytes += cost(p)
         }
       }
-    })
-    val thread = new Thread(keeping, s"txlog-vacuum-kept-${counter.incrementAndGet()}")
-    thread.setDaemon(true)
-    thread.start()
-    try {
-      // VacuumDiff's count per path: a directory once for itself, once per old file below it
-      val directories = mutable.HashMap.empty[String, Int]
-      def seen(dir: String): Unit = directories.get(dir) match {
-        case Some(n) => directories(dir) = n + 1
-        case None    => directories(dir) = 1; listedBytes.addAndGet(cost(dir))
+    }
+    if (!read || bytes > budget) return None
+    // VacuumDiff's count per path: a directory once for itself and once per old file below it
+    val directories = mutable.HashMap.empty[String, Int]
+    def seen(dir: String): Unit = directories.get(dir) match {
+      case Some(n) => directories(dir) = n + 1
+      case None    => directories(dir) = 1; bytes += cost(dir)
+    }
+    val files = Vector.newBuilder[Listed]
+    val listed = DriverListing.walk(fs, root, hidden) { e =>
+      if (e.isDir) seen(e.path)
+      else if (e.mtime < deleteBefore) {
+        TableRoot.parents(e.path).foreach(seen)
+        if (!kept.contains(e.path)) { files += e; bytes += cost(e.path) }
       }
-      val old = Vector.newBuilder[Listed]
-      val listed = DriverListing.walk(fs, root, hidden) { e =>
-        if (e.isDir) seen(e.path)
-        else if (e.mtime < deleteBefore) {
-          TableRoot.parents(e.path).foreach(seen)
-          old += e
-          listedBytes.addAndGet(cost(e.path))
-        }
-        !over
-      }
-      val read =
-        try keeping.get()
-        catch { case e: ExecutionException => throw e.getCause }
-      listed.filter(_ => read && !over).map { dirs =>
-        val files = old.result().filterNot(e => kept.contains(e.path))
-        val empty = directories.iterator.collect {
-          case (d, 1) if !kept.contains(d) => Row(d, 0L, true)
-        }.toVector
-        val rows = files.map(e => Row(e.path, e.length, false)) ++ empty
-        new Found(rows, rows.size.toLong, files.map(_.length).sum, dirs + 1, skipped, unrelated)
-      }
-    } finally if (!keeping.isDone) keeping.cancel(true)
+      bytes <= budget
+    }
+    listed.map { dirs =>
+      val old = files.result()
+      val empty = directories.iterator.collect {
+        case (d, 1) if !kept.contains(d) => Row(d, 0L, true)
+      }.toVector
+      val rows = old.map(e => Row(e.path, e.length, false)) ++ empty
+      new Found(rows, rows.size.toLong, old.map(_.length).sum, dirs + 1, skipped, unrelated)
+    }
   }
-
-  private val counter = new AtomicInteger()
 
   /** `found`'s rows as a dry run's result (deleted false): a local relation, no job. */
   def dryRun(spark: SparkSession, found: Found): DataFrame =
@@ -134,11 +116,12 @@ private[txlog] object DriverVacuum {
   private val Chunk = 64
 
   private def inParallel(rows: IndexedSeq[Row], root: TableRoot, fs: FileSystem): Seq[Row] = {
+    val delete = ParallelDelete.deleter(fs)
     val tasks = rows.grouped(Chunk).toSeq.map { chunk =>
       DriverListing.pool.submit(new Callable[Seq[Row]] {
         def call(): Seq[Row] = chunk.map { r =>
           val rel = r.getString(0)
-          val deleted = TableRoot.deletable(rel) && ParallelDelete.delete(fs, root.absolute(rel))
+          val deleted = TableRoot.deletable(rel) && delete(root.absolute(rel))
           Row(rel, r.getLong(1), r.getBoolean(2), deleted)
         }
       })

@@ -4,7 +4,8 @@ import java.io.{FileNotFoundException, IOException}
 import java.nio.file.{Files, NoSuchFileException, Paths}
 import java.nio.file.attribute.BasicFileAttributes
 
-import org.apache.hadoop.fs.{FileSystem, LocalFileSystem, Path, RawLocalFileSystem}
+import org.apache.hadoop.fs.{ChecksumFileSystem, FileSystem, LocalFileSystem, Path}
+import org.apache.hadoop.fs.RawLocalFileSystem
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
 import org.apache.spark.sql.functions.{col, size, split}
 import org.apache.spark.sql.types._
@@ -68,10 +69,10 @@ private[txlog] object ParallelDelete {
         .select("path", "size", "isDirectory")
         .rdd
         .mapPartitions { it =>
-          lazy val fs = new Path(root.root).getFileSystem(conf.value)
+          lazy val delete = deleter(new Path(root.root).getFileSystem(conf.value))
           it.map { r =>
             val rel = r.getString(0)
-            val deleted = TableRoot.deletable(rel) && delete(fs, root.absolute(rel))
+            val deleted = TableRoot.deletable(rel) && delete(root.absolute(rel))
             Row(rel, r.getLong(1), r.getBoolean(2), deleted)
           }
         }
@@ -79,23 +80,31 @@ private[txlog] object ParallelDelete {
       schema
     )
 
-  /** Deletes one path (never recursively): true when it is gone, false when the storage refused. On
-    * Hadoop's local file system the same calls are made with java.nio (its `delete` stats the file
-    * and its checksum twice over, through several path parses: most of a driver vacuum's delete
-    * time), with its answers: a path that does not exist is false; a file's checksum file
-    * (`.<name>.crc`) goes first, if `fs` keeps checksums; a directory that is not empty stays.
+  /** What deletes one path on `fs` (never recursively): true when it is gone, false when the
+    * storage refused. On Hadoop's local file system (a subclass whose `delete` is Hadoop's, as
+    * Hive's ProxyLocalFileSystem, too) the same calls are made with java.nio: its `delete` stats
+    * the file and its checksum through several path parses, most of a driver vacuum's delete time.
+    * Its answers are kept: a path that does not exist is false; a file's checksum file
+    * (`.<name>.crc`) goes first, when `fs` keeps checksums; a directory that is not empty stays.
     */
-  private[vacuum] def delete(fs: FileSystem, p: Path): Boolean =
-    try
-      fs.getClass match { // Hadoop's own classes only: a subclass may delete otherwise
-        case c if c == classOf[LocalFileSystem]    => localDelete(p, checksums = true)
-        case c if c == classOf[RawLocalFileSystem] => localDelete(p, checksums = false)
-        case _                                     => fs.delete(p, false)
-      }
-    catch {
-      case _: FileNotFoundException => true
-      case _: IOException           => false
+  private[vacuum] def deleter(fs: FileSystem): Path => Boolean = {
+    def hadoops(c: Class[_], declaring: Class[_]) =
+      c.getMethod("delete", classOf[Path], java.lang.Boolean.TYPE).getDeclaringClass == declaring
+    val local = fs match {
+      case l: LocalFileSystem
+          if hadoops(l.getClass, classOf[ChecksumFileSystem]) &&
+            l.getRawFileSystem.getClass == classOf[RawLocalFileSystem] =>
+        Some(true)
+      case r: RawLocalFileSystem if hadoops(r.getClass, classOf[RawLocalFileSystem]) => Some(false)
+      case _                                                                         => None
     }
+    p =>
+      try local.fold(fs.delete(p, false))(checksums => localDelete(p, checksums))
+      catch {
+        case _: FileNotFoundException => true
+        case _: IOException           => false
+      }
+  }
 
   private def localDelete(p: Path, checksums: Boolean): Boolean = {
     val file = Paths.get(p.toUri.getPath)

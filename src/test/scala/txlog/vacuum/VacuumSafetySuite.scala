@@ -245,6 +245,41 @@ class VacuumSafetySuite extends SparkSuite with VacuumTestKit with txlog.testing
     assert(Files.list(t.resolve("_delta_log")).iterator().asScala.toSet === logBefore)
   }
 
+  test("deletes on the local file system answer as Hadoop's delete: checksums, missing, dirs") {
+    val hadoopConf = spark.sparkContext.hadoopConfiguration
+    val local = org.apache.hadoop.fs.FileSystem.getLocal(hadoopConf)
+    val raw = local.getRawFileSystem
+    // the same tree twice: one deleted by Hadoop, one by txlog's deleter
+    def tree(fs: org.apache.hadoop.fs.FileSystem): Path = {
+      val t = tempDir("deletes")
+      Seq("a.parquet", "full/b.parquet").foreach { n =>
+        val out = fs.create(new org.apache.hadoop.fs.Path(t.resolve(n).toUri))
+        out.write(1)
+        out.close()
+      }
+      Files.createDirectories(t.resolve("empty"))
+      t
+    }
+    def files(t: Path) = {
+      val s = Files.walk(t)
+      try s.iterator().asScala.map(t.relativize(_).toString).toSet
+      finally s.close()
+    }
+    for (fs <- Seq(local, raw)) {
+      val (theirs, ours) = (tree(fs), tree(fs))
+      assert(files(ours).contains(".a.parquet.crc") === (fs eq local), files(ours))
+      val delete = ParallelDelete.deleter(fs)
+      for (n <- Seq("a.parquet", "missing.parquet", "empty", "full", "full/b.parquet", "full")) {
+        def at(t: Path) = new org.apache.hadoop.fs.Path(t.resolve(n).toUri)
+        val expected =
+          try fs.delete(at(theirs), false)
+          catch { case _: java.io.IOException => false }
+        assert(delete(at(ours)) === expected, s"$n on ${fs.getClass.getSimpleName}")
+        assert(files(ours) === files(theirs), n)
+      }
+    }
+  }
+
   test("the plan: one shuffle (grouping by path), no broadcast, nothing collected") {
     val sc = spark.sparkContext
     val candidates = sc.parallelize(
