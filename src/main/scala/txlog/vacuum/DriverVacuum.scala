@@ -38,12 +38,13 @@ private[txlog] object DriverVacuum {
     */
   final class Found(
       val rows: IndexedSeq[Row],
-      val numFiles: Long,
-      val size: Long,
       val dirs: Long,
       val skipped: SkippedPaths,
       val unrelated: SkippedPaths
-  )
+  ) {
+    def numFiles: Long = rows.size.toLong
+    def size: Long = rows.iterator.map(_.getLong(1)).sum
+  }
 
   def find(
       snapshot: Snapshot,
@@ -87,7 +88,7 @@ private[txlog] object DriverVacuum {
         case (d, 1) if !kept.contains(d) => Row(d, 0L, true)
       }.toVector
       val rows = old.map(e => Row(e.path, e.length, false)) ++ empty
-      new Found(rows, rows.size.toLong, old.map(_.length).sum, dirs + 1, skipped, unrelated)
+      new Found(rows, dirs + 1, skipped, unrelated)
     }
   }
 
