@@ -110,15 +110,18 @@ final class Snapshot private[txlog] (
     state.domains.map { case (k, d) => k -> d.configuration }
 
   /** The live files: one add action per row with every spec field, plus `partitionValues_parsed`
-    * (typed per the schema) and `stats_parsed` (stats as a struct). A small table's (commits only,
-    * read on the driver, up to 10,000 files) is a local relation built on the driver: collecting it
-    * runs no Spark job.
+    * (typed per the schema) and `stats_parsed` (stats as a struct). A small table's (its log read
+    * on the driver, up to 10,000 files) is a local relation built on the driver: collecting it runs
+    * no Spark job. A cached snapshot with a checkpoint lists its cached files instead of reading
+    * the checkpoint again.
     *
     * {{{
     * snap.allFiles.select("path", "size", "stats_parsed.numRecords").show()
     * }}}
     */
-  def allFiles: DataFrame = localFiles().getOrElse(plannedAllFiles)
+  def allFiles: DataFrame =
+    (if (segment.checkpoint.isDefined && isCached) None else localFiles())
+      .getOrElse(plannedAllFiles)
 
   /** [[allFiles]] as Spark plans it over the file state, whatever the table's size. */
   private[txlog] def plannedAllFiles: DataFrame = {

@@ -115,12 +115,30 @@ private[txlog] final class DriverCheckpoint private (
       }
     }
 
-  /** Whether a lean add or remove has a key `overlay` touches (a later action replaced it). */
-  private final class Replaced(overlay: FileOverlay) extends (Row => Boolean) {
+  /** Calls `f` with every add (whole, as [[ActionSchemas.add]]) of the checkpoint and of its
+    * `sidecars` whose key `overlay` (the tail's) does not touch: the live files the checkpoint
+    * gives the snapshot, streamed. None when they cannot be read here, as for [[eachFile]].
+    */
+  def eachAdd(sidecars: Seq[String], overlay: FileOverlay)(f: Row => Unit): Option[Unit] =
+    sidecarBytes.filter(_ + cp.sizeInBytes <= maxBytes).flatMap { _ =>
+      attempt {
+        val paths = cp.files.map(_.file.path) ++ sidecars.map(FileState.sidecarPath(segment, _))
+        val replaced = new Replaced(overlay, DriverCheckpoint.addDvIndex)
+        each(paths, DriverCheckpoint.adds) { r =>
+          val add = r.getAs[Row](0)
+          if (add != null && !add.isNullAt(0) && !replaced(add)) f(add)
+        }
+      }
+    }
+
+  /** Whether an add or remove (path first, its deletion vector at `dv`) has a key `overlay` touches
+    * (a later action replaced it).
+    */
+  private final class Replaced(overlay: FileOverlay, dv: Int = 2) extends (Row => Boolean) {
     private val root = table.root
     private val touched = overlay.newest
     def apply(a: Row): Boolean = touched.nonEmpty && touched.contains(
-      (FileKeys.pathKeyValue(root, a.getString(0)), FileKeys.dvIdValue(a.getAs[Row](2)))
+      (FileKeys.pathKeyValue(root, a.getString(0)), FileKeys.dvIdValue(a.getAs[Row](dv)))
     )
   }
 
@@ -219,6 +237,11 @@ private[txlog] object DriverCheckpoint {
       )
       .fields ++ ActionSchemas.leanFileActions.fields
   )
+
+  /** A checkpoint row's add action, whole. */
+  private val adds: StructType = StructType(Seq(ActionSchemas.fileActions("add")))
+
+  private val addDvIndex: Int = ActionSchemas.add.fieldIndex("deletionVector")
 
   /** The reader of `segment`'s checkpoint on the driver, if it has one within the budget (a JSON
     * one within [[LogLineReader.LocalReadMaxBytesConf]] too).

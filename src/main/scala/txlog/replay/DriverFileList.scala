@@ -1,9 +1,9 @@
 package txlog.replay
 
-import scala.util.control.NonFatal
+import scala.util.control.{NoStackTrace, NonFatal}
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
-import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
 import org.apache.spark.sql.catalyst.expressions.{
   AttributeReference,
   BoundReference,
@@ -22,14 +22,14 @@ import org.apache.spark.unsafe.types.UTF8String
 import txlog.Metadata
 import txlog.protocol.{ActionSchemas, FileColumns}
 
-/** The live files of a table whose log is a small tail of commits held on the driver (no
-  * checkpoint), as `Snapshot.allFiles` gives them, built there as a local relation: collecting the
-  * file list of a small table (`collect()`, `toPandas()`) then runs no Spark job, and plans a local
-  * scan instead of a projection of JSON and casts. Each column is computed by the expression Spark
-  * would run (`JsonToStructs` for `stats_parsed`, a `try_cast` per partition value), evaluated
-  * here; anything that fails to parse leaves the list to Spark, which raises the error a user sees.
-  * Up to [[MaxFiles]] files: past them the planned DataFrame is cheaper than the rows it would
-  * hold.
+/** The live files of a small table whose log the driver read (a tail of commits it holds, and the
+  * checkpoint under it, if any, read there too), as `Snapshot.allFiles` gives them, built there as
+  * a local relation: collecting the file list of a small table (`collect()`, `toPandas()`) then
+  * runs no Spark job, and plans a local scan instead of a projection of JSON and casts. Each column
+  * is computed by the expression Spark would run (`JsonToStructs` for `stats_parsed`, a `try_cast`
+  * per partition value), evaluated here; anything that fails to parse leaves the list to Spark,
+  * which raises the error a user sees. Up to [[MaxFiles]] files: past them the planned DataFrame is
+  * cheaper than the rows it would hold.
   *
   * {{{
   * DriverFileList.of(spark, md, overlay).getOrElse(plannedAllFiles)
@@ -42,29 +42,54 @@ private[txlog] object DriverFileList {
 
   private val addType = ActionSchemas.add
 
-  /** `allFiles` of the winners of `overlay` (a tail with no checkpoint under it) for a table of
-    * `md`; None past [[MaxFiles]] or when an action does not parse here.
+  /** `allFiles` of a snapshot whose file actions the driver holds or can stream: the adds of
+    * `checkpoint` (a checkpoint read on the driver, with its V2 sidecars) that the tail does not
+    * replace, then the winners of `overlay` (the tail's), for a table of `md`. None past
+    * [[MaxFiles]], when an action does not parse here, or when the checkpoint's statistics are
+    * typed only (`restoresJson`: Spark's plan turns them back into JSON, which this does not).
     */
-  def of(spark: SparkSession, md: Metadata, overlay: FileOverlay): Option[DataFrame] =
-    if (overlay.size > MaxFiles) None
+  def of(
+      spark: SparkSession,
+      md: Metadata,
+      overlay: FileOverlay,
+      checkpoint: Option[(DriverCheckpoint, Seq[String])] = None,
+      restoresJson: => Boolean = false
+  ): Option[DataFrame] =
+    if (overlay.size > MaxFiles || (checkpoint.isDefined && restoresJson)) None
     else {
       val zone = Tail.timeZone(spark)
       try {
         val columns = new Columns(md, zone)
-        val parse = SparkJson.parser(ActionSchemas.fileActions, zone, LogActions.CorruptColumn)
-        val rows = overlay.newest.valuesIterator.flatMap { a =>
-          if (a.add == null) None
-          else {
-            val action = parse(a.text).headOption.getOrElse(throw new NoSuchElementException)
-            if (action.isNullAt(0)) throw new NoSuchElementException
-            Some(columns.row(action.getStruct(0, addType.length).copy()))
+        val rows = Vector.newBuilder[InternalRow]
+        var listed = 0
+        def list(row: InternalRow): Unit = {
+          listed += 1
+          if (listed > MaxFiles) throw TooMany
+          rows += columns.row(row)
+        }
+        val read = checkpoint.forall { case (cp, sidecars) =>
+          val toRow = CatalystTypeConverters.createToCatalystConverter(addType)
+          cp.eachAdd(sidecars, overlay)(add => list(toRow(add).asInstanceOf[InternalRow])).isDefined
+        }
+        if (!read) None
+        else {
+          val parse = SparkJson.parser(ActionSchemas.fileActions, zone, LogActions.CorruptColumn)
+          overlay.newest.valuesIterator.foreach { a =>
+            if (a.add != null) {
+              val action = parse(a.text).headOption.getOrElse(throw new NoSuchElementException)
+              if (action.isNullAt(0)) throw new NoSuchElementException
+              list(action.getStruct(0, addType.length).copy())
+            }
           }
-        }.toVector
-        Some(SparkPlans.dataFrame(spark, LocalRelation(columns.output, rows)))
+          Some(SparkPlans.dataFrame(spark, LocalRelation(columns.output, rows.result())))
+        }
       } catch {
         case NonFatal(_) => None
       }
     }
+
+  /** More files than [[MaxFiles]]: the planned list is cheaper than the rows. */
+  private object TooMany extends RuntimeException with NoStackTrace
 
   /** The extra columns of `allFiles` for a table of `md`: their schema and how a row gets them. */
   private final class Columns(md: Metadata, zone: String) {

@@ -178,10 +178,20 @@ private[txlog] object SnapshotLoader {
     )
     val onDriverOnly = tail.isInstanceOf[DriverTail] &&
       (segment.checkpoint.isEmpty || (tallied && state.sidecars.isEmpty))
-    // a small log of commits only: its file list is built on the driver (DriverFileList)
+    // a small log read on the driver: its file list is built there (DriverFileList)
     val local: () => Option[DataFrame] = (segment.checkpoint, tailFiles) match {
       case (None, DriverTailFiles(o)) if !unplanned =>
         () => DriverFileList.of(spark, state.metadata.get, o)
+      case (Some(_), DriverTailFiles(o)) if !unplanned && tallied && onDriver.isDefined =>
+        val checkpoint = onDriver.map(_ -> state.sidecars)
+        () =>
+          DriverFileList.of(
+            spark,
+            state.metadata.get,
+            o,
+            checkpoint,
+            typed.layout.exists(_.restoresJson)
+          )
       case _ => () => None
     }
     // the reconciled actions the driver can stream: a checkpoint it read, and the tail it holds
