@@ -249,6 +249,8 @@ BREADTH_SCALA := txlog.DistributedReplayAgreementSuite txlog.FixtureAgreementSui
 test-breadth: jar venv
 	$(SBT) -Dtxlog.breadth=full -Dtxlog.testForks=$(TEST_FORKS) "testOnly $(BREADTH_SCALA)" </dev/null
 	TXLOG_CLUSTER_FIXTURES=all $(VENV_PY) -m pytest tests/test_cluster.py -q
+	TXLOG_CONNECT_FIXTURES=all TXLOG_TEST_SPARK=connect $(VENV_PY) -m pytest \
+	  tests/test_checkpoint.py tests/test_delta_rs_agreement.py -q
 
 test-line-%: venv
 	$(MAKE) jar-$*

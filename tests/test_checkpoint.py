@@ -3,7 +3,8 @@
 For every fixture delta-rs reads, a copy is checkpointed by txlog at its latest version (the
 fixture's own checkpoints of that version removed first, so readers must use txlog's) and
 delta-rs must then see the same files as it saw in the original table (as recorded,
-tests/oracle_recording.py).
+tests/oracle_recording.py). Over Spark Connect, a share of the fixtures a day
+(txlog_testing.connect_share).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from test_delta_rs_agreement import MEANT_TO_FAIL
 from test_delta_rs_agreement import utc_session  # noqa: F401 - compare in a UTC session
 from txlog import CheckpointResult, DeltaLog
 from txlog.errors import InvalidArgumentError, UnsupportedFeatureError
-from txlog_testing import FIXTURES_MISSING, FIXTURES_ROOT, copy_table, fixture_tables
+from txlog_testing import (FIXTURES_MISSING, FIXTURES_ROOT, connect_share, copy_table,
+                           fixture_tables)
 
 # Multi-part checkpoints are also written on these (any table without v2Checkpoint would do).
 MULTIPART_TABLES = {
@@ -33,7 +35,9 @@ MULTIPART_TABLES = {
 
 
 def table_params() -> list[Any]:
-    tables = [t for t in fixture_tables() if t not in MEANT_TO_FAIL]
+    # V2 checkpoints (JSON and parquet, sidecars) and the multi-part tables every time
+    always = MULTIPART_TABLES | {t for t in fixture_tables() if "v2-checkpoint" in t}
+    tables = connect_share([t for t in fixture_tables() if t not in MEANT_TO_FAIL], always)
     if not tables:
         return [pytest.param(None, marks=pytest.mark.skip(reason=FIXTURES_MISSING), id="none")]
     return [pytest.param(t, id=t) for t in tables]

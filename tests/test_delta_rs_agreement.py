@@ -10,7 +10,8 @@ Where delta-rs refuses a table, txlog must refuse it too for the same reason (th
 category: not a table, missing log files, corrupt, unsupported protocol), or, where txlog reads
 it (a delta-rs limitation, e.g. a null schemaString it cannot parse), the test is skipped with
 delta-rs's reason: delta-spark agreement covers those tables. Tables that are meant to fail must
-be refused by both, for the same reason.
+be refused by both, for the same reason. Over Spark Connect, a share of the fixtures a day
+(txlog_testing.connect_share).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from delta_rs_oracle import compare_version
 from oracle_recording import DeltaRsAnswer, RecordingError, older_versions
 from txlog import DeltaLog
 from txlog.errors import TxlogError
-from txlog_testing import FIXTURES_MISSING, FIXTURES_ROOT, fixture_tables
+from txlog_testing import FIXTURES_MISSING, FIXTURES_ROOT, connect_share, fixture_tables
 
 # Meant to fail (see the fixtures' README): both must refuse, for the same reason.
 MEANT_TO_FAIL = {
@@ -60,7 +61,8 @@ def txlog_category(e: TxlogError) -> str:
 
 
 def table_params() -> list[Any]:
-    tables = list(fixture_tables())
+    # the meant-to-fail tables and the known bugs every time, errors cross the transport too
+    tables = connect_share(list(fixture_tables()), set(MEANT_TO_FAIL) | set(KNOWN_TXLOG_BUGS))
     if not tables:
         return [pytest.param(None, marks=pytest.mark.skip(reason=FIXTURES_MISSING), id="none")]
     params = []

@@ -39,6 +39,31 @@ def fixture_tables() -> list[str]:
     return tables_under(FIXTURES_ROOT) if fixtures_available() else []
 
 
+#: ``TXLOG_CONNECT_FIXTURES=all``: the per-fixture tests over Spark Connect take every fixture.
+CONNECT_FIXTURES_ENV = "TXLOG_CONNECT_FIXTURES"
+#: Over Spark Connect, per-fixture tests take this many fixtures a day (besides those named).
+CONNECT_SHARE = 12
+
+
+def connect_share(tables: list[str], always: set[str] | frozenset[str] = frozenset()
+                  ) -> list[str]:
+    """``tables`` on a classic session; over Spark Connect, ``always`` and a sample of
+    CONNECT_SHARE others drawn with the day's seed (``TXLOG_ORACLE_SEED``), unless
+    ``TXLOG_CONNECT_FIXTURES=all``. The server runs the same code as a classic session, which
+    takes every fixture: over Connect, what a fixture adds is the transport of its calls and
+    answers, which a sample shows (`make test-breadth` takes every one)."""
+    if (os.environ.get("TXLOG_TEST_SPARK", "classic") != "connect"
+            or os.environ.get(CONNECT_FIXTURES_ENV) == "all"):
+        return tables
+    import random
+
+    from oracle_recording import sample_seed
+
+    rest = sorted(t for t in tables if t not in always)
+    drawn = set(random.Random(sample_seed()).sample(rest, min(CONNECT_SHARE, len(rest))))
+    return [t for t in tables if t in always or t in drawn]
+
+
 def copy_table(src: Path, dst: Path) -> Path:
     """Copies a fixture table to a writable place (fixtures are read-only)."""
     shutil.copytree(src, dst)
