@@ -159,7 +159,8 @@ private[txlog] object LogListing {
     * of millions of objects costs only the pages after it. Hadoop's FileSystem API has no such call
     * (HDFS's `startAfter` is internal to its client), and S3A pages from the prefix's first key:
     * elsewhere all of `_delta_log` is listed and earlier names dropped here, as they are after a
-    * start-after listing too (a store may ignore `StartAfter`).
+    * start-after listing too (a store may ignore `StartAfter`). On Hadoop's local file system
+    * ([[LocalLogDir]]) only the wanted names are stat'ed.
     */
   private def statuses(table: TablePath, from: Long): IndexedSeq[FileStatus] = {
     val first = FileNames.padded(from)
@@ -171,8 +172,12 @@ private[txlog] object LogListing {
       (if (from > 0L) S3ListAfter.of(table.fs) else None) match {
         case Some(lister) => lister.foreachAfter(table.logDir, first)(keep)
         case None =>
-          val it = table.fs.listStatusIterator(table.logDir)
-          while (it.hasNext) keep(it.next())
+          LocalLogDir.lister(table.fs) match {
+            case Some(local) => local.foreach(table.logDir, wanted)(keep)
+            case None =>
+              val it = table.fs.listStatusIterator(table.logDir)
+              while (it.hasNext) keep(it.next())
+          }
       }
     } catch {
       case _: FileNotFoundException  => throw TxlogErrors.tableNotFound(table.root)
