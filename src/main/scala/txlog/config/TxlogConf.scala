@@ -107,6 +107,17 @@ private[txlog] object TxlogConf {
     formerKeys = Seq("spark.txlog.replay.driverCheckpointMaxBytes")
   )
 
+  val ReplayMaxPlannedTailBytes = new Whole(
+    "spark.txlog.replay.maxPlannedTailBytes",
+    32 * MiB,
+    "A tail read on the driver up to this many bytes of JSON gives its file list to Spark as " +
+      "rows (its winning actions); past it, tasks read the winning lines again, which the " +
+      "driver chose: the rows would travel in every task.",
+    min = 0,
+    bytes = true,
+    formerKeys = Seq("spark.txlog.testing.maxPlannedTailBytes")
+  )
+
   val DriverMaxOverlayBytes = new Whole(
     "spark.txlog.driver.maxOverlayBytes",
     128 * MiB,
@@ -198,16 +209,6 @@ private[txlog] object TxlogConf {
     internal = true
   )
 
-  val TestingMaxPlannedTailBytes = new Whole(
-    "spark.txlog.testing.maxPlannedTailBytes",
-    32 * MiB,
-    "For txlog's tests: a tail read on the driver up to this many bytes of JSON plans its file " +
-      "list as rows; past it tasks read its winning lines again.",
-    min = 0,
-    bytes = true,
-    internal = true
-  )
-
   /** The per-scheme store kind, `spark.txlog.storage.<scheme>.kind`: local, rename or object. */
   def storageKindKey(scheme: String): String = s"spark.txlog.storage.$scheme.kind"
 
@@ -233,6 +234,7 @@ private[txlog] object TxlogConf {
     ReplayMaxLocalReadBytes,
     ReplayReadThreads,
     ReplayMaxDriverCheckpointBytes,
+    ReplayMaxPlannedTailBytes,
     DriverMaxOverlayBytes,
     DriverMaxKeyHashBytes,
     UpdateMaxIndexedFiles,
@@ -243,8 +245,7 @@ private[txlog] object TxlogConf {
     StorageAtomicRenameSchemes,
     VacuumListingParallelism,
     VacuumOnDriver,
-    TestingDriverCheckpointStrict,
-    TestingMaxPlannedTailBytes
+    TestingDriverCheckpointStrict
   )
 
   private lazy val byKey: Map[String, Setting[_]] =

@@ -40,14 +40,14 @@ private[txlog] object LogLineReader {
     */
   val LocalReadMaxBytesConf: String = TxlogConf.ReplayMaxLocalReadBytes.key
 
-  /** A tail read on the driver up to this many bytes of JSON (32 MiB; a setting for tests only)
-    * gives its full file list as a local relation built from its rows; past it tasks read its files
-    * again for the list (a plan that carries 100,000 actions is slower to ship to tasks than the
-    * files are to read: the bench's W2-files took 5.7 s instead of 1.9 s). Its state and counts
-    * come from the driver either way.
+  /** A tail read on the driver up to this many bytes of JSON
+    * (`spark.txlog.replay.maxPlannedTailBytes`, 32 MiB) gives its full file list as a local
+    * relation built from its rows; past it tasks read its files again for the list (a plan that
+    * carries 100,000 actions is slower to ship to tasks than the files are to read: the bench's
+    * W2-files took 5.7 s instead of 1.9 s). Its state and counts come from the driver either way.
     */
   def maxPlannedTailBytes(spark: SparkSession): Long =
-    TxlogConf.TestingMaxPlannedTailBytes.get(spark)
+    TxlogConf.ReplayMaxPlannedTailBytes.get(spark)
 
   /** Bytes of heap a byte of a tail's JSON takes on the driver, as a fraction (45 / 32 MiB). */
   private val HeapPerJsonByte = (45L, 32L)

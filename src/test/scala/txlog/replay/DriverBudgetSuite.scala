@@ -174,7 +174,7 @@ class DriverBudgetSuite extends SparkSuite with txlog.testing.InTurn {
     Seq("golden/basic-with-inserts-deletes-checkpoint", "golden/time-travel-start-start20-start40")
       .foreach { name =>
         val t = fixture(name)
-        withConf(txlog.config.TxlogConf.TestingMaxPlannedTailBytes.key -> "1") {
+        withConf(txlog.config.TxlogConf.ReplayMaxPlannedTailBytes.key -> "1") {
           val (s, jobs) = txlog.testing.JobDescriptions.of(spark) {
             val s = DeltaLog.forTable(spark, t.toString).snapshot()
             (s.numFiles, s.numTombstones)
