@@ -91,16 +91,20 @@ private[txlog] object CheckpointWriter {
     private val version = snapshot.version
     private val rowsPerFile = TxlogConf.CheckpointRowsPerFile.get(spark)
 
-    /** Live files and unexpired tombstones, counted from the lean file state by a pass of its own.
+    /** Live files and unexpired tombstones (with the snapshot's tombstone cutoff, as the content
+      * keeps them): the snapshot's counts when it has them without a job (a small log the driver
+      * read), else counted from the lean file state by a pass of its own.
       */
-    private lazy val (adds, removes) = {
-      val files = if (snapshot.isCached) snapshot.reconciledFiles else snapshot.leanFiles
-      val r = Jobs.named(spark, s"count actions of ${table.root} v$version") {
-        files
-          .agg(count(col("add")), count(when(col("add").isNull && content.keepFile, 1)))
-          .head()
-      }
-      (r.getLong(0), r.getLong(1))
+    private lazy val (adds, removes) = snapshot.countsWithoutJob match {
+      case Some(c) => (c.files, c.tombstones)
+      case None =>
+        val files = if (snapshot.isCached) snapshot.reconciledFiles else snapshot.leanFiles
+        val r = Jobs.named(spark, s"count actions of ${table.root} v$version") {
+          files
+            .agg(count(col("add")), count(when(col("add").isNull && content.keepFile, 1)))
+            .head()
+        }
+        (r.getLong(0), r.getLong(1))
     }
 
     /** The non-file actions a checkpoint must hold (adds and removes zero). */
