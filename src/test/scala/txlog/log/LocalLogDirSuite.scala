@@ -15,7 +15,7 @@ import txlog.Fixtures
   * directory or not, modification time) for the names it is asked for, on Hadoop's checksummed and
   * raw local file systems, and refuses any other file system.
   */
-class LocalLogDirSuite extends AnyFunSuite {
+class LocalLogDirSuite extends AnyFunSuite with txlog.testing.Claimed {
   private val conf = new Configuration()
   private val checksummed: FileSystem = FileSystem.getLocal(conf)
   private val raw: FileSystem = {
