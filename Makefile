@@ -112,13 +112,15 @@ test-python: venv
 
 # The Python API suites again on Spark Connect (TXLOG_TEST_SPARK=connect, tests/conftest.py): the
 # tests start a Connect server of the jar with txlog.connect_server_settings(), and their session
-# is its client; tests/test_connect_api.py runs only there. Tests marked classic_only (they reach
+# is its client; tests/test_connect_api.py and test_sql_connect.py's Connect client (on the lane's
+# server: one server less to start) run only there. Tests marked classic_only (they reach
 # into the JVM through py4j) are left out.
 CONNECT_PYTHON := tests/test_api.py tests/test_snapshot_summary.py tests/test_changes.py tests/test_checkpoint.py \
   tests/test_checksum.py tests/test_conflict_errors.py tests/test_dml_api.py tests/test_errors.py \
   tests/test_read.py tests/test_read_errors.py tests/test_repair.py tests/test_restore.py \
   tests/test_transaction.py tests/test_vacuum.py tests/test_write.py \
-  tests/test_session_time_zone.py tests/test_delta_rs_agreement.py tests/test_connect_api.py
+  tests/test_session_time_zone.py tests/test_delta_rs_agreement.py tests/test_connect_api.py \
+  tests/test_sql_connect.py
 PYTEST_CONNECT_RUN = TXLOG_TEST_SPARK=connect $(VENV_PY) -m pytest $(CONNECT_PYTHON) -q \
   --durations=20
 test-python-connect: jar venv

@@ -6,7 +6,7 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -72,27 +72,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = kept
 
 
-def _connect_session(txlog_jar: str, tmp: Path) -> Iterator["SparkSession"]:  # noqa: F821
+@pytest.fixture(scope="session")
+def lane_server(txlog_jar: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """On Spark Connect (``TXLOG_TEST_SPARK=connect``): the Connect server the suites' ``spark``
+    is a client of (tests/connect/connect_server.py's ``Server``), one for the whole lane, so
+    that a test needing the server itself (its warehouse, its log, a client process of its own)
+    does not start another. Skips on classic."""
+    if not CONNECT:
+        pytest.skip("the Connect lane's server: TXLOG_TEST_SPARK=connect")
     sys.path.insert(0, str(REPO_ROOT / "tests" / "connect"))
     from connect_server import connect_server
 
-    from pyspark.sql import SparkSession
-
     conf = {"spark.sql.session.timeZone": JVM_TIME_ZONE}
-    with connect_server(txlog_jar, tmp, conf, f"-Duser.timezone={JVM_TIME_ZONE}") as server:
-        session = SparkSession.builder.remote(server.remote).getOrCreate()
-        yield session
-        session.stop()
+    with connect_server(txlog_jar, tmp_path_factory.mktemp("connect-server"), conf,
+                        f"-Duser.timezone={JVM_TIME_ZONE}") as server:
+        yield server
 
 
 @pytest.fixture(scope="session")
-def spark(txlog_jar: str,
-          tmp_path_factory: pytest.TempPathFactory) -> Iterator["SparkSession"]:  # noqa: F821
-    if CONNECT:
-        yield from _connect_session(txlog_jar, tmp_path_factory.mktemp("connect-server"))
-        return
+def spark(txlog_jar: str,  # first: fails with the build hint when the jar is not built
+          request: pytest.FixtureRequest) -> Iterator["SparkSession"]:  # noqa: F821
     from pyspark.sql import SparkSession
 
+    if CONNECT:
+        server = request.getfixturevalue("lane_server")
+        session = SparkSession.builder.remote(server.remote).getOrCreate()
+        yield session
+        session.stop()
+        return
     builder = (
         SparkSession.builder.master("local[2]")
         .appName("txlog-python-tests")
@@ -132,7 +139,8 @@ def fixtures() -> Path:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "classic_only: reaches into the JVM through py4j; not run on Spark Connect")
+        "markers", "classic_only: reaches into the JVM through py4j, or is the classic lane's "
+        "share; not run on Spark Connect")
     config.addinivalue_line(
         "markers", "connect_only: the Spark Connect transport's own; run on Spark Connect only")
     # pyspark.testing warns about pandas 3 on import (chispa imports it); not our concern.

@@ -2,7 +2,9 @@
 (``spark-submit --class org.apache.spark.sql.connect.service.SparkConnectServer`` with the txlog
 jar and ``txlog.connect_server_settings()``: txlog's catalog as the session catalog), and a
 Connect client in a process of its own (tests/connect/sql_client.py) creating, writing, reading
-and time travelling tables by name, with SQL and with ``DataFrame.writeTo``. The expected rows
+and time travelling tables by name, with SQL and with ``DataFrame.writeTo``. That test runs in
+the Connect lane (``TXLOG_TEST_SPARK=connect``), on the lane's server; the others here, SQL in
+the classic session, run in the classic lane. The expected rows
 are the statements' own inputs; delta-rs reads each table the server wrote, with the same rows;
 a failure comes back to the client with txlog's error class.
 """
@@ -13,16 +15,14 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from txlog_testing import REPO_ROOT
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cluster"))
-sys.path.insert(0, str(Path(__file__).resolve().parent / "connect"))
 import standalone  # noqa: E402
-from connect_server import connect_server  # noqa: E402
 
 pytest.importorskip("grpc", reason="the Spark Connect client needs pyspark[connect]'s modules")
 deltalake = pytest.importorskip("deltalake")
@@ -31,15 +31,13 @@ CLIENT = REPO_ROOT / "tests" / "connect" / "sql_client.py"
 
 
 @pytest.fixture(scope="module")
-def server(txlog_jar: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """A Connect server of the txlog jar (tests/connect/connect_server.py), its warehouse, and
-    its remote address."""
-    tmp = tmp_path_factory.mktemp("connect")
-    try:
-        with connect_server(txlog_jar, tmp) as s:
-            yield {"remote": s.remote, "warehouse": s.warehouse, "tmp": tmp, "log": s.log}
-    except RuntimeError as e:  # it did not start
-        pytest.fail(str(e), pytrace=False)
+def server(lane_server: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The Connect lane's server (conftest.py's ``lane_server``: a Connect server of the txlog
+    jar, tests/connect/connect_server.py), its warehouse, its remote address, and a directory
+    for the client's files. The lane's other suites are its clients too; their tables are
+    created by path or under other names."""
+    return {"remote": lane_server.remote, "warehouse": lane_server.warehouse,
+            "tmp": tmp_path_factory.mktemp("sql-client"), "log": lane_server.log}
 
 
 def run_client(server: dict[str, Any], name: str, steps: list[dict[str, Any]]
@@ -73,6 +71,7 @@ def rs_mapped(path: Path, version: int | None = None) -> list[list[Any]]:
     return sorted([list(r.values()) for r in rows], key=repr)
 
 
+@pytest.mark.connect_only
 def test_tables_by_name_over_connect(server: dict[str, Any]) -> None:
     steps = [
         {"name": "create", "sql": "CREATE TABLE events (id BIGINT, kind STRING) USING txlog "
@@ -170,6 +169,7 @@ def test_tables_by_name_over_connect(server: dict[str, Any]) -> None:
     assert rs_rows(warehouse / "small", version=1) == [[10]]
 
 
+@pytest.mark.classic_only
 def test_named_catalog_in_a_classic_session(spark: Any, tmp_path: Path) -> None:
     """docs/sql.md's example in the tests' own session (configured by txlog.configure_spark, no
     delta-spark): a table of a named txlog catalog created, appended to and overwritten by
@@ -193,6 +193,7 @@ def test_named_catalog_in_a_classic_session(spark: Any, tmp_path: Path) -> None:
         spark.sql("DROP TABLE IF EXISTS txlog_docs.default.docs_demo")
 
 
+@pytest.mark.classic_only
 def test_query_parameters_are_bound(spark: Any, tmp_path: Path) -> None:
     """``spark.sql(text, args)`` in a session with txlog's extension: on Spark 4.1 and later the
     parser binds a query's parameters, and txlog's parser hands them on (it did not: every
@@ -209,6 +210,7 @@ def test_query_parameters_are_bound(spark: Any, tmp_path: Path) -> None:
     assert [list(r) for r in spark.sql("SELECT :x AS v", args={"x": 7}).collect()] == [[7]]
 
 
+@pytest.mark.classic_only
 def test_constraints_dynamic_overwrite_and_partition_rename(spark: Any, tmp_path: Path) -> None:
     """ADD / DROP CONSTRAINT, Spark's dynamic overwrite plan (`overwritePartitions()`, INSERT
     OVERWRITE in dynamic mode) and renaming a partition column under column mapping, in the
