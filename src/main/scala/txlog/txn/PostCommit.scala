@@ -55,8 +55,10 @@ private[txlog] object PostCommit {
           if (updated.version == version) updated else ctx.snapshots.latestOr(Some(version))
         val written = CheckpointWriter.write(ctx.spark, produced, None, Map.empty)
         if (produced.config.expiredLogCleanup) {
+          // The cleanup deletes as it plans; its rows (a local relation) are not needed here,
+          // and counting them would run a Spark job for nothing.
           attempt("expired log cleanup") {
-            MetadataCleanup.run(ctx, None, dryRun = false, force = false).count()
+            MetadataCleanup.run(ctx, None, dryRun = false, force = false)
           }
         }
         Some(written)
