@@ -103,30 +103,55 @@ private[txlog] final class DriverCheckpoint private (
     * past the budget, or a read failed for a reason of the file's.
     */
   def eachFile(sidecars: Seq[String], overlay: FileOverlay)(f: (Row, Row) => Unit): Option[Unit] =
-    sidecarBytes.filter(_ + cp.sizeInBytes <= maxBytes).flatMap { _ =>
-      attempt {
-        val paths = cp.files.map(_.file.path) ++ sidecars.map(FileState.sidecarPath(segment, _))
-        val replaced = new Replaced(overlay)
-        each(paths, ActionSchemas.leanFileActions) { r =>
-          val (add, remove) = (r.getAs[Row](0), r.getAs[Row](1))
-          if (add != null && !add.isNullAt(0)) { if (!replaced(add)) f(add, null) }
-          else if (remove != null && !remove.isNullAt(0) && !replaced(remove)) f(null, remove)
-        }
-      }
-    }
+    eachAction(sidecars, overlay, ActionSchemas.leanFileActions, 2, 2)(f)
+
+  /** As [[eachFile]], with each add and remove whole ([[ActionSchemas.fileActions]]): what a
+    * checkpoint of the snapshot writes.
+    */
+  def eachFullFile(sidecars: Seq[String], overlay: FileOverlay)(
+      f: (Row, Row) => Unit
+  ): Option[Unit] =
+    eachAction(
+      sidecars,
+      overlay,
+      ActionSchemas.fileActions,
+      DriverCheckpoint.addDvIndex,
+      DriverCheckpoint.removeDvIndex
+    )(f)
 
   /** Calls `f` with every add (whole, as [[ActionSchemas.add]]) of the checkpoint and of its
     * `sidecars` whose key `overlay` (the tail's) does not touch: the live files the checkpoint
     * gives the snapshot, streamed. None when they cannot be read here, as for [[eachFile]].
     */
   def eachAdd(sidecars: Seq[String], overlay: FileOverlay)(f: Row => Unit): Option[Unit] =
+    eachAction(sidecars, overlay, DriverCheckpoint.adds, DriverCheckpoint.addDvIndex, -1) {
+      (add, _) => f(add)
+    }
+
+  /** Calls `f(add, remove)` with the file actions of the checkpoint and its `sidecars` as rows of
+    * `schema` (`add`, then `remove` if it has one; their deletion vectors at `addDv` and
+    * `removeDv`), those whose key `overlay` touches left out; None as for [[eachFile]].
+    */
+  private def eachAction(
+      sidecars: Seq[String],
+      overlay: FileOverlay,
+      schema: StructType,
+      addDv: Int,
+      removeDv: Int
+  )(f: (Row, Row) => Unit): Option[Unit] =
     sidecarBytes.filter(_ + cp.sizeInBytes <= maxBytes).flatMap { _ =>
       attempt {
         val paths = cp.files.map(_.file.path) ++ sidecars.map(FileState.sidecarPath(segment, _))
-        val replaced = new Replaced(overlay, DriverCheckpoint.addDvIndex)
-        each(paths, DriverCheckpoint.adds) { r =>
+        val (addReplaced, removeReplaced) =
+          (new Replaced(overlay, addDv), new Replaced(overlay, removeDv))
+        val removes = schema.length > 1
+        each(paths, schema) { r =>
           val add = r.getAs[Row](0)
-          if (add != null && !add.isNullAt(0) && !replaced(add)) f(add)
+          val remove = if (removes) r.getAs[Row](1) else null
+          if (add != null && !add.isNullAt(0)) { if (!addReplaced(add)) f(add, null) }
+          else if (remove != null && !remove.isNullAt(0) && !removeReplaced(remove)) {
+            f(null, remove)
+          }
         }
       }
     }
@@ -242,6 +267,7 @@ private[txlog] object DriverCheckpoint {
   private val adds: StructType = StructType(Seq(ActionSchemas.fileActions("add")))
 
   private val addDvIndex: Int = ActionSchemas.add.fieldIndex("deletionVector")
+  private val removeDvIndex: Int = ActionSchemas.remove.fieldIndex("deletionVector")
 
   /** The reader of `segment`'s checkpoint on the driver, if it has one within the budget (a JSON
     * one within [[LogLineReader.LocalReadMaxBytesConf]] too).
