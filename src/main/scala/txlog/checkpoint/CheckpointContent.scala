@@ -41,10 +41,12 @@ private[txlog] final class CheckpointContent(
   val keepFile: Column = col("add").isNotNull || (col("remove").isNotNull &&
     coalesce(col("remove.deletionTimestamp"), lit(0L)) > lit(tombstoneCutoff))
 
-  /** The add and remove rows, with columns `add` and `remove` shaped for a checkpoint. `parquet`
-    * adds the typed columns the table asks for (JSON checkpoints never carry them).
+  /** The add and remove rows, with columns `add` and `remove` shaped for a checkpoint, from
+    * `source` (the snapshot's reconciled files, or its file actions as a local relation: any
+    * DataFrame with their `add` and `remove` columns). `parquet` adds the typed columns the table
+    * asks for (JSON checkpoints never carry them).
     */
-  def fileRows(parquet: Boolean): DataFrame = {
+  def fileRows(parquet: Boolean, source: => DataFrame = snapshot.reconciledFiles): DataFrame = {
     val a = (f: String) => col(s"add.$f").as(f)
     val addFields = Seq(
       a("path"),
@@ -83,7 +85,7 @@ private[txlog] final class CheckpointContent(
       r("baseRowId"),
       r("defaultRowCommitVersion")
     )
-    snapshot.reconciledFiles
+    source
       .where(keepFile)
       .select(
         when(col("add").isNotNull, struct(addFields: _*)).as("add"),

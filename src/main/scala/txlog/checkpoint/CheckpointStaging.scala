@@ -31,6 +31,9 @@ private[txlog] object CheckpointStaging {
       "parquet.size.statistics.enabled" -> "false"
     )
 
+  /** The options of a parquet checkpoint file's writer: [[ParquetOptions]], snappy. */
+  val ParquetWriteOptions: Map[String, String] = ParquetOptions + ("compression" -> "snappy")
+
   /** A written file and the index of the Spark partition that wrote it. */
   final case class Staged(status: FileStatus, partition: Int)
 

@@ -188,6 +188,21 @@ private[txlog] object CheckpointWriter {
       else ParquetConcat(table, parts, new Path(staging, "joined.parquet"))
     }
 
+    /** The one parquet file of `nonFile` and the file rows, written on the driver when the job
+      * would write it in one task and the snapshot's file actions are few and read there
+      * ([[DriverCheckpointFile]]); None otherwise.
+      */
+    private def onDriver(nonFile: DataFrame): Option[Path] = {
+      val target = new Path(staging, "driver.parquet")
+      val options = CheckpointStaging.ParquetWriteOptions
+      if (singleFileTasks != 1) None
+      else if (
+        !DriverCheckpointFile.write(spark, snapshot, content, nonFile, table, target, options)
+      )
+        None
+      else Some(target)
+    }
+
     /** Publishes `staged` as `dir/name` unless that exists; the file there and whether it already
       * existed (it is then left untouched: the same version has the same content).
       */
@@ -232,8 +247,12 @@ private[txlog] object CheckpointWriter {
     }
 
     def classic(v2Spec: Boolean): CheckpointResult = {
-      val df = CheckpointContent.union(Seq(nonFile(v2Spec), content.fileRows(parquet = true)))
-      val staged = single(df, "parquet")
+      val staged = onDriver(nonFile(v2Spec)).getOrElse {
+        single(
+          CheckpointContent.union(Seq(nonFile(v2Spec), content.fileRows(parquet = true))),
+          "parquet"
+        )
+      }
       val got = verify("checkpoint", Seq(staged), "parquet", nonFileWant(v2Spec, 0), None)
       observer.reached("staged")
       val (file, existed) =

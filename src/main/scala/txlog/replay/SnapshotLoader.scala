@@ -117,7 +117,8 @@ private[txlog] object SnapshotLoader {
     }
     var collected: Option[Seq[Row]] = None
     var tallied = false // the checkpoint's files were counted as its state was read
-    val state = (tail, previous.filter(p => extendsSnapshot(segment, p))) match {
+    val extended = previous.filter(p => extendsSnapshot(segment, p))
+    val state = (tail, extended) match {
       case (t: DriverTail, Some(p)) =>
         val newRows = t.rows.filter(_.getLong(0) > p.version)
         val initial = p.state.copy(inCommitTimestamp = None)
@@ -142,6 +143,14 @@ private[txlog] object SnapshotLoader {
             }
         }
     }
+    // The checkpoint as the driver read it: this load's, or the one `previous` (on the same
+    // checkpoint, whose state this one carries on) read, so that a snapshot updated after a
+    // commit keeps its file actions on the driver (a commit's checkpoint is then written there).
+    val reader: Option[DriverCheckpoint] =
+      if (tallied) onDriver
+      else if (tail.isInstanceOf[DriverTail])
+        extended.flatMap(_.driverFileActions).flatMap(_.reader)
+      else None
     // the file list: the driver's overlay while it is small enough to plan, else its winners'
     // lines read again by tasks
     val unplanned = tail match {
@@ -160,7 +169,7 @@ private[txlog] object SnapshotLoader {
     val counter: Long => FileCounts = tailFiles match {
       case DriverTailFiles(overlay) =>
         cutoff =>
-          onDriver.flatMap(_.counts(state.sidecars, overlay, cutoff)) match {
+          reader.flatMap(_.counts(state.sidecars, overlay, cutoff)) match {
             case Some(checkpoint) => checkpoint + overlay.counts(cutoff)
             case None =>
               val counted = base(lean = true).map(FileCounts.counting)
@@ -182,8 +191,8 @@ private[txlog] object SnapshotLoader {
     val local: () => Option[DataFrame] = (segment.checkpoint, tailFiles) match {
       case (None, DriverTailFiles(o)) if !unplanned =>
         () => DriverFileList.of(spark, state.metadata.get, o)
-      case (Some(_), DriverTailFiles(o)) if !unplanned && tallied && onDriver.isDefined =>
-        val checkpoint = onDriver.map(_ -> state.sidecars)
+      case (Some(_), DriverTailFiles(o)) if !unplanned && reader.isDefined =>
+        val checkpoint = reader.map(_ -> state.sidecars)
         () =>
           DriverFileList.of(
             spark,
@@ -197,8 +206,9 @@ private[txlog] object SnapshotLoader {
     // the reconciled actions the driver can stream: a checkpoint it read, and the tail it holds
     val actions = tailFiles match {
       case DriverTailFiles(o) if segment.checkpoint.isEmpty => Some(new DriverFileActions(None, o))
-      case DriverTailFiles(o) if tallied =>
-        onDriver.map(cp => new DriverFileActions(Some(cp -> state.sidecars), o))
+      case DriverTailFiles(o) =>
+        val typedOnly = () => typed.layout.exists(_.restoresJson)
+        reader.map(cp => new DriverFileActions(Some(cp -> state.sidecars), o, typedOnly))
       case _ => None
     }
     val built = snapshot(
