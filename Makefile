@@ -235,6 +235,7 @@ test-stream-faults: jar venv
 BREADTH_SCALA := txlog.DistributedReplayAgreementSuite txlog.FixtureAgreementSuite \
   txlog.changes.ChangesSuite txlog.checkpoint.CheckpointRoundTripSuite \
   txlog.checkpoint.CheckpointRoundTripSuite2 txlog.checkpoint.CheckpointWriterSuite \
+  txlog.checkpoint.DriverCheckpointFileSuite \
   txlog.checksum.VersionChecksumSuite txlog.cleanup.CleanupFailClosedSuite txlog.cli.CliSuite \
   txlog.compaction.DistributedLogCompactionSuite txlog.compaction.LogCompactionSuite \
   txlog.inspect.ValidateSuite txlog.repair.RepairFaultsSuite txlog.repair.RepairSuite \

@@ -61,8 +61,10 @@ private[txlog] object TxlogConf {
     "spark.txlog.checkpoint.maxOneTaskLogBytes",
     4 * MiB,
     "A table whose log (its checkpoint and the commits after it; not a V2 checkpoint's " +
-      "sidecars) is at most this size gets its single-file checkpoint written by one task. A " +
-      "larger one is encoded by several tasks whose files are joined. 0: always several.",
+      "sidecars) is at most this size gets its single-file checkpoint written by one task, or " +
+      "by the driver without a job when the driver read its log and it has at most 10,000 " +
+      "file actions. A larger one is encoded by several tasks whose files are joined. 0: " +
+      "always several.",
     min = 0,
     bytes = true
   )
