@@ -104,7 +104,8 @@ private[txlog] object TxlogConf {
     "spark.txlog.replay.maxDriverCheckpointBytes",
     "32 MiB, or the tail's budget (`spark.txlog.replay.maxLocalReadBytes`) when smaller",
     "Under a small tail, a checkpoint (all parts and sidecars) up to this size is read on " +
-      "the driver with parquet-mr; a larger one by Spark jobs. 0 turns the driver read off.",
+      "the driver with parquet-mr; a larger one by Spark jobs, its state rows on the driver " +
+      "when its footers confine them to a few row groups. 0 turns the driver reads off.",
     min = 0,
     formerKeys = Seq("spark.txlog.replay.driverCheckpointMaxBytes")
   )

@@ -3,7 +3,10 @@ package txlog.replay
 import java.io.InterruptedIOException
 import java.nio.channels.ClosedByInterruptException
 
+import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
+
+import org.apache.parquet.hadoop.metadata.BlockMetaData
 
 import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.types.StructType
@@ -284,4 +287,83 @@ private[txlog] object DriverCheckpoint {
 
   private def strict(spark: SparkSession): Boolean =
     TxlogConf.TestingDriverCheckpointStrict.get(spark)
+
+  /** Checkpoints of more part files than this have their non-file rows read by a job. */
+  private val MaxSparseParts = 4
+
+  /** The most rows read on the driver from the row groups that may hold non-file actions. */
+  val MaxSparseRows = 10000L
+
+  /** The leaves [[NonFileState.checkpointRows]] tests: a row group whose statistics show all of
+    * them null holds no non-file action.
+    */
+  private val nonFileLeaves =
+    Seq(
+      "protocol.minReaderVersion",
+      "metaData.id",
+      "txn.appId",
+      "domainMetadata.domain",
+      "sidecar.path"
+    )
+
+  /** A checkpoint row's non-file actions and its sidecar's path and size, without file actions. */
+  private val stateOnly: StructType =
+    StructType(stateAndFiles.fields.filterNot(f => f.name == "add" || f.name == "remove"))
+
+  /** The non-file rows of `segment`'s parquet checkpoint (as [[NonFileState.checkpointRows]]
+    * selects them) read on the driver when it is too large to read here whole but its footers
+    * confine those rows to row groups of at most [[MaxSparseRows]] rows in all: a row group whose
+    * statistics count every one of the leaves Spark's job would test as null is skipped, as that
+    * job's parquet reader skips it. The job's fixed cost is then saved on a large table (its
+    * checkpoint's protocol and metadata usually sit in a row group of their own, or in a few rows
+    * of the first). None otherwise, or when a file does not read here (the job then reads it and
+    * raises the error a user sees), or when [[MaxBytesConf]] is 0 (no checkpoint read on the
+    * driver); a storage failure is LOG_READ_FAILED naming the file.
+    */
+  def sparseNonFileRows(spark: SparkSession, segment: LogSegment): Option[Seq[Row]] =
+    segment.checkpoint
+      .filter(cp => !cp.isJson && cp.files.size <= MaxSparseParts)
+      .filter(_ => TxlogConf.ReplayMaxDriverCheckpointBytes.get(spark).forall(_ > 0))
+      .flatMap { cp =>
+        val table = segment.table
+        var reading = cp.files.head.file.path
+        def mayHold(block: BlockMetaData): Boolean = block.getColumns.asScala.exists { c =>
+          nonFileLeaves.contains(c.getPath.toDotString) && {
+            val stats = c.getStatistics
+            stats == null || !stats.isNumNullsSet || stats.getNumNulls < block.getRowCount
+          }
+        }
+        try {
+          val groups = cp.files.map { f =>
+            reading = f.file.path
+            f -> DriverParquet.rowGroups(table, f.file.path, Some(f.file)).filter(mayHold)
+          }
+          if (groups.map(_._2.map(_.getRowCount).sum).sum > MaxSparseRows) None
+          else {
+            val rows = Seq.newBuilder[Row]
+            groups.filter(_._2.nonEmpty).foreach { case (f, wanted) =>
+              reading = f.file.path
+              val starts = wanted.map(_.getStartingPos).toSet
+              val keep = Some((b: BlockMetaData) => starts(b.getStartingPos))
+              DriverParquet.foreach(table, f.file.path, stateOnly, Some(f.file), keep) { r =>
+                NonFileState
+                  .checkpointRow(cp.version, cp.files.head.file.path, r)
+                  .foreach(rows += _)
+              }
+            }
+            Some(rows.result())
+          }
+        } catch {
+          case e @ (_: InterruptedException | _: InterruptedIOException |
+              _: ClosedByInterruptException) =>
+            throw e
+          case e: TxlogException => throw e
+          case NonFatal(e) if ReadErrors.storageFailure(e) =>
+            val detail = s"${e.getClass.getSimpleName}: ${String.valueOf(e.getMessage)}".take(400)
+            throw TxlogErrors.logReadFailed(reading, Some(cp.version), detail, e)
+          case NonFatal(e) if !strict(spark) =>
+            log.debug(s"Reading the state of ${cp.files.head.file.path} with Spark instead", e)
+            None
+        }
+      }
 }

@@ -5,6 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
 import org.apache.parquet.HadoopReadOptions
 import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.metadata.BlockMetaData
 import org.apache.parquet.hadoop.util.HadoopStreams
 import org.apache.parquet.io.{ColumnIOFactory, InputFile, SeekableInputStream}
 import org.apache.parquet.io.api.RecordMaterializer
@@ -32,11 +33,16 @@ private[txlog] object DriverParquet {
   final class Unsupported(message: String) extends RuntimeException(message)
 
   /** Calls `each` with every row of `file` as a row of `schema` (values as `Row.get` gives them:
-    * String, Long, Int, Boolean, Double, nested Row, scala Map and Seq).
+    * String, Long, Int, Boolean, Double, nested Row, scala Map and Seq); with `rowGroups`, only
+    * with the rows of the row groups it keeps (the others are not read).
     */
-  def foreach(table: TablePath, file: String, schema: StructType, listed: Option[FileInfo] = None)(
-      each: Row => Unit
-  ): Unit = {
+  def foreach(
+      table: TablePath,
+      file: String,
+      schema: StructType,
+      listed: Option[FileInfo] = None,
+      rowGroups: Option[BlockMetaData => Boolean] = None
+  )(each: Row => Unit): Unit = {
     val reader = open(table, new Path(file), listed)
     try {
       val fileSchema = reader.getFooter.getFileMetaData.getSchema
@@ -48,18 +54,27 @@ private[txlog] object DriverParquet {
           def getCurrentRecord: Row = root.current
           def getRootConverter = root
         }
-        var pages = reader.readNextRowGroup()
-        while (pages != null) {
-          val records = io.getRecordReader(pages, materializer)
-          var i = 0L
-          while (i < pages.getRowCount) {
-            each(records.read())
-            i += 1
+        reader.getRowGroups.asScala.foreach { block =>
+          if (!rowGroups.forall(_(block))) reader.skipNextRowGroup()
+          else {
+            val pages = reader.readNextRowGroup()
+            val records = io.getRecordReader(pages, materializer)
+            var i = 0L
+            while (i < pages.getRowCount) {
+              each(records.read())
+              i += 1
+            }
           }
-          pages = reader.readNextRowGroup()
         }
       }
     } finally reader.close()
+  }
+
+  /** The row groups of `file` (its footer, read here). */
+  def rowGroups(table: TablePath, file: String, listed: Option[FileInfo]): Seq[BlockMetaData] = {
+    val reader = open(table, new Path(file), listed)
+    try reader.getRowGroups.asScala.toSeq
+    finally reader.close()
   }
 
   /** A reader of `file` (a log file of `table`, or one at an absolute URI) through the table's file

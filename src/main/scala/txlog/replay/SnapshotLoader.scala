@@ -1,16 +1,12 @@
 package txlog.replay
 
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
-import org.apache.spark.sql.functions.col
 
 import txlog.config.TxlogConf
 import txlog.Snapshot
-import txlog.errors.TxlogErrors
 import txlog.protocol.ActionSchemas
 import txlog.log.{LogListing, LogSegment}
-import txlog.protocol.ReaderGate
 import txlog.timetravel.CommitTimeline
-import txlog.util.Jobs
 
 /** Builds a [[Snapshot]] from a log segment: one small job collects protocol, metadata, txns,
   * domain metadata and sidecar names to the driver (no job for a small log: see
@@ -122,12 +118,12 @@ private[txlog] object SnapshotLoader {
       case (t: DriverTail, Some(p)) =>
         val newRows = t.rows.filter(_.getLong(0) > p.version)
         val initial = p.state.copy(inCommitTimestamp = None)
-        collectState(spark, segment, None, new DriverTail(newRows, t.deltas), initial)
+        StateReads.collectState(spark, segment, None, new DriverTail(newRows, t.deltas), initial)
       case _ =>
         onDriver.flatMap(_.nonFileRows(overlay)) match {
           case Some(rows) =>
             tallied = true
-            collectState(spark, segment, None, tail, NonFileState.empty, rows)
+            StateReads.collectState(spark, segment, None, tail, NonFileState.empty, rows)
           case None =>
             def checkpoint = ReadErrors.translate(segment)(
               segment.checkpoint.map(
@@ -136,10 +132,18 @@ private[txlog] object SnapshotLoader {
             )
             tail match {
               case t: DistributedTail =>
-                val rows = known.getOrElse(collectRows(spark, segment, checkpoint, t))
+                val rows = known.getOrElse(StateReads.collectRows(spark, segment, checkpoint, t))
                 collected = Some(rows)
-                reconciled(segment, rows, NonFileState.empty)
-              case _ => collectState(spark, segment, checkpoint, tail, NonFileState.empty)
+                StateReads.reconciled(segment, rows, NonFileState.empty)
+              case _ =>
+                // a large checkpoint's few rows of state, read on the driver when its footers
+                // show where they are; else by a job
+                DriverCheckpoint.sparseNonFileRows(spark, segment) match {
+                  case Some(rows) =>
+                    StateReads.collectState(spark, segment, None, tail, NonFileState.empty, rows)
+                  case None =>
+                    StateReads.collectState(spark, segment, checkpoint, tail, NonFileState.empty)
+                }
             }
         }
     }
@@ -257,7 +261,13 @@ private[txlog] object SnapshotLoader {
     val newDeltas = segment.deltas.drop(old.deltas.length)
     val newTail = Tail.read(spark, segment.table, newDeltas)
     val state =
-      collectState(spark, segment, None, newTail, previous.state.copy(inCommitTimestamp = None))
+      StateReads.collectState(
+        spark,
+        segment,
+        None,
+        newTail,
+        previous.state.copy(inCommitTimestamp = None)
+      )
     val newFiles = FileState.tailFiles(newTail, segment.table.root)
     val combined = (newFiles, previous.cachedBase) match {
       case (DriverTailFiles(f), Some(o)) if !previous.isCached => Some(o.overlay ++ f)
@@ -349,55 +359,6 @@ private[txlog] object SnapshotLoader {
 
   private def countJob(segment: LogSegment): String =
     s"count files of ${segment.table.root} v${segment.version}"
-
-  private def collectState(
-      spark: SparkSession,
-      segment: LogSegment,
-      checkpoint: Option[DataFrame],
-      tail: Tail,
-      initial: NonFileState,
-      checkpointRows: Seq[Row] = Nil
-  ): NonFileState = {
-    val rows = tail match {
-      case t: DriverTail =>
-        checkpointRows ++
-          checkpoint.fold(Seq.empty[Row])(cp =>
-            collect(spark, segment, NonFileState.checkpointRows(cp))
-          ) ++
-          NonFileState.driverTailRows(t.rows, segment.version)
-      case t: DistributedTail => collectRows(spark, segment, checkpoint, t)
-    }
-    reconciled(segment, rows, initial)
-  }
-
-  /** The rows of the non-file state of `segment` (its checkpoint's and a distributed tail's), by a
-    * job.
-    */
-  private def collectRows(
-      spark: SparkSession,
-      segment: LogSegment,
-      checkpoint: Option[DataFrame],
-      tail: DistributedTail
-  ): Seq[Row] =
-    collect(spark, segment, NonFileState.rowsToCollect(checkpoint, tail.df, segment.version))
-
-  private def collect(spark: SparkSession, segment: LogSegment, rows: DataFrame): Seq[Row] =
-    Jobs.named(spark, s"read protocol and metadata of ${segment.table.root} v${segment.version}") {
-      ReadErrors.translate(segment)(rows.collect().toSeq)
-    }
-
-  /** The non-file state of `rows` reconciled onto `initial`: a snapshot needs a protocol and
-    * metadata, and a protocol this reader supports.
-    */
-  private def reconciled(segment: LogSegment, rows: Seq[Row], initial: NonFileState) = {
-    val table = segment.table.root
-    val state = NonFileState.reconcile(rows, initial)
-    val protocol =
-      state.protocol.getOrElse(throw TxlogErrors.missingProtocol(table, segment.version))
-    if (state.metadata.isEmpty) throw TxlogErrors.missingMetadata(table, segment.version)
-    ReaderGate.check(table, segment.version, protocol)
-    state
-  }
 
   /** The version's commit timestamp, by the rules of [[CommitTimeline]] under the version's own
     * protocol and metadata; the in-commit timestamp the replay already read is used as is.
