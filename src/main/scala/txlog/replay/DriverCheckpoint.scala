@@ -221,19 +221,7 @@ private[txlog] final class DriverCheckpoint private (
     * the file, as Spark's read would end; an interruption propagates as it is.
     */
   private def attempt[T](body: => T): Option[T] =
-    try Some(body)
-    catch {
-      case e @ (_: InterruptedException | _: InterruptedIOException |
-          _: ClosedByInterruptException) =>
-        throw e
-      case e: TxlogException => throw e
-      case NonFatal(e) if ReadErrors.storageFailure(e) =>
-        val detail = s"${e.getClass.getSimpleName}: ${String.valueOf(e.getMessage)}".take(400)
-        throw TxlogErrors.logReadFailed(reading, Some(cp.version), detail, e)
-      case NonFatal(e) if !DriverCheckpoint.strict(spark) =>
-        DriverCheckpoint.log.debug(s"Reading ${cp.files.head.file.path} with Spark instead", e)
-        None
-    }
+    DriverCheckpoint.attempt(spark, reading, cp, "")(body)
 }
 
 private[txlog] object DriverCheckpoint {
@@ -333,7 +321,7 @@ private[txlog] object DriverCheckpoint {
             stats == null || !stats.isNumNullsSet || stats.getNumNulls < block.getRowCount
           }
         }
-        try {
+        attempt(spark, reading, cp, "the state of ") {
           val groups = cp.files.map { f =>
             reading = f.file.path
             f -> DriverParquet.rowGroups(table, f.file.path, Some(f.file)).filter(mayHold)
@@ -353,17 +341,32 @@ private[txlog] object DriverCheckpoint {
             }
             Some(rows.result())
           }
-        } catch {
-          case e @ (_: InterruptedException | _: InterruptedIOException |
-              _: ClosedByInterruptException) =>
-            throw e
-          case e: TxlogException => throw e
-          case NonFatal(e) if ReadErrors.storageFailure(e) =>
-            val detail = s"${e.getClass.getSimpleName}: ${String.valueOf(e.getMessage)}".take(400)
-            throw TxlogErrors.logReadFailed(reading, Some(cp.version), detail, e)
-          case NonFatal(e) if !strict(spark) =>
-            log.debug(s"Reading the state of ${cp.files.head.file.path} with Spark instead", e)
-            None
-        }
+        }.flatten
       }
+
+  /** `body`, or None when reading a file of `cp` on the driver failed for a reason of the file's
+    * (then Spark reads the checkpoint instead, and fails as a user should see it if the checkpoint
+    * is at fault). A storage failure (a missing file, an I/O error of the file system) is
+    * LOG_READ_FAILED naming the file being read, as Spark's read would end; an interruption
+    * propagates as it is; with [[StrictConf]], any failure does.
+    */
+  private def attempt[T](
+      spark: SparkSession,
+      reading: => String,
+      cp: CheckpointInstance,
+      what: String
+  )(body: => T): Option[T] =
+    try Some(body)
+    catch {
+      case e @ (_: InterruptedException | _: InterruptedIOException |
+          _: ClosedByInterruptException) =>
+        throw e
+      case e: TxlogException => throw e
+      case NonFatal(e) if ReadErrors.storageFailure(e) =>
+        val detail = s"${e.getClass.getSimpleName}: ${String.valueOf(e.getMessage)}".take(400)
+        throw TxlogErrors.logReadFailed(reading, Some(cp.version), detail, e)
+      case NonFatal(e) if !strict(spark) =>
+        log.debug(s"Reading $what${cp.files.head.file.path} with Spark instead", e)
+        None
+    }
 }
