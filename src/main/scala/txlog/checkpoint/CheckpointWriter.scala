@@ -195,12 +195,9 @@ private[txlog] object CheckpointWriter {
     private def onDriver(nonFile: DataFrame): Option[Path] = {
       val target = new Path(staging, "driver.parquet")
       val options = CheckpointStaging.ParquetWriteOptions
-      if (singleFileTasks != 1) None
-      else if (
-        !DriverCheckpointFile.write(spark, snapshot, content, nonFile, table, target, options)
-      )
-        None
-      else Some(target)
+      val written = singleFileTasks == 1 &&
+        DriverCheckpointFile.write(spark, snapshot, content, nonFile, table, target, options)
+      if (written) Some(target) else None
     }
 
     /** Publishes `staged` as `dir/name` unless that exists; the file there and whether it already

@@ -49,11 +49,7 @@ private[txlog] object DriverCheckpointFile {
       target: Path,
       options: Map[String, String]
   ): Boolean = {
-    val actions = snapshot.driverFileActions match {
-      case Some(a) => fileActions(spark, a)
-      case None    => None
-    }
-    val parts = actions.flatMap { source =>
+    val parts = snapshot.driverFileActions.flatMap(fileActions(spark, _)).flatMap { source =>
       val files = content.fileRows(parquet = true, source)
       val schema = CheckpointContent.union(Seq(nonFile, files)).schema
       for (n <- localRows(nonFile); f <- localRows(files))

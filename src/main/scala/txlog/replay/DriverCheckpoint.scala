@@ -321,28 +321,33 @@ private[txlog] object DriverCheckpoint {
             stats == null || !stats.isNumNullsSet || stats.getNumNulls < block.getRowCount
           }
         }
+        // each file's footer is read once: its row groups are chosen as it is opened
+        var rowsChosen = 0L
+        def choose(blocks: Seq[BlockMetaData]): BlockMetaData => Boolean = {
+          val wanted = blocks.filter(mayHold)
+          rowsChosen += wanted.map(_.getRowCount).sum
+          if (rowsChosen > MaxSparseRows) throw OverBudget
+          wanted.toSet
+        }
         attempt(spark, reading, cp, "the state of ") {
-          val groups = cp.files.map { f =>
-            reading = f.file.path
-            f -> DriverParquet.rowGroups(table, f.file.path, Some(f.file)).filter(mayHold)
-          }
-          if (groups.map(_._2.map(_.getRowCount).sum).sum > MaxSparseRows) None
-          else {
-            val rows = Seq.newBuilder[Row]
-            groups.filter(_._2.nonEmpty).foreach { case (f, wanted) =>
+          val rows = Seq.newBuilder[Row]
+          try {
+            cp.files.foreach { f =>
               reading = f.file.path
-              val starts = wanted.map(_.getStartingPos).toSet
-              val keep = Some((b: BlockMetaData) => starts(b.getStartingPos))
-              DriverParquet.foreach(table, f.file.path, stateOnly, Some(f.file), keep) { r =>
-                NonFileState
-                  .checkpointRow(cp.version, cp.files.head.file.path, r)
-                  .foreach(rows += _)
+              DriverParquet.foreach(table, f.file.path, stateOnly, Some(f.file), Some(choose)) {
+                r =>
+                  NonFileState
+                    .checkpointRow(cp.version, cp.files.head.file.path, r)
+                    .foreach(rows += _)
               }
             }
             Some(rows.result())
-          }
+          } catch { case OverBudget => None }
         }.flatten
       }
+
+  /** More rows than [[MaxSparseRows]] may hold state: a job reads them. */
+  private object OverBudget extends RuntimeException with scala.util.control.NoStackTrace
 
   /** `body`, or None when reading a file of `cp` on the driver failed for a reason of the file's
     * (then Spark reads the checkpoint instead, and fails as a user should see it if the checkpoint

@@ -34,14 +34,15 @@ private[txlog] object DriverParquet {
 
   /** Calls `each` with every row of `file` as a row of `schema` (values as `Row.get` gives them:
     * String, Long, Int, Boolean, Double, nested Row, scala Map and Seq); with `rowGroups`, only
-    * with the rows of the row groups it keeps (the others are not read).
+    * with the rows of the row groups it chooses, given all of them from the footer (the others are
+    * not read).
     */
   def foreach(
       table: TablePath,
       file: String,
       schema: StructType,
       listed: Option[FileInfo] = None,
-      rowGroups: Option[BlockMetaData => Boolean] = None
+      rowGroups: Option[Seq[BlockMetaData] => BlockMetaData => Boolean] = None
   )(each: Row => Unit): Unit = {
     val reader = open(table, new Path(file), listed)
     try {
@@ -54,8 +55,10 @@ private[txlog] object DriverParquet {
           def getCurrentRecord: Row = root.current
           def getRootConverter = root
         }
-        reader.getRowGroups.asScala.foreach { block =>
-          if (!rowGroups.forall(_(block))) reader.skipNextRowGroup()
+        val blocks = reader.getRowGroups.asScala.toSeq
+        val chosen = rowGroups.map(_(blocks))
+        blocks.foreach { block =>
+          if (!chosen.forall(_(block))) reader.skipNextRowGroup()
           else {
             val pages = reader.readNextRowGroup()
             val records = io.getRecordReader(pages, materializer)
@@ -68,13 +71,6 @@ private[txlog] object DriverParquet {
         }
       }
     } finally reader.close()
-  }
-
-  /** The row groups of `file` (its footer, read here). */
-  def rowGroups(table: TablePath, file: String, listed: Option[FileInfo]): Seq[BlockMetaData] = {
-    val reader = open(table, new Path(file), listed)
-    try reader.getRowGroups.asScala.toSeq
-    finally reader.close()
   }
 
   /** A reader of `file` (a log file of `table`, or one at an absolute URI) through the table's file
