@@ -8,6 +8,7 @@ import txlog.checkpoint.CheckpointWriter
 import txlog.checksum.{ChecksumValidator, ChecksumWriter}
 import txlog.history.History
 import txlog.log.{LogListing, TablePath}
+import txlog.storage.SessionHadoopConf
 import txlog.table.TableContext
 import txlog.errors.TxlogErrors
 
@@ -355,7 +356,7 @@ object DeltaLog {
     }
     BuildInfo.runtimeMismatch.foreach(why => throw TxlogErrors.jarSparkMismatch(why))
     new DeltaLog(
-      new TableContext(spark, TablePath.qualified(path, spark.sessionState.newHadoopConf()))
+      new TableContext(spark, TablePath.qualified(path, SessionHadoopConf.of(spark)))
     )
   }
 
