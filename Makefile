@@ -193,7 +193,7 @@ MATRIX_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTrave
   txlog.sql.SqlCommandsParitySuite txlog.sql.RowLevelParitySuite txlog.sql.MergeParitySuite
 MATRIX_PYTHON := tests/test_jar.py tests/test_api.py tests/test_transaction.py \
   tests/test_checkpoint.py tests/test_delta_rs_agreement.py tests/test_interop_delta_rs.py \
-  tests/test_read.py tests/test_changes.py tests/test_write.py
+  tests/test_read.py tests/test_changes.py tests/test_write.py tests/test_local_rows.py
 MATRIX_LINES := $(filter-out $(DEFAULT_LINE),$(LINES))
 # The lines whose matrix run also runs the Python API suites on Spark Connect, with the Connect
 # client's modules (pandas 2 for pyspark 3.5, which pandas 3 breaks).

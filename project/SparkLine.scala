@@ -50,7 +50,7 @@ object SparkLine {
       Map("2.12" -> "2.12.18", "2.13" -> "2.13.8"),
       "3.5.7",
       Some(scala => "io.delta" % s"delta-spark_$scala" % "3.3.2" % Test),
-      Seq("spark-3.5"),
+      Seq("spark-3.5", "spark-3.5-4.0"),
       // delta-spark 3.3 has no file size histogram utilities to compare checksums with. The S3
       // fault suite injects its faults into S3A's AWS SDK v2 client (S3ConditionalPutSuite has
       // faults for both SDKs).
@@ -65,7 +65,7 @@ object SparkLine {
       Map("2.13" -> "2.13.16"),
       "4.0.4",
       delta("4.4.0", "delta-spark_4.0_2.13"),
-      Seq("spark-4.x", "spark-4.0"),
+      Seq("spark-4.x", "spark-4.0", "spark-3.5-4.0"),
       // spark-connect 4.0.2 to 4.0.4 are not on Maven Central; 4.0.1's plugin interfaces are
       // the line's (a server of 4.0.4 loads the plugin compiled against them).
       connectVersion = Some("4.0.1"),
@@ -79,7 +79,7 @@ object SparkLine {
       Map("2.13" -> "2.13.17"),
       "4.1.3",
       delta("4.4.0", "delta-spark_4.1_2.13"),
-      Seq("spark-4.x", "spark-4.1-4.2"),
+      Seq("spark-4.x", "spark-4.1-4.2", "spark-4.1-4.3"),
       s3 = Some(S3Deps("3.4.2", "2.29.52"))
     ),
     SparkLine(
@@ -88,7 +88,7 @@ object SparkLine {
       Map("2.13" -> "2.13.17"),
       "4.2.0",
       delta("4.4.0", "delta-spark_4.2_2.13"),
-      Seq("spark-4.x", "spark-4.1-4.2"),
+      Seq("spark-4.x", "spark-4.1-4.2", "spark-4.1-4.3"),
       s3 = Some(S3Deps("3.5.0", "2.35.4"))
     ),
     // Spark 4.3.0 is published on PyPI but not on Maven Central: the build compiles against the
@@ -100,7 +100,7 @@ object SparkLine {
       Map("2.13" -> "2.13.17"),
       "4.3.0",
       None,
-      Seq("spark-4.x", "spark-4.3"),
+      Seq("spark-4.x", "spark-4.3", "spark-4.1-4.3"),
       fromPyPiOnly = true
     )
   )

@@ -18,6 +18,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import StructType
 
 from ._gateway import call, call_text, frame
+from ._local_rows import local_rows_frame
 
 __all__ = ["Snapshot", "Protocol", "Metadata"]
 
@@ -194,8 +195,17 @@ class Snapshot:
 
     def all_files(self) -> DataFrame:
         """The live files: one add action per row with every field, plus
-        ``partitionValues_parsed`` (typed) and ``stats_parsed`` (stats as a struct)."""
-        return frame(call(self._facade.allFiles, self._jsnapshot), self._spark)
+        ``partitionValues_parsed`` (typed) and ``stats_parsed`` (stats as a struct).
+
+        A small table's list (up to 10,000 files, its log read on the driver) is built on the
+        driver: collecting it runs no Spark job, and ``collect()`` (``toPandas()`` too, with
+        Arrow off) reads its rows in one call, without a SQL execution, when they pickle to at
+        most 1 MiB.
+
+        >>> [f.path for f in snap.all_files().collect()]
+        """
+        return local_rows_frame(call(self._facade.allFiles, self._jsnapshot), self._spark,
+                                self._facade)
 
     def to_df(self) -> DataFrame:
         """The table's rows at this snapshot's version, as a DataFrame with the table's logical

@@ -86,6 +86,11 @@ object PythonFacade extends TransactionFacade with WriteFacade {
   /** Example: `PythonFacade.allFiles(snap)`. */
   def allFiles(snapshot: Snapshot): DataFrame = snapshot.allFiles
 
+  /** The rows of `df` pickled for Python when the driver holds them (see [[LocalRows]]), as text
+    * (base64, in parts when long), or null. Example: `call_text(PythonFacade.localRows, jdf)`.
+    */
+  def localRows(df: DataFrame): AnyRef = LocalRows.of(df)
+
   /** Example: `PythonFacade.tombstones(snap)`. */
   def tombstones(snapshot: Snapshot): DataFrame = snapshot.tombstones
 

@@ -34,6 +34,9 @@ object SparkPlans {
     qe.analyzed
   }
 
+  /** The analyzed plan of `df`. Example: `SparkPlans.analyzedOf(df)`. */
+  def analyzedOf(df: DataFrame): LogicalPlan = df.queryExecution.analyzed
+
   /** Whether the statement says `MERGE WITH SCHEMA EVOLUTION`. */
   def schemaEvolution(m: org.apache.spark.sql.catalyst.plans.logical.MergeIntoTable): Boolean =
     false // no MERGE WITH SCHEMA EVOLUTION before Spark 4.0

@@ -37,6 +37,10 @@ object SparkPlans {
     qe.analyzed
   }
 
+  /** The analyzed plan of `df`. Example: `SparkPlans.analyzedOf(df)`. */
+  def analyzedOf(df: DataFrame): LogicalPlan =
+    df.asInstanceOf[ClassicDataset[_]].queryExecution.analyzed
+
   /** Whether the statement says `MERGE WITH SCHEMA EVOLUTION`. */
   def schemaEvolution(m: org.apache.spark.sql.catalyst.plans.logical.MergeIntoTable): Boolean =
     m.withSchemaEvolution
