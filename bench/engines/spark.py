@@ -60,21 +60,32 @@ class SparkEngine(Engine):
         return dml_table.spark_source(self.spark, rows)  # cached and counted
 
     def _heap_pools(self) -> list:
-        management = self.spark._jvm.java.lang.management.ManagementFactory
-        return [
-            p for p in management.getMemoryPoolMXBeans() if p.getType().toString() == "Heap memory"
-        ]
+        """The JVM's heap pools, looked up once per session: resolving a class through py4j's
+        JVM view between two timed operations (W15 times each of 107 tables) slowed the next
+        load by about 1 ms (measured: 3.5 against 2.4 ms per table in the fourth pass)."""
+        if getattr(self, "_pools_of", None) is not self.spark:
+            management = self.spark._jvm.java.lang.management.ManagementFactory
+            self._pools = [
+                p for p in management.getMemoryPoolMXBeans()
+                if p.getType().toString() == "Heap memory"
+            ]
+            self._pid = self.spark._jvm.java.lang.ProcessHandle.current().pid()
+            self._pools_of = self.spark
+        return self._pools
+
+    def _jvm_pid(self) -> int:
+        self._heap_pools()
+        return self._pid
 
     def reset_heap_peak(self) -> None:
         for pool in self._heap_pools():
             pool.resetPeakUsage()
 
     def memory(self) -> dict[str, float | None]:
-        jvm_pid = self.spark._jvm.java.lang.ProcessHandle.current().pid()
         heap = sum(p.getPeakUsage().getUsed() for p in self._heap_pools())
         return {
             "python_rss_mb": peak_rss_mb(),
-            "jvm_rss_mb": peak_rss_mb(jvm_pid),
+            "jvm_rss_mb": peak_rss_mb(self._jvm_pid()),
             "jvm_heap_mb": heap / 2**20,
         }
 
