@@ -27,12 +27,23 @@ class ReadFailureSuite extends SparkSuite with BeforeAndAfterEach {
       ".parquet"
 
   override def beforeEach(): Unit = {
+    idle()
     Faulty.reset()
     spark.conf.unset(LogLineReader.LocalReadMaxBytesConf)
   }
   override def afterEach(): Unit = {
     Faulty.reset()
     spark.conf.unset(LogLineReader.LocalReadMaxBytesConf)
+  }
+
+  /** Waits (up to 30 s) until no task runs: a job that failed on one file aborts, but its other
+    * tasks may still open their files (of the same names, counted by name) after the next test
+    * reset the counts.
+    */
+  private def idle(): Unit = {
+    val deadline = System.nanoTime() + 30.seconds.toNanos
+    def running = spark.sparkContext.statusTracker.getExecutorInfos.map(_.numRunningTasks).sum
+    while (running > 0 && System.nanoTime() < deadline) Thread.sleep(10)
   }
 
   private def copy(name: String): Path = {
