@@ -355,9 +355,7 @@ object DeltaLog {
       throw TxlogErrors.invalidArgument("path", "must be a non-empty table path")
     }
     BuildInfo.runtimeMismatch.foreach(why => throw TxlogErrors.jarSparkMismatch(why))
-    new DeltaLog(
-      new TableContext(spark, TablePath.qualified(path, SessionHadoopConf.of(spark)))
-    )
+    new DeltaLog(new TableContext(spark, TablePath.qualified(path, SessionHadoopConf.of(spark))))
   }
 
   /** Writes `df`'s rows to the table at `path` as parquet files with statistics, one `WRITE`
