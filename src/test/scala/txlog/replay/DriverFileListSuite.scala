@@ -55,9 +55,11 @@ class DriverFileListSuite extends SparkSuite {
         """"dataChange":true}}"""
     }
     java.nio.file.Files.createDirectories(t.resolve("_delta_log"))
+    // The implicit conversion, which Scala 2.12's collection-compat also offers.
+    import scala.jdk.CollectionConverters._
     java.nio.file.Files.write(
       t.resolve("_delta_log").resolve("00000000000000000000.json"),
-      scala.jdk.CollectionConverters.SeqHasAsJava(head ++ adds).asJava
+      (head ++ adds).asJava
     )
     val s = DeltaLog.forTable(spark, t.toString).snapshot()
     assert(s.checkpointVersion.isEmpty && s.numFiles === DriverFileList.MaxFiles + 1L)
