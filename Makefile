@@ -189,6 +189,7 @@ MATRIX_SCALA := txlog.BuildInfoSuite txlog.FixtureAgreementSuite txlog.TimeTrave
   txlog.txn.TransactionSuite txlog.txn.InteropMatrixSuite txlog.txn.DeltaRsTablesSuite \
   txlog.storage.S3ObjectStoreSuite txlog.storage.S3TablesSuite \
   txlog.storage.S3FaultsSuite txlog.storage.S3ConditionalPutSuite txlog.storage.S3OwnClientSuite \
+  txlog.storage.S3LeanGetSuite \
   txlog.sql.SqlStatementsSuite txlog.sql.SqlParitySuite txlog.sql.SqlAlterParitySuite \
   txlog.sql.SqlCommandsParitySuite txlog.sql.RowLevelParitySuite txlog.sql.MergeParitySuite
 MATRIX_PYTHON := tests/test_jar.py tests/test_api.py tests/test_transaction.py \

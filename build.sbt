@@ -70,6 +70,9 @@ lazy val root = (project in file("."))
       // And the AWS SDK v1 API of S3A on hadoop-aws 3.3 (Spark 3.5's Hadoop 3.3.4), likewise
       // compiled against and never shipped: the release hadoop-aws 3.3.4 is built with, without
       // its dependencies (txlog uses the S3 client interface, its requests and exceptions).
+      // The SDK's Apache HTTP client (on every S3A of SDK v2: its default), for the lean GETs of
+      // txlog.storage.S3LeanGet; compiled against alone, its httpclient types never named.
+      ("software.amazon.awssdk" % "apache-client" % "2.24.5" % Provided).intransitive() :+
       ("com.amazonaws" % "aws-java-sdk-s3" % "1.12.262" % Provided).intransitive() :+
       ("com.amazonaws" % "aws-java-sdk-core" % "1.12.262" % Provided).intransitive(),
     Compile / unmanagedJars ++= pysparkJars(baseDirectory.value).map(Attributed.blank),

@@ -71,7 +71,7 @@ private[txlog] object TxlogConf {
 
   val ReplayReadThreads = new Whole(
     "spark.txlog.replay.readThreads",
-    64,
+    128,
     "Log files (commits, log compactions) one reader, the driver or a task, reads at once from " +
       "a store that is not a local disk, where each file costs a request's latency; up to 64 " +
       "MiB of them held ahead of the one being parsed. On S3A the readers of one JVM together " +
@@ -163,6 +163,18 @@ private[txlog] object TxlogConf {
       "within one JVM). Safe only when one writer at a time writes the table."
   )
 
+  val StorageS3LeanGet = new Flag(
+    "spark.txlog.storage.leanGet",
+    true,
+    "On S3A with the AWS SDK v2 (hadoop-aws 3.4+), read log objects of up to 1 MiB with GETs " +
+      "signed by the SDK's SigV4 signer with S3A's credentials and sent by the JDK's HTTP " +
+      "client, past the SDK's request pipeline and S3A's audit span (so without its referrer " +
+      "header); never where S3A's settings change a GET (client-side or customer-key " +
+      "encryption, requester pays, custom signers or interceptors, proxies, access points, " +
+      "FIPS). Any answer but 200 or 404 is asked again through S3A's client. false: every GET " +
+      "through S3A's client."
+  )
+
   val StorageSdkConditionalPut = new Flag(
     "spark.txlog.storage.sdkConditionalPut",
     true,
@@ -244,6 +256,7 @@ private[txlog] object TxlogConf {
     UpdateMaxOverlayActions,
     StorageSingleWriter,
     StorageSdkConditionalPut,
+    StorageS3LeanGet,
     StorageExclusiveCreateSchemes,
     StorageAtomicRenameSchemes,
     VacuumListingParallelism,

@@ -9,7 +9,8 @@ import org.apache.hadoop.fs.{FileSystem, Path}
   * of many small commits it doubles the requests, each a round trip of tens of milliseconds. The
   * GET goes through S3A's own AWS SDK client ([[S3AClients]]). A missing object is a
   * FileNotFoundException, any other failure of the store (opening or reading) an IOException, as
-  * S3A's own stream raises them.
+  * S3A's own stream raises them. On the AWS SDK v2, a small object is read with a lean GET
+  * ([[S3LeanGet]]) where S3A's settings allow, and through S3A's client when it cannot answer.
   */
 private[txlog] object S3Get {
 
@@ -43,11 +44,15 @@ private[txlog] object S3Get {
   private object V2 {
     import software.amazon.awssdk.core.exception.SdkException
     import software.amazon.awssdk.services.s3.model.S3Exception
-    def opener(fs: FileSystem, access: S3AClients.V2): Path => InputStream =
-      S3Get.opener(fs, access)(
+    def opener(fs: FileSystem, access: S3AClients.V2): Path => InputStream = {
+      val sdk = S3Get.opener(fs, access)(
         _.isInstanceOf[SdkException],
         { case e: S3Exception => e.statusCode == 404; case _ => false }
       )(key => access.client(fs).getObject(access.get(fs, key)))
+      S3LeanGet.of(fs, access).fold(sdk) { lean => path =>
+        lean.get(access.key(fs, path), path).getOrElse(sdk(path))
+      }
+    }
   }
 
   private object V1 {

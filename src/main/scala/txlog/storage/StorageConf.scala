@@ -14,6 +14,8 @@ import txlog.config.TxlogConf
   *     publish by check-then-create, which is only safe when one writer at a time writes a table;
   *   - `spark.txlog.storage.sdkConditionalPut` = false keeps S3A without a conditional create from
   *     publishing through its AWS SDK client's conditional PUT ([[S3ConditionalPut]]);
+  *   - `spark.txlog.storage.leanGet` = false sends every GET of a log object through S3A's client
+  *     ([[S3LeanGet]] otherwise, where S3A's settings allow);
   *   - `spark.txlog.storage.exclusiveCreateSchemes` (comma-separated, `gs` by default) names the
   *     object store schemes whose `create(path, overwrite = false)` is tried as put-if-absent
   *     ([[ExclusiveCreate]]);
@@ -54,6 +56,10 @@ private[txlog] object StorageConf {
   /** Whether S3A without a conditional create may put-if-absent through its SDK client. */
   def sdkConditionalPut(hadoopConf: Configuration): Boolean =
     TxlogConf.StorageSdkConditionalPut.from(get(hadoopConf, TxlogConf.StorageSdkConditionalPut.key))
+
+  /** Whether S3A's small log objects may be read with lean GETs ([[S3LeanGet]]). */
+  def leanGet(hadoopConf: Configuration): Boolean =
+    TxlogConf.StorageS3LeanGet.from(get(hadoopConf, TxlogConf.StorageS3LeanGet.key))
 
   /** The schemes where `create(path, overwrite = false)` is tried as put-if-absent. */
   def exclusiveCreateSchemes(hadoopConf: Configuration): Set[String] = {
