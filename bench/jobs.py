@@ -101,8 +101,8 @@ def few_runs(job: Job, engine: str) -> bool:
 
 def floor_job(job: Job) -> bool:
     """Jobs the floor engine (spark-floor) runs: the counts loads of the W1 shape with stats
-    (W1, W4-N)."""
-    return job.task == "load" and (job.id == "W1" or job.id.startswith("W4"))
+    (W1, W4-N) and the checkpoint of the W1 table (W3)."""
+    return (job.task == "load" and (job.id == "W1" or job.id.startswith("W4"))) or job.id == "W3"
 
 
 def human(n: int) -> str:

@@ -29,11 +29,13 @@ def floor(results: dict, runners: list[str]) -> list[str]:
     floors = {j: f for j, f in figures.get(FLOOR, {}).items() if f.get("status") == "ok"}
     if not floors:
         return []
-    lines = ["## Floor: txlog ÷ a bare Spark scan of the same files (W1, W4)", "",
+    lines = ["## Floor: txlog ÷ a bare Spark scan of the same files (W1, W3, W4)", "",
              f"`{FLOOR}` lists `_delta_log`, scans the checkpoint's `add.path` and `add.size` "
              "(count, sum) and reads the JSON tail's adds and removes (count, sum) with a fixed "
              "schema: no reconciliation, no Delta logic. The `-files` jobs (txlog listing the "
-             "files) are set beside the same floor.", ""]  # fmt: skip
+             "files) are set beside the same floor. W3's floor reads the same checkpoint and "
+             "tail whole (the tail with the checkpoint's schema) and writes them back as parquet "
+             "in one job, unreconciled.", ""]  # fmt: skip
     rows = []
     for job in jobs:
         base = job.removesuffix("-files")

@@ -133,7 +133,7 @@ class Runner:
             if engine == "txlog-scala" and j.task not in txlog_scala.TASKS
         }
         figures.update({
-            j.id: {"status": "unavailable", "reason": "the floor is measured for W1 and W4 only"}
+            j.id: {"status": "unavailable", "reason": "the floor is measured for W1, W3, W4 only"}
             for j in selected
             if engine == FLOOR and not jobs.floor_job(j)
         })  # fmt: skip
