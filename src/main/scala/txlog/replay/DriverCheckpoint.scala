@@ -61,12 +61,16 @@ private[txlog] final class DriverCheckpoint private (
     val rows = Seq.newBuilder[Row]
     var sidecars = Option(0L)
     val live = new Counter(overlay)
-    each(cp.files.map(_.file.path), DriverCheckpoint.stateAndFiles) { r =>
-      NonFileState.checkpointRow(cp.version, cp.files.head.file.path, r).foreach(rows += _)
-      val sidecar = r.getAs[Row]("sidecar")
-      if (sidecar != null) {
-        val size = sidecar.getAs[Any]("sizeInBytes")
-        sidecars = if (size == null) None else sidecars.map(_ + size.asInstanceOf[Long])
+    // Row groups whose statistics show no non-file action are read as lean file actions alone.
+    val lean = Some(ActionSchemas.leanFileActions -> DriverCheckpoint.holdsNoState _)
+    each(cp.files.map(_.file.path), DriverCheckpoint.stateAndFiles, lean) { r =>
+      if (r.length > ActionSchemas.leanFileActions.length) {
+        NonFileState.checkpointRow(cp.version, cp.files.head.file.path, r).foreach(rows += _)
+        val sidecar = r.getAs[Row]("sidecar")
+        if (sidecar != null) {
+          val size = sidecar.getAs[Any]("sizeInBytes")
+          sidecars = if (size == null) None else sidecars.map(_ + size.asInstanceOf[Long])
+        }
       }
       live.add(r.getAs[Row]("add"), r.getAs[Row]("remove"))
     }
@@ -190,8 +194,14 @@ private[txlog] final class DriverCheckpoint private (
   /** The file being read, for naming it in a storage failure. */
   @volatile private var reading: String = cp.files.head.file.path
 
-  /** Calls `f` with every row of `files` (checkpoint parts, or sidecars) as a row of `schema`. */
-  private def each(files: Seq[String], schema: StructType)(f: Row => Unit): Unit =
+  /** Calls `f` with every row of `files` (checkpoint parts, or sidecars) as a row of `schema`, or
+    * of `narrow`'s schema in the parquet row groups it covers ([[DriverParquet.foreach]]).
+    */
+  private def each(
+      files: Seq[String],
+      schema: StructType,
+      narrow: Option[(StructType, BlockMetaData => Boolean)] = None
+  )(f: Row => Unit): Unit =
     if (cp.isJson) {
       val parser = new LineParser(schema, Tail.timeZone(spark))
       val top = cp.files.map(c => c.file.path -> c).toMap
@@ -211,7 +221,7 @@ private[txlog] final class DriverCheckpoint private (
       val listed = cp.files.map(c => c.file.path -> c.file).toMap
       files.foreach { file =>
         reading = file
-        DriverParquet.foreach(table, file, schema, listed.get(file))(f)
+        DriverParquet.foreach(table, file, schema, listed.get(file), narrow = narrow)(f)
       }
     }
 
@@ -294,6 +304,17 @@ private[txlog] object DriverCheckpoint {
       "sidecar.path"
     )
 
+  /** Whether `block`'s statistics count every leaf of [[nonFileLeaves]] as null in all its rows (no
+    * statistics: it may hold non-file actions).
+    */
+  private[replay] def holdsNoState(block: BlockMetaData): Boolean =
+    !block.getColumns.asScala.exists { c =>
+      nonFileLeaves.contains(c.getPath.toDotString) && {
+        val stats = c.getStatistics
+        stats == null || !stats.isNumNullsSet || stats.getNumNulls < block.getRowCount
+      }
+    }
+
   /** A checkpoint row's non-file actions and its sidecar's path and size, without file actions. */
   private val stateOnly: StructType =
     StructType(stateAndFiles.fields.filterNot(f => f.name == "add" || f.name == "remove"))
@@ -315,16 +336,10 @@ private[txlog] object DriverCheckpoint {
       .flatMap { cp =>
         val table = segment.table
         var reading = cp.files.head.file.path
-        def mayHold(block: BlockMetaData): Boolean = block.getColumns.asScala.exists { c =>
-          nonFileLeaves.contains(c.getPath.toDotString) && {
-            val stats = c.getStatistics
-            stats == null || !stats.isNumNullsSet || stats.getNumNulls < block.getRowCount
-          }
-        }
         // each file's footer is read once: its row groups are chosen as it is opened
         var rowsChosen = 0L
         def choose(blocks: Seq[BlockMetaData]): BlockMetaData => Boolean = {
-          val wanted = blocks.filter(mayHold)
+          val wanted = blocks.filterNot(holdsNoState)
           rowsChosen += wanted.map(_.getRowCount).sum
           if (rowsChosen > MaxSparseRows) throw OverBudget
           wanted.toSet

@@ -7,7 +7,7 @@ import org.apache.parquet.HadoopReadOptions
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.metadata.BlockMetaData
 import org.apache.parquet.hadoop.util.HadoopStreams
-import org.apache.parquet.io.{ColumnIOFactory, InputFile, SeekableInputStream}
+import org.apache.parquet.io.{ColumnIOFactory, InputFile, MessageColumnIO, SeekableInputStream}
 import org.apache.parquet.io.api.RecordMaterializer
 import org.apache.parquet.schema.{GroupType, LogicalTypeAnnotation, MessageType, Type}
 import org.apache.spark.sql.Row
@@ -35,33 +35,35 @@ private[txlog] object DriverParquet {
   /** Calls `each` with every row of `file` as a row of `schema` (values as `Row.get` gives them:
     * String, Long, Int, Boolean, Double, nested Row, scala Map and Seq); with `rowGroups`, only
     * with the rows of the row groups it chooses, given all of them from the footer (the others are
-    * not read).
+    * not read); with `narrow` (a narrower schema, and the row groups whose rows it covers), the
+    * rows of those row groups as rows of that schema instead: the columns only `schema` names are
+    * not read there.
     */
   def foreach(
       table: TablePath,
       file: String,
       schema: StructType,
       listed: Option[FileInfo] = None,
-      rowGroups: Option[Seq[BlockMetaData] => BlockMetaData => Boolean] = None
+      rowGroups: Option[Seq[BlockMetaData] => BlockMetaData => Boolean] = None,
+      narrow: Option[(StructType, BlockMetaData => Boolean)] = None
   )(each: Row => Unit): Unit = {
     val reader = open(table, new Path(file), listed)
     try {
       val fileSchema = reader.getFooter.getFileMetaData.getSchema
       clip(fileSchema, schema).foreach { requested =>
-        reader.setRequestedSchema(requested)
-        val io = new ColumnIOFactory().getColumnIO(requested, fileSchema)
-        val root = new ParquetRowConverters.Root(requested, schema)
-        val materializer = new RecordMaterializer[Row] {
-          def getCurrentRecord: Row = root.current
-          def getRootConverter = root
+        val whole = Projection(fileSchema, requested, schema)
+        val lean = narrow.flatMap { case (s, covers) =>
+          clip(fileSchema, s).map(r => Projection(fileSchema, r, s) -> covers)
         }
         val blocks = reader.getRowGroups.asScala.toSeq
         val chosen = rowGroups.map(_(blocks))
         blocks.foreach { block =>
           if (!chosen.forall(_(block))) reader.skipNextRowGroup()
           else {
+            val p = lean.collect { case (l, covers) if covers(block) => l }.getOrElse(whole)
+            reader.setRequestedSchema(p.requested)
             val pages = reader.readNextRowGroup()
-            val records = io.getRecordReader(pages, materializer)
+            val records = p.io.getRecordReader(pages, p.materializer)
             var i = 0L
             while (i < pages.getRowCount) {
               each(records.read())
@@ -71,6 +73,20 @@ private[txlog] object DriverParquet {
         }
       }
     } finally reader.close()
+  }
+
+  /** The columns `requested` of a file of schema `file`, assembled as rows of `struct`. */
+  private final case class Projection(
+      file: MessageType,
+      requested: MessageType,
+      struct: StructType
+  ) {
+    val io: MessageColumnIO = new ColumnIOFactory().getColumnIO(requested, file)
+    private val root = new ParquetRowConverters.Root(requested, struct)
+    val materializer: RecordMaterializer[Row] = new RecordMaterializer[Row] {
+      def getCurrentRecord: Row = root.current
+      def getRootConverter = root
+    }
   }
 
   /** A reader of `file` (a log file of `table`, or one at an absolute URI) through the table's file

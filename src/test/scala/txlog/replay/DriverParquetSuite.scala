@@ -92,4 +92,55 @@ class DriverParquetSuite extends SparkSuite {
     }
     assert(err.getMessage.contains("path"))
   }
+
+  test("row groups whose statistics show no state are read with the lean file columns alone") {
+    val session = spark
+    import session.implicits._
+    val full =
+      StructType(ActionSchemas.nonFileActions.fields ++ ActionSchemas.leanFileActions.fields)
+    val state = """{"protocol":{"minReaderVersion":1,"minWriterVersion":2},""" +
+      """"metaData":{"id":"m","format":{"provider":"parquet","options":{}},""" +
+      """"schemaString":"{}","partitionColumns":[],"configuration":{}}}"""
+    val files = (0 until 40).map(i => s"""{"add":{"path":"f$i","size":$i}}""") :+
+      """{"remove":{"path":"g","deletionTimestamp":5}}"""
+    val dir = tempDir()
+    val out = dir.resolve("cp").toString
+    // One row a row group: the state row's group, then groups of file actions alone.
+    spark.read
+      .schema(full)
+      .json((state +: files).toDS())
+      .coalesce(1)
+      .write
+      .option("parquet.block.size", "1")
+      .option("parquet.page.size.row.check.min", "1")
+      .option("parquet.page.size.row.check.max", "1")
+      .option("parquet.block.row.count.limit", "1")
+      .parquet(out)
+    val part = Files.list(Path.of(out)).iterator().asScala.find(_.toString.endsWith(".parquet")).get
+    val table = TablePath.qualified(dir.toString, new Configuration())
+    val groups = {
+      val r = DriverParquet.open(table, new org.apache.hadoop.fs.Path(part.toString))
+      try r.getRowGroups.size
+      finally r.close()
+    }
+    assert(groups > 2, "the file has row groups of file actions alone")
+    def read(narrow: Boolean): Seq[Row] = {
+      val rows = Seq.newBuilder[Row]
+      val lean = Some(ActionSchemas.leanFileActions -> DriverCheckpoint.holdsNoState _)
+      DriverParquet.foreach(table, part.toString, full, narrow = lean.filter(_ => narrow))(
+        rows += _
+      )
+      rows.result()
+    }
+    val (whole, narrowed) = (read(narrow = false), read(narrow = true))
+    assert(whole.map(_.length).distinct === Seq(full.length))
+    assert(narrowed.size === whole.size)
+    // the state row keeps every column; the file actions' rows come without the state columns
+    assert(narrowed.count(_.length == full.length) === 1)
+    assert(narrowed.head.getAs[Row]("metaData").getAs[String]("id") === "m")
+    assert(narrowed.count(_.length == ActionSchemas.leanFileActions.length) === files.size)
+    val actions = (r: Row) => Seq("add", "remove").map(c => plain(r.getAs[Row](c)))
+    assert(narrowed.map(actions) === whole.map(actions))
+    assert(whole.count(r => r.getAs[Row]("add") != null) === 40)
+  }
 }
