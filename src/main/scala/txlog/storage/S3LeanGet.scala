@@ -75,8 +75,8 @@ private[txlog] final class S3LeanGet private (
     def drop(): Unit = if (body.isPresent) body.get.abort()
     status match {
       case 200
-          if length.isPresent && length.get.forall(_.isDigit) && length.get.length < 12 &&
-            length.get.toLong <= MaxBytes =>
+          if length.isPresent && length.get.nonEmpty && length.get.length < 12 &&
+            length.get.forall(_.isDigit) && length.get.toLong <= MaxBytes =>
         val bytes =
           try body.map[Array[Byte]](in => readAll(in, length.get.toInt)).orElse(null)
           catch { case NonFatal(_) => drop(); null }
@@ -90,7 +90,14 @@ private[txlog] final class S3LeanGet private (
         throw new FileNotFoundException(s"$path does not exist (GET)")
       case s =>
         drop()
-        if (Refusals(s)) off(s"HTTP $s for $key")
+        if (Refusals(s)) {
+          // S3 names the bucket's region when the request went to another one.
+          val elsewhere = r.httpResponse.firstMatchingHeader("x-amz-bucket-region").orElse(region)
+          val hint =
+            if (elsewhere == region) ""
+            else s" (the bucket is in $elsewhere: set fs.s3a.endpoint.region to it)"
+          off(s"HTTP $s for $key$hint")
+        }
         None
     }
   }
