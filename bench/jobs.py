@@ -132,9 +132,14 @@ def dml_specs(rows: int) -> list[tuple[str, str, str, int, str]]:
     ]  # fmt: skip
 
 
-def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
-    """The jobs in running order (those in `only`, if given), generating or reusing just the
-    tables they need."""
+def ids(scale: Scale) -> list[str]:
+    """Every job id in running order (the order a run's parts are reported in), without
+    generating any table."""
+    return [spec[0] for spec in _specs(scale)]
+
+
+def _specs(scale: Scale) -> list[tuple[str, str, str, int, str]]:
+    """(job id, task, table shape, size, description) of every job, in running order."""
     n1, c2 = human(scale.w1_files), human(scale.w2_commits)
     w10 = (f"{human(scale.w10_rows)} rows (10 columns of mixed types and 2 partition columns, "
            f"{write_data.PARTITIONS} partitions; {write_data.SLICES} input partitions, ~"
@@ -260,6 +265,12 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
         f"a stream draining {human(scale.w23_commits)} commits of one file each from version 0 "
         "(Trigger.AvailableNow, 1000 files a batch) into the noop sink",
     ))  # fmt: skip
+    return specs
+
+
+def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
+    """The jobs in running order (those in `only`, if given), generating or reusing just the
+    tables they need."""
     shapes = {
         "w1": gen_logs.w1, "w2": gen_logs.w2, "w7": gen_logs.w7, "w14": vacuum_table.w14,
         "w1-nostats": lambda n: gen_logs.w1(n, "none"),
@@ -276,7 +287,7 @@ def build(scale: Scale, only: list[str] | None = None) -> list[Job]:
     }  # fmt: skip
     tables: dict[tuple[str, int], gen_logs.Table] = {}  # w7 copies afresh: once per build
     chosen = []
-    for job_id, task, shape, size, description in specs:
+    for job_id, task, shape, size, description in _specs(scale):
         if not only or job_id in only:
             if (shape, size) not in tables:
                 tables[shape, size] = shapes[shape](size)

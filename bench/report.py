@@ -190,7 +190,7 @@ def _parts(results: dict) -> str:
         done = part.get("jobs", {}).get(engine, [])
         if not done or len(done) == len(results["jobs"]):
             return engine
-        which = done[0] if len(done) == 1 else f"{done[0]} to {done[-1]}"
+        which = ", ".join(done) if len(done) <= 24 else f"{done[0]} to {done[-1]}"
         return f"{engine} ({len(done)} of {len(results['jobs'])} jobs: {which})"
 
     each = "; ".join(
@@ -199,8 +199,8 @@ def _parts(results: dict) -> str:
         for i, p in enumerate(parts, 1)
     )
     return (
-        f", in {len(parts)} parts on the same settings, jobs and tables (the run was "
-        f"interrupted and resumed with `--resume`: {each})"
+        f", in {len(parts)} parts on the same settings and tables (the run was resumed with "
+        f"`--resume`, each part timing the engines and jobs it names: {each})"
     )
 
 

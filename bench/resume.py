@@ -2,15 +2,20 @@
 
 A full run takes hours; when its process is killed part-way, bench/out/results.json still holds
 every job that finished, because run.py saves after each job. Resuming keeps those figures
-and the verifications and times only the jobs each engine is missing, on the same settings,
-jobs and tables. The report then says which engines were carried over and
-when each part ran, so a reader never mistakes a resumed run for one uninterrupted session.
+and the verifications and times only the jobs each engine is missing, on the same settings and
+tables. A part may also time other jobs than the saved run (`--resume --only ...`): the run then
+holds the union of both, each job defined alike wherever both have it. A full run too long for
+one sitting is thus timed job by job, every engine of a job in the same part, so that each
+ratio compares figures of one sitting (bench/README.md, "A full run in parts"). The report says
+which engines and jobs each part timed and when, so a reader never mistakes a resumed run for
+one uninterrupted session.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 import report
@@ -18,8 +23,10 @@ import report
 BENCH = Path(__file__).resolve().parent
 OUT = BENCH / "out"
 
-# What must be identical for two parts to form one run: the method and what was timed.
-SAME = ("mode", "settings", "jobs", "tables")
+# What must be identical for two parts to form one run: the method, and each job and table
+# both parts hold (SHARED: compared where both have an entry).
+SAME = ("mode", "settings")
+SHARED = ("jobs", "tables")
 # Table manifest fields that time the preparation and may differ between the parts.
 TIMINGS = ("generate_s", "txlog_checkpoint_s")
 
@@ -40,7 +47,15 @@ def load(path: Path, fresh: dict) -> dict:
         if _comparable(key, prior.get(key)) != _comparable(key, fresh[key]):
             raise CannotResume(
                 f"{path} was measured with other {key} than this run asks for: resume with the "
-                "same options (and the same generated tables), or start a new run"
+                "same options, or start a new run"
+            )
+    for key in SHARED:
+        theirs, ours = _comparable(key, prior.get(key) or {}), _comparable(key, fresh[key])
+        differ = sorted(k for k in theirs.keys() & ours.keys() if theirs[k] != ours[k])
+        if differ:
+            raise CannotResume(
+                f"{path} was measured with other {key} than this run asks for ({', '.join(differ)}"
+                "): resume with the same generated tables and job definitions, or start a new run"
             )
     return prior
 
@@ -56,12 +71,17 @@ def complete_engines(prior: dict, job_ids: list[str]) -> list[str]:
     return [e for e, figures in prior["figures"].items() if all(j in figures for j in job_ids)]
 
 
-def carry_over(prior: dict, results: dict) -> list[str]:
+def carry_over(prior: dict, results: dict, order: list[str]) -> list[str]:
     """Copies every figure `prior` holds (every job an engine finished, also of an engine the
     interruption stopped part-way: its other jobs are timed next; `--engines` only says which
-    engines this part times) and every verification into `results`, records the parts of the
-    run for the report, and returns the engines it kept figures of."""
-    results["verification"] = dict(prior.get("verification", {}))
+    engines this part times), every verification and W15 comparison, and the jobs and tables
+    this part does not time into `results` (the jobs in `order`, the running order), records
+    the parts of the run for the report, and returns the engines it kept figures of."""
+    jobs = {**prior.get("jobs", {}), **results["jobs"]}
+    results["jobs"] = {j: jobs[j] for j in sorted(jobs, key=lambda j: _rank(order, j))}
+    results["tables"] = {**prior.get("tables", {}), **results["tables"]}
+    results["golden"] = dict(prior.get("golden", {}))
+    results["verification"] = {e: dict(v) for e, v in prior.get("verification", {}).items()}
     kept = [e for e, figures in prior["figures"].items() if figures]
     for engine in kept:
         results["figures"][engine] = dict(prior["figures"][engine])
@@ -78,28 +98,32 @@ def carry_over(prior: dict, results: dict) -> list[str]:
     return kept
 
 
+def _rank(order: list[str], job_id: str) -> int:
+    return order.index(job_id) if job_id in order else len(order)
+
+
 def finish_part(
-    results: dict, seconds: float, engine: str | None = None, job_id: str | None = None
+    results: dict, seconds: float, engine: str | None = None, job_ids: Iterable[str] = ()
 ) -> float:
-    """Records this part's duration (and an engine and job it measured) and returns the whole
-    run's."""
+    """Records this part's duration (and an engine and the jobs it measured) and returns the
+    whole run's."""
     if "parts" not in results:
         return seconds
     part = results["parts"][-1]
     part["seconds"] = round(seconds, 1)
     if engine is not None and engine not in part["engines"]:
         part["engines"].append(engine)
-    if job_id is not None:
-        part.setdefault("jobs", {}).setdefault(engine, []).append(job_id)
+    done = part.setdefault("jobs", {}).setdefault(engine, []) if engine is not None else []
+    done += [j for j in job_ids if j not in done]
     return results["prior_s"] + seconds
 
 
-def save(results: dict, seconds: float, engine: str, job_id: str | None = None) -> None:
+def save(results: dict, seconds: float, engine: str, job_ids: Iterable[str] = ()) -> None:
     """Writes bench/out/results.json and the report, `seconds` into this part, after `engine`'s
-    job `job_id` (None: after all its jobs). run.py saves after every job, so that an
-    interruption loses one at most."""
+    jobs `job_ids` (one job as it finishes, or all the part timed after the last). run.py saves
+    after every job, so that an interruption loses one at most."""
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    results["total_s"] = round(finish_part(results, seconds, engine, job_id), 1)
+    results["total_s"] = round(finish_part(results, seconds, engine, job_ids), 1)
     (OUT / "results.json").write_text(json.dumps(results, indent=1))
     if results["mode"] == "smoke":  # smoke figures never replace the full run's report
         report.write(results, OUT / "RESULTS-smoke.md", OUT / "time_vs_files-smoke.png")

@@ -277,8 +277,9 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", metavar="JOB", help="job ids, e.g. W1 W4-5M")
     parser.add_argument(
         "--resume", action="store_true",
-        help="continue the run saved in bench/out/results.json (same options): keep every "
-        "figure it saved and time the jobs each engine is missing",
+        help="continue the run saved in bench/out/results.json (same settings): keep every "
+        "figure it saved and time the jobs each engine is missing; with --only other jobs, "
+        "add them to the run",
     )  # fmt: skip
     parser.add_argument("--driver-memory", default="4g", help="Spark driver heap (peers)")
     parser.add_argument(
@@ -334,13 +335,13 @@ def main() -> None:
             parser.error(str(e))
         finished = resume.complete_engines(prior, list(results["jobs"]))
         done = [e for e in finished if e in args.engines]
-        kept = resume.carry_over(prior, results)
+        kept = resume.carry_over(prior, results, jobs.ids(scale))
         log(f"resuming the run of {results['date']}: keeping {', '.join(kept) or 'nothing'}")
     runner = Runner(args)
 
     def keep(engine: str, job_id: str, figure: dict) -> None:  # an interrupted part loses one job
         results["figures"][engine][job_id] = figure
-        resume.save(results, time.perf_counter() - started, engine, job_id)
+        resume.save(results, time.perf_counter() - started, engine, [job_id])
 
     runner.kept = keep
 
@@ -354,10 +355,18 @@ def main() -> None:
                 unprepared[str(t.path.relative_to(BENCH))] = verdict
     tables = [t for t in tables if str(t.path.relative_to(BENCH)) not in unprepared]
 
-    for engine in [e for e in PEERS if e in args.engines and e not in results["verification"]]:
+    for engine in [e for e in PEERS if e in args.engines]:
+        verdicts = results["verification"].setdefault(engine, {})  # --resume: a part's own
+        unverified = [
+            t for t in tables
+            if str(t.path.relative_to(BENCH)) not in verdicts
+            and not {"tables", "write"} & t.manifest.keys()  # verify() skips them: no load
+        ]  # fmt: skip
+        if not unverified:
+            continue
         log(f"verifying that {engine} loads the generated tables (W15 is compared afterwards)")
-        results["verification"][engine] = runner.verify(engine, tables)
-        log(f"  {results['verification'][engine]}")
+        verdicts.update(runner.verify(engine, unverified))
+        log(f"  {verdicts}")
 
     # W16, W18: the tables served through S3 from here on (prepared: W7's checkpoint written).
     prepared = {t.path for t in tables}
@@ -367,6 +376,7 @@ def main() -> None:
         for engine in [e for e in args.engines if e not in done]:
             verdicts = results["verification"].get(engine, {})
             figures = results["figures"].setdefault(engine, {})  # --resume: what a part kept
+            timed = [j.id for j in selected if j.id not in figures]
             runnable = []
             for j in (j for j in selected if j.id not in figures):
                 table = results["jobs"][j.id]["table"]
@@ -379,12 +389,12 @@ def main() -> None:
                 else:
                     figures[j.id] = {"status": "failed", "error": f"not verified: {verdict}"}
             figures.update(runner.measure(engine, runnable))
-            results["golden"] = {
+            results.setdefault("golden", {}).update({
                 j.id: golden_tables.compare(results["figures"], j.id)
                 for j in selected
                 if j.task.startswith("golden")
-            }
-            resume.save(results, time.perf_counter() - started, engine)  # with W15 compared
+            })  # fmt: skip
+            resume.save(results, time.perf_counter() - started, engine, timed)  # W15 compared
     if "total_s" not in results:  # --resume of a complete run: nothing was timed or saved
         return log("nothing to time: every engine has a figure for every job")
     where = "bench/out/RESULTS-smoke.md" if args.smoke else "bench/RESULTS.md"
