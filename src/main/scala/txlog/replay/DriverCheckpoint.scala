@@ -79,6 +79,14 @@ private[txlog] final class DriverCheckpoint private (
     rows.result()
   }
 
+  /** The live files among the checkpoint's own file actions (its sidecars' not included) whose keys
+    * `overlay` does not touch, as [[nonFileRows]] tallied them against the same overlay: a lower
+    * bound of the snapshot's live files, known without reading. None before, or against another
+    * overlay.
+    */
+  def ownLiveFiles(overlay: FileOverlay): Option[Long] =
+    tally.filter(_.overlay eq overlay).map(_.files)
+
   /** Live files, their size and unexpired tombstones among the checkpoint's file actions (its
     * `sidecars` included) whose keys `overlay` does not touch; None when they cannot be counted
     * here: [[nonFileRows]] was not read first, the sidecars are past the budget, or a read failed.

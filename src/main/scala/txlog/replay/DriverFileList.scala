@@ -45,8 +45,9 @@ private[txlog] object DriverFileList {
   /** `allFiles` of a snapshot whose file actions the driver holds or can stream: the adds of
     * `checkpoint` (a checkpoint read on the driver, with its V2 sidecars) that the tail does not
     * replace, then the winners of `overlay` (the tail's), for a table of `md`. None past
-    * [[MaxFiles]], when an action does not parse here, or when the checkpoint's statistics are
-    * typed only (`restoresJson`: Spark's plan turns them back into JSON, which this does not).
+    * [[MaxFiles]] (at once when the checkpoint's tally already shows more live files), when an
+    * action does not parse here, or when the checkpoint's statistics are typed only
+    * (`restoresJson`: Spark's plan turns them back into JSON, which this does not).
     */
   def of(
       spark: SparkSession,
@@ -55,7 +56,11 @@ private[txlog] object DriverFileList {
       checkpoint: Option[(DriverCheckpoint, Seq[String])] = None,
       restoresJson: => Boolean = false
   ): Option[DataFrame] =
-    if (overlay.size > MaxFiles || (checkpoint.isDefined && restoresJson)) None
+    if (
+      overlay.size > MaxFiles ||
+      checkpoint.exists(_._1.ownLiveFiles(overlay).exists(_ > MaxFiles)) ||
+      (checkpoint.isDefined && restoresJson)
+    ) None
     else {
       val zone = Tail.timeZone(spark)
       try {
