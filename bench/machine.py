@@ -53,3 +53,15 @@ def describe_checkout(checkout: Path) -> str:
         capture_output=True, text=True, check=False,
     ).stdout.strip()  # fmt: skip
     return f"{checkout.resolve()} at {line[:120] or 'an unknown commit'}"
+
+
+def txlog_commit(checkout: Path) -> str:
+    """The commit txlog's code was at when a run (or a part of one) started: its short hash, and
+    a warning when the sources or the Python package differ from it."""
+    def git(*args: str) -> str:
+        run = subprocess.run(["git", "-C", str(checkout), *args], capture_output=True, text=True)
+        return run.stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD") or "an unknown commit"
+    dirty = git("status", "--porcelain", "--", "src", "python", "build.sbt", "project")
+    return head + (" with uncommitted changes to the sources" if dirty else "")

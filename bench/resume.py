@@ -87,9 +87,12 @@ def carry_over(prior: dict, results: dict, order: list[str]) -> list[str]:
         results["figures"][engine] = dict(prior["figures"][engine])
     parts = prior.get("parts") or [
         {"started": prior["date"], "seconds": prior["total_s"], "engines": list(prior["figures"]),
-         "jobs": {e: list(figures) for e, figures in prior["figures"].items()}}
+         "jobs": {e: list(figures) for e, figures in prior["figures"].items()},
+         "txlog_commit": prior.get("txlog_commit")}
     ]  # fmt: skip
-    results["parts"] = [*parts, {"started": results["date"], "engines": []}]
+    this = {"started": results["date"], "engines": [], "txlog_commit": results["txlog_commit"]}
+    results["parts"] = [*parts, this]
+    results["txlog_commit"] = prior.get("txlog_commit")
     results["date"] = prior["date"]
     load_now = results["machine"]["load_average_at_start"]
     results["machine"]["load_average_at_start"] = prior["machine"]["load_average_at_start"]

@@ -317,6 +317,7 @@ def main() -> None:
         "mode": "smoke" if args.smoke else "full",
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine.describe(),
+        "txlog_commit": machine.txlog_commit(BENCH.parent),
         "settings": {k: getattr(args, k) for k in ("warm", "warmup", "cold", "shared_session",
                                                    "driver_memory", "txlog_w4_driver_memory",
                                                    "w9_seconds")},
