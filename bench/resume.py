@@ -66,6 +66,17 @@ def _comparable(key: str, value: object) -> object:
     return {t: {k: v for k, v in m.items() if k not in TIMINGS} for t, m in value.items()}
 
 
+def begin(
+    path: Path, results: dict, engines: list[str], order: list[str]
+) -> tuple[list[str], list[str]]:
+    """Continues the run saved at `path` with this part (`results`, its header): the engines of
+    `engines` that have a figure for every job of this part (not timed again), and the engines
+    whose figures it carried over (`carry_over`, the jobs in running order `order`)."""
+    prior = load(path, results)
+    finished = complete_engines(prior, list(results["jobs"]))
+    return [e for e in finished if e in engines], carry_over(prior, results, order)
+
+
 def complete_engines(prior: dict, job_ids: list[str]) -> list[str]:
     """Engines of `prior` that have a figure (measured or failed) for every job."""
     return [e for e, figures in prior["figures"].items() if all(j in figures for j in job_ids)]

@@ -95,11 +95,16 @@ class Runner:
             return self.args.txlog_w4_driver_memory
         return self.args.driver_memory
 
-    def verify(self, engine: str, tables: list[gen_logs.Table]) -> dict[str, str]:
+    def verify(self, engine: str, tables: list[gen_logs.Table], known: dict[str, str]) -> None:
         """Loads every table once (and time-travels where the manifest says how), checking
-        the file count, size and version; returns a verdict per table. W15's tables are
+        the file count, size and version, and adds a verdict per table to `known` (those it
+        holds, from a part this one resumes, are not loaded again). W15's tables are
         compared afterwards; W10 has no input table (each run checks the table it wrote)."""
-        tables = [t for t in tables if not {"tables", "write"} & t.manifest.keys()]
+        tables = [t for t in tables if not {"tables", "write"} & t.manifest.keys()
+                  and str(t.path.relative_to(BENCH)) not in known]  # fmt: skip
+        if not tables:
+            return
+        log(f"verifying that {engine} loads the generated tables (W15 is compared afterwards)")
         verdicts = {str(t.path): "ok" for t in tables}
         for t in tables:  # a process per table: one that exhausts the heap spoils no other
             work = [("load", t.path)]
@@ -109,7 +114,8 @@ class Runner:
                 job = job_result(result, task, table)
                 if job["status"] != "ok" and verdicts[str(table)] == "ok":
                     verdicts[str(table)] = f"{task}: {job.get('error') or job.get('reason')}"
-        return {str(Path(t).relative_to(BENCH)): v for t, v in verdicts.items()}
+        known.update({str(Path(t).relative_to(BENCH)): v for t, v in verdicts.items()})
+        log(f"  {known}")
 
     def checkpoint_with_txlog(self, table: gen_logs.Table) -> str:
         """Prepares a W7 table: txlog writes a checkpoint of its latest version in place
@@ -331,12 +337,9 @@ def main() -> None:
     done: list[str] = []  # engines carried over from an interrupted run (--resume)
     if args.resume:
         try:
-            prior = resume.load(OUT / "results.json", results)
+            done, kept = resume.begin(OUT / "results.json", results, args.engines, jobs.ids(scale))
         except resume.CannotResume as e:
             parser.error(str(e))
-        finished = resume.complete_engines(prior, list(results["jobs"]))
-        done = [e for e in finished if e in args.engines]
-        kept = resume.carry_over(prior, results, jobs.ids(scale))
         log(f"resuming the run of {results['date']}: keeping {', '.join(kept) or 'nothing'}")
     runner = Runner(args)
 
@@ -357,17 +360,7 @@ def main() -> None:
     tables = [t for t in tables if str(t.path.relative_to(BENCH)) not in unprepared]
 
     for engine in [e for e in PEERS if e in args.engines]:
-        verdicts = results["verification"].setdefault(engine, {})  # --resume: a part's own
-        unverified = [
-            t for t in tables
-            if str(t.path.relative_to(BENCH)) not in verdicts
-            and not {"tables", "write"} & t.manifest.keys()  # verify() skips them: no load
-        ]  # fmt: skip
-        if not unverified:
-            continue
-        log(f"verifying that {engine} loads the generated tables (W15 is compared afterwards)")
-        verdicts.update(runner.verify(engine, unverified))
-        log(f"  {verdicts}")
+        runner.verify(engine, tables, results["verification"].setdefault(engine, {}))
 
     # W16, W18: the tables served through S3 from here on (prepared: W7's checkpoint written).
     prepared = {t.path for t in tables}

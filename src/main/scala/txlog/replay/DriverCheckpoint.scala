@@ -79,10 +79,8 @@ private[txlog] final class DriverCheckpoint private (
     rows.result()
   }
 
-  /** The live files among the checkpoint's own file actions (its sidecars' not included) whose keys
-    * `overlay` does not touch, as [[nonFileRows]] tallied them against the same overlay: a lower
-    * bound of the snapshot's live files, known without reading. None before, or against another
-    * overlay.
+  /** The checkpoint's own live files (not its sidecars') whose keys `overlay` does not touch, as
+    * [[nonFileRows]] tallied them against it: a lower bound of the snapshot's, read for free.
     */
   def ownLiveFiles(overlay: FileOverlay): Option[Long] =
     tally.filter(_.overlay eq overlay).map(_.files)
