@@ -46,22 +46,20 @@ def describe() -> dict:
     }
 
 
+def _git(checkout: Path, *args: str) -> str:
+    run = subprocess.run(["git", "-C", str(checkout), *args], capture_output=True, text=True)
+    return run.stdout.strip()
+
+
 def describe_checkout(checkout: Path) -> str:
     """The baseline checkout's commit, as `git log` shows it in one line."""
-    line = subprocess.run(
-        ["git", "-C", str(checkout), "log", "-1", "--format=%h %ad %s", "--date=short"],
-        capture_output=True, text=True, check=False,
-    ).stdout.strip()  # fmt: skip
+    line = _git(checkout, "log", "-1", "--format=%h %ad %s", "--date=short")
     return f"{checkout.resolve()} at {line[:120] or 'an unknown commit'}"
 
 
 def txlog_commit(checkout: Path) -> str:
     """The commit txlog's code was at when a run (or a part of one) started: its short hash, and
     a warning when the sources or the Python package differ from it."""
-    def git(*args: str) -> str:
-        run = subprocess.run(["git", "-C", str(checkout), *args], capture_output=True, text=True)
-        return run.stdout.strip()
-
-    head = git("rev-parse", "--short", "HEAD") or "an unknown commit"
-    dirty = git("status", "--porcelain", "--", "src", "python", "build.sbt", "project")
+    head = _git(checkout, "rev-parse", "--short", "HEAD") or "an unknown commit"
+    dirty = _git(checkout, "status", "--porcelain", "--", "src", "python", "build.sbt", "project")
     return head + (" with uncommitted changes to the sources" if dirty else "")

@@ -370,9 +370,9 @@ def main() -> None:
         for engine in [e for e in args.engines if e not in done]:
             verdicts = results["verification"].get(engine, {})
             figures = results["figures"].setdefault(engine, {})  # --resume: what a part kept
-            timed = [j.id for j in selected if j.id not in figures]
+            timed = [j for j in selected if j.id not in figures]
             runnable = []
-            for j in (j for j in selected if j.id not in figures):
+            for j in timed:
                 table = results["jobs"][j.id]["table"]
                 verdict = verdicts.get(table, "ok")
                 if table in unprepared:
@@ -388,7 +388,7 @@ def main() -> None:
                 for j in selected
                 if j.task.startswith("golden")
             })  # fmt: skip
-            resume.save(results, time.perf_counter() - started, engine, timed)  # W15 compared
+            resume.save(results, time.perf_counter() - started, engine, [j.id for j in timed])
     if "total_s" not in results:  # --resume of a complete run: nothing was timed or saved
         return log("nothing to time: every engine has a figure for every job")
     where = "bench/out/RESULTS-smoke.md" if args.smoke else "bench/RESULTS.md"

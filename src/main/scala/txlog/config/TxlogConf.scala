@@ -168,8 +168,8 @@ private[txlog] object TxlogConf {
     true,
     "On S3A with the AWS SDK v2 (hadoop-aws 3.4+), read log objects of up to 1 MiB with GETs " +
       "signed by the SDK's SigV4 signer with S3A's credentials and sent by the SDK's Apache " +
-      "HTTP client, past the SDK's request pipeline and S3A's audit span (so without its referrer " +
-      "header); never where S3A's settings change a GET (client-side or customer-key " +
+      "HTTP client, past the SDK's request pipeline and S3A's audit span (so without its " +
+      "referrer header); never where S3A's settings change a GET (client-side or customer-key " +
       "encryption, requester pays, custom signers or interceptors, proxies, access points, " +
       "FIPS). Any answer but 200 or 404 is asked again through S3A's client. false: every GET " +
       "through S3A's client."
