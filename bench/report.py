@@ -196,9 +196,15 @@ def _parts(results: dict) -> str:
     def code(part: dict) -> str:  # the commit the part timed, when it was recorded
         return f" (txlog at {part['txlog_commit']})" if part.get("txlog_commit") else ""
 
+    def again(part: dict) -> str:  # jobs a part timed again (`--retime`)
+        jobs = part.get("retimed")
+        if not jobs:
+            return ""
+        return f" (re-timing {', '.join(jobs)}: these figures replace an earlier part's)"
+
     each = "; ".join(
         f"part {i} started {p['started']}{code(p)}, took {p.get('seconds', 0):,.0f} s and timed "
-        f"{', '.join(timed(p, e) for e in p['engines']) or 'no engine'}"
+        f"{', '.join(timed(p, e) for e in p['engines']) or 'no engine'}{again(p)}"
         for i, p in enumerate(parts, 1)
     )
     return (

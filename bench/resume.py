@@ -13,6 +13,7 @@ one uninterrupted session.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from collections.abc import Iterable
@@ -66,19 +67,45 @@ def _comparable(key: str, value: object) -> object:
     return {t: {k: v for k, v in m.items() if k not in TIMINGS} for t, m in value.items()}
 
 
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """run.py's options for a run in parts: `--resume`, and `--retime` with it."""
+    parser.add_argument(
+        "--resume", action="store_true",
+        help="continue the run saved in bench/out/results.json (same settings): keep every "
+        "figure it saved and time the jobs each engine is missing; with --only other jobs, "
+        "add them to the run",
+    )  # fmt: skip
+    parser.add_argument(
+        "--retime", action="store_true",
+        help="with --resume and --only: time those jobs again for the --engines given (give "
+        "every engine of the job), replacing the figures an earlier part saved; the report "
+        "says which part re-timed them",
+    )  # fmt: skip
+
+
 def begin(
-    path: Path, results: dict, engines: list[str], order: list[str]
+    path: Path, results: dict, engines: list[str], order: list[str], retime: Iterable[str] = ()
 ) -> tuple[list[str], list[str]]:
     """Continues the run saved at `path` with this part (`results`, its header): the engines of
     `engines` that have a figure for every job of this part (not timed again), and the engines
-    whose figures it carried over (`carry_over`, the jobs in running order `order`)."""
-    prior = load(path, results)
-    finished = complete_engines(prior, list(results["jobs"]))
-    return [e for e in finished if e in engines], carry_over(prior, results, order)
+    whose figures it carried over (`carry_over`, the jobs in running order `order`). Of the jobs
+    `retime` names, the figures of `engines` (and the W15 comparisons) are not carried over, so
+    this part times them again; the earlier parts' records still name what they timed."""
+    prior, retime = load(path, results), list(retime)
+    part_jobs = list(results["jobs"])
+    kept = carry_over(prior, results, order)
+    for job in retime:
+        results["golden"].pop(job, None)
+        for engine in engines:
+            results["figures"].get(engine, {}).pop(job, None)
+    if retime:
+        results["parts"][-1]["retimed"] = list(retime)
+    finished = complete_engines(results, part_jobs)
+    return [e for e in finished if e in engines], kept
 
 
 def complete_engines(prior: dict, job_ids: list[str]) -> list[str]:
-    """Engines of `prior` that have a figure (measured or failed) for every job."""
+    """Engines of a run (`prior`) that have a figure (measured or failed) for every job."""
     return [e for e, figures in prior["figures"].items() if all(j in figures for j in job_ids)]
 
 

@@ -281,12 +281,7 @@ def main() -> None:
         "then `make jar` in it), timed as engine txlog-baseline: before and after in one run",
     )  # fmt: skip
     parser.add_argument("--only", nargs="+", metavar="JOB", help="job ids, e.g. W1 W4-5M")
-    parser.add_argument(
-        "--resume", action="store_true",
-        help="continue the run saved in bench/out/results.json (same settings): keep every "
-        "figure it saved and time the jobs each engine is missing; with --only other jobs, "
-        "add them to the run",
-    )  # fmt: skip
+    resume.add_arguments(parser)
     parser.add_argument("--driver-memory", default="4g", help="Spark driver heap (peers)")
     parser.add_argument(
         "--txlog-w4-driver-memory", default="2g", help="txlog's driver heap on W4, W11 and W17"
@@ -298,6 +293,8 @@ def main() -> None:
         "--w9-seconds", type=int, help="W9: how long the writers commit (default 60; smoke 10)"
     )
     args = parser.parse_args()
+    if args.retime and not (args.resume and args.only):
+        parser.error("--retime needs --resume and --only (the saved run's jobs to time again)")
     if args.engines is None:
         args.engines = ENGINES + ([BASELINE] if args.baseline else [])
     if BASELINE in args.engines:
@@ -337,7 +334,8 @@ def main() -> None:
     done: list[str] = []  # engines carried over from an interrupted run (--resume)
     if args.resume:
         try:
-            done, kept = resume.begin(OUT / "results.json", results, args.engines, jobs.ids(scale))
+            done, kept = resume.begin(OUT / "results.json", results, args.engines,
+                                      jobs.ids(scale), args.only if args.retime else [])
         except resume.CannotResume as e:
             parser.error(str(e))
         log(f"resuming the run of {results['date']}: keeping {', '.join(kept) or 'nothing'}")
