@@ -64,7 +64,7 @@ private[txlog] object DriverFileList {
     else {
       val zone = Tail.timeZone(spark)
       try {
-        val columns = new Columns(md, zone)
+        val columns = new Columns(Shapes.of(md), zone)
         val rows = Vector.newBuilder[InternalRow]
         var listed = 0
         def list(row: InternalRow): Unit = {
@@ -96,10 +96,11 @@ private[txlog] object DriverFileList {
   /** More files than [[MaxFiles]]: the planned list is cheaper than the rows. */
   private object TooMany extends RuntimeException with NoStackTrace
 
-  /** The extra columns of `allFiles` for a table of `md`: their schema and how a row gets them. */
-  private final class Columns(md: Metadata, zone: String) {
-    private val partitions = FileColumns.partitionFields(md)
-    private val (physicalStats, logicalStats) = FileColumns.statsSchemas(md, None)
+  /** The types of `allFiles`' extra columns for a table of one metadata. */
+  private final class Shapes(md: Metadata) {
+    val partitions: Seq[StructField] = FileColumns.partitionFields(md)
+    val (physicalStats, logicalStats) = FileColumns.statsSchemas(md, None)
+    val physicalNames: Seq[String] = partitions.map(FileColumns.physicalName)
 
     private val partitionType: StructType =
       if (partitions.isEmpty) new StructType()
@@ -114,6 +115,27 @@ private[txlog] object DriverFileList {
         StructField("stats_parsed", logicalStats)
       )
     )
+  }
+
+  /** The [[Shapes]] of the last [[Shapes.Max]] metadata listed (a maintenance job over many small
+    * tables of one schema, or one table listed again, derives them once): immutable, so shared.
+    */
+  private object Shapes {
+    val Max = 16
+    private val recent = new java.util.LinkedHashMap[Metadata, Shapes](16, 0.75f, true) {
+      override def removeEldestEntry(e: java.util.Map.Entry[Metadata, Shapes]): Boolean =
+        size > Max
+    }
+    def of(md: Metadata): Shapes = recent.synchronized {
+      Option(recent.get(md)).getOrElse { val s = new Shapes(md); recent.put(md, s); s }
+    }
+  }
+
+  /** The extra columns of `allFiles` for a table of `shapes`: their attributes (new for each
+    * relation) and how a row gets them (expressions evaluated by one thread).
+    */
+  private final class Columns(shapes: Shapes, zone: String) {
+    import shapes.{logicalStats, partitions, physicalNames, physicalStats, schema}
 
     val output: Seq[AttributeReference] =
       schema.fields.toSeq.map(f => AttributeReference(f.name, f.dataType, f.nullable)())
@@ -128,8 +150,6 @@ private[txlog] object DriverFileList {
       logicalStats,
       Some(zone)
     )
-
-    private val physicalNames = partitions.map(FileColumns.physicalName)
 
     /** The value of the first key `name` (as `GetMapValue` finds it), cast as `try_cast` does. */
     private def partitionValue(values: MapData, name: String, field: StructField): Any = {
