@@ -57,11 +57,14 @@ trait TableMaintenance { self: DeltaLog =>
       progress: String => Unit = _ => ()
   ): VacuumResult = {
     val l = listing()
+    // A full vacuum on the driver reads the checkpoint's file actions once, in the load: the
+    // snapshot keeps them for its pass (when it is loaded now, not the one remembered).
+    val onDriver = !options.lite && txlog.config.TxlogConf.VacuumOnDriver.get(spark)
     // The files to keep come from the commits themselves, never from a log compaction standing in
     // for them: a compaction that lost an add would have that file deleted (readers use one only
     // while its commits are there, so they always are).
     val snapshot =
-      if (l.compactions.isEmpty) relisting(latestOf(l))
+      if (l.compactions.isEmpty) relisting(context.snapshots.latestOf(l, keepFiles = onDriver))
       else {
         val commitsOnly = l.copy(compactions = IndexedSeq.empty)
         relisting(
@@ -69,7 +72,8 @@ trait TableMaintenance { self: DeltaLog =>
             .load(spark, commitsOnly, txlog.log.LogSegment.build(commitsOnly, None))
         )
       }
-    txlog.vacuum.Vacuum.run(context, l, snapshot, options, progress)
+    try txlog.vacuum.Vacuum.run(context, l, snapshot, options, progress)
+    finally snapshot.driverFileActions.foreach(_.releaseKept()) // if it failed before its pass
   }
 
   // ---- RESTORE (txlog.restore does the work)

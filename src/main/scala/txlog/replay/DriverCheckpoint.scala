@@ -21,8 +21,10 @@ import txlog.log.{CheckpointInstance, LogSegment}
 /** A small checkpoint read on the driver, without Spark jobs: its non-file rows when the snapshot
   * is loaded, and, when its file actions are counted, one streamed pass over their paths, sizes,
   * deletion vector ids and deletion times. Nothing that grows with the table is held: the counts
-  * are running totals. A checkpoint is small when its files (all parts, and the sidecars a V2
-  * checkpoint names) total at most [[DriverCheckpoint.MaxBytesConf]] bytes.
+  * are running totals. A reader made with `keepFiles` (a vacuum's) keeps the lean file actions of
+  * its load's pass, within the driver's replay budget ([[DriverBudgets.MaxReplayBytesConf]]), for
+  * one [[eachFile]], which releases them. A checkpoint is small when its files (all parts, and the
+  * sidecars a V2 checkpoint names) total at most [[DriverCheckpoint.MaxBytesConf]] bytes.
   *
   * This is the fast path of a small table's load; anything it cannot read (a shape
   * [[DriverParquet]] does not take, a malformed line, a file that fails to read) makes it give up
@@ -32,7 +34,8 @@ private[txlog] final class DriverCheckpoint private (
     spark: SparkSession,
     segment: LogSegment,
     cp: CheckpointInstance,
-    maxBytes: Long
+    maxBytes: Long,
+    keepBudget: Long
 ) {
   private val table = segment.table
 
@@ -53,14 +56,32 @@ private[txlog] final class DriverCheckpoint private (
   )
   @volatile private var tally: Option[Tally] = None
 
+  /** The checkpoint's own file actions that [[nonFileRows]] found not touched by its overlay, kept
+    * for one [[eachFile]] against that overlay (adds, then removes, as lean rows).
+    */
+  private final class Kept(val overlay: FileOverlay, val adds: Array[Row], val removes: Array[Row])
+  @volatile private var kept: Option[Kept] = None
+
+  /** Drops the file actions kept for a pass that did not come (a vacuum that failed before it). */
+  def releaseKept(): Unit = synchronized { kept = None }
+
+  /** [[Kept]] for `overlay`, released: None when none are kept or they are another overlay's. */
+  private def takeKept(overlay: FileOverlay): Option[Kept] = synchronized {
+    val k = kept.filter(_.overlay eq overlay)
+    kept = None
+    k
+  }
+
   /** The checkpoint's non-file rows, as [[NonFileState.checkpointRows]] selects them; None when
     * they cannot be read here. The same pass tallies its file actions against `overlay` (the
-    * tail's), so that counting them later reads no part of the checkpoint again.
+    * tail's), so that counting them later reads no part of the checkpoint again; a reader made to
+    * keep its files keeps those not touched by `overlay` while they fit its budget.
     */
   def nonFileRows(overlay: FileOverlay = FileOverlay.empty): Option[Seq[Row]] = attempt {
     val rows = Seq.newBuilder[Row]
     var sidecars = Option(0L)
-    val live = new Counter(overlay)
+    val keeper = if (keepBudget > 0) Some(new CheckpointKeeper(keepBudget)) else None
+    val live = new CheckpointCounter(table.root, overlay, keeper)
     // Row groups whose statistics show no non-file action are read as lean file actions alone.
     val lean = Some(ActionSchemas.leanFileActions -> DriverCheckpoint.holdsNoState _)
     each(cp.files.map(_.file.path), DriverCheckpoint.stateAndFiles, lean) { r =>
@@ -76,6 +97,7 @@ private[txlog] final class DriverCheckpoint private (
     }
     sidecarBytes = sidecars
     tally = Some(new Tally(overlay, live.files, live.bytes, live.removedAt.result()))
+    kept = keeper.flatMap(_.result).map { case (adds, removes) => new Kept(overlay, adds, removes) }
     rows.result()
   }
 
@@ -101,7 +123,7 @@ private[txlog] final class DriverCheckpoint private (
             (FileCounts(t.files, t.bytes, unexpired), sidecarPaths)
           case None => (FileCounts.zero, cp.files.map(_.file.path) ++ sidecarPaths)
         }
-        val live = new Counter(overlay)
+        val live = new CheckpointCounter(table.root, overlay)
         each(paths, ActionSchemas.leanFileActions) { r =>
           live.add(r.getAs[Row](0), r.getAs[Row](1))
         }
@@ -113,10 +135,12 @@ private[txlog] final class DriverCheckpoint private (
     * of its `sidecars` whose key `overlay` (the tail's) does not touch: the checkpoint's share of
     * the snapshot's reconciled files, streamed, nothing held. None when they cannot be read here
     * (`f` may have seen some of them then): [[nonFileRows]] was not read first, the sidecars are
-    * past the budget, or a read failed for a reason of the file's.
+    * past the budget, or a read failed for a reason of the file's. The checkpoint's own actions are
+    * those [[nonFileRows]] kept when it kept them against `overlay` (then released): only its
+    * sidecars are read then.
     */
   def eachFile(sidecars: Seq[String], overlay: FileOverlay)(f: (Row, Row) => Unit): Option[Unit] =
-    eachAction(sidecars, overlay, ActionSchemas.leanFileActions, 2, 2)(f)
+    eachAction(sidecars, overlay, ActionSchemas.leanFileActions, 2, 2, takeKept(overlay))(f)
 
   /** As [[eachFile]], with each add and remove whole ([[ActionSchemas.fileActions]]): what a
     * checkpoint of the snapshot writes.
@@ -143,20 +167,30 @@ private[txlog] final class DriverCheckpoint private (
 
   /** Calls `f(add, remove)` with the file actions of the checkpoint and its `sidecars` as rows of
     * `schema` (`add`, then `remove` if it has one; their deletion vectors at `addDv` and
-    * `removeDv`), those whose key `overlay` touches left out; None as for [[eachFile]].
+    * `removeDv`), those whose key `overlay` touches left out; None as for [[eachFile]]. With `own`,
+    * the checkpoint's own actions are those, and only the sidecars are read.
     */
   private def eachAction(
       sidecars: Seq[String],
       overlay: FileOverlay,
       schema: StructType,
       addDv: Int,
-      removeDv: Int
+      removeDv: Int,
+      own: Option[Kept] = None
   )(f: (Row, Row) => Unit): Option[Unit] =
     sidecarBytes.filter(_ + cp.sizeInBytes <= maxBytes).flatMap { _ =>
       attempt {
-        val paths = cp.files.map(_.file.path) ++ sidecars.map(FileState.sidecarPath(segment, _))
+        val sidecarPaths = sidecars.map(FileState.sidecarPath(segment, _))
+        val paths = if (own.isEmpty) cp.files.map(_.file.path) ++ sidecarPaths else sidecarPaths
+        own.foreach { k =>
+          k.adds.foreach(f(_, null))
+          k.removes.foreach(f(null, _))
+        }
         val (addReplaced, removeReplaced) =
-          (new Replaced(overlay, addDv), new Replaced(overlay, removeDv))
+          (
+            new ReplacedByOverlay(table.root, overlay, addDv),
+            new ReplacedByOverlay(table.root, overlay, removeDv)
+          )
         val removes = schema.length > 1
         each(paths, schema) { r =>
           val add = r.getAs[Row](0)
@@ -168,34 +202,6 @@ private[txlog] final class DriverCheckpoint private (
         }
       }
     }
-
-  /** Whether an add or remove (path first, its deletion vector at `dv`) has a key `overlay` touches
-    * (a later action replaced it).
-    */
-  private final class Replaced(overlay: FileOverlay, dv: Int = 2) extends (Row => Boolean) {
-    private val root = table.root
-    private val touched = overlay.newest
-    def apply(a: Row): Boolean = touched.nonEmpty && touched.contains(
-      (FileKeys.pathKeyValue(root, a.getString(0)), FileKeys.dvIdValue(a.getAs[Row](dv)))
-    )
-  }
-
-  /** Running totals of lean file actions whose keys `overlay` does not touch. */
-  private final class Counter(overlay: FileOverlay) {
-    private val replaced = new Replaced(overlay)
-    var files = 0L
-    var bytes = 0L
-    val removedAt = Array.newBuilder[Long]
-    def add(add: Row, remove: Row): Unit =
-      if (add != null && !add.isNullAt(0)) {
-        if (!replaced(add)) {
-          files += 1
-          if (!add.isNullAt(1)) bytes += add.getLong(1)
-        }
-      } else if (remove != null && !remove.isNullAt(0) && !replaced(remove)) {
-        if (!remove.isNullAt(1)) removedAt += remove.getLong(1)
-      }
-  }
 
   /** The file being read, for naming it in a storage failure. */
   @volatile private var reading: String = cp.files.head.file.path
@@ -259,7 +265,7 @@ private[txlog] object DriverCheckpoint {
   /** A checkpoint row's non-file actions, its sidecar's path and size, and its lean file actions:
     * everything a load and its counts read, in one pass.
     */
-  private val stateAndFiles: StructType = StructType(
+  private[replay] val stateAndFiles: StructType = StructType(
     ActionSchemas.nonFileActions
       .add(
         "sidecar",
@@ -277,26 +283,28 @@ private[txlog] object DriverCheckpoint {
   private val removeDvIndex: Int = ActionSchemas.remove.fieldIndex("deletionVector")
 
   /** The reader of `segment`'s checkpoint on the driver, if it has one within the budget (a JSON
-    * one within [[LogLineReader.LocalReadMaxBytesConf]] too).
+    * one within [[LogLineReader.LocalReadMaxBytesConf]] too); with `keepFiles`, one that keeps the
+    * file actions its load reads for one later pass over them (see the class).
     */
-  def of(spark: SparkSession, segment: LogSegment): Option[DriverCheckpoint] = {
+  def of(
+      spark: SparkSession,
+      segment: LogSegment,
+      keepFiles: Boolean = false
+  ): Option[DriverCheckpoint] = {
     val max = TxlogConf.ReplayMaxDriverCheckpointBytes
       .get(spark)
       .getOrElse(math.min(DefaultMaxBytes, LogLineReader.localReadMaxBytes(spark)))
     segment.checkpoint
       .filter(cp => max > 0 && cp.sizeInBytes <= max)
       .filter(cp => !cp.isJson || LogLineReader.readsOnDriver(spark, cp.sizeInBytes))
-      .map(new DriverCheckpoint(spark, segment, _, max))
+      .map { cp =>
+        val keep = if (keepFiles) DriverBudgets.maxReplayBytes(spark) else 0L
+        new DriverCheckpoint(spark, segment, cp, max, keep)
+      }
   }
 
   private def strict(spark: SparkSession): Boolean =
     TxlogConf.TestingDriverCheckpointStrict.get(spark)
-
-  /** Checkpoints of more part files than this have their non-file rows read by a job. */
-  private val MaxSparseParts = 4
-
-  /** The most rows read on the driver from the row groups that may hold non-file actions. */
-  val MaxSparseRows = 10000L
 
   /** The leaves [[NonFileState.checkpointRows]] tests: a row group whose statistics show all of
     * them null holds no non-file action.
@@ -321,62 +329,13 @@ private[txlog] object DriverCheckpoint {
       }
     }
 
-  /** A checkpoint row's non-file actions and its sidecar's path and size, without file actions. */
-  private val stateOnly: StructType =
-    StructType(stateAndFiles.fields.filterNot(f => f.name == "add" || f.name == "remove"))
-
-  /** The non-file rows of `segment`'s parquet checkpoint (as [[NonFileState.checkpointRows]]
-    * selects them) read on the driver when it is too large to read here whole but its footers
-    * confine those rows to row groups of at most [[MaxSparseRows]] rows in all: a row group whose
-    * statistics count every one of the leaves Spark's job would test as null is skipped, as that
-    * job's parquet reader skips it. The job's fixed cost is then saved on a large table (its
-    * checkpoint's protocol and metadata usually sit in a row group of their own, or in a few rows
-    * of the first). None otherwise, or when a file does not read here (the job then reads it and
-    * raises the error a user sees), or when [[MaxBytesConf]] is 0 (no checkpoint read on the
-    * driver); a storage failure is LOG_READ_FAILED naming the file.
-    */
-  def sparseNonFileRows(spark: SparkSession, segment: LogSegment): Option[Seq[Row]] =
-    segment.checkpoint
-      .filter(cp => !cp.isJson && cp.files.size <= MaxSparseParts)
-      .filter(_ => TxlogConf.ReplayMaxDriverCheckpointBytes.get(spark).forall(_ > 0))
-      .flatMap { cp =>
-        val table = segment.table
-        var reading = cp.files.head.file.path
-        // each file's footer is read once: its row groups are chosen as it is opened
-        var rowsChosen = 0L
-        def choose(blocks: Seq[BlockMetaData]): BlockMetaData => Boolean = {
-          val wanted = blocks.filterNot(holdsNoState)
-          rowsChosen += wanted.map(_.getRowCount).sum
-          if (rowsChosen > MaxSparseRows) throw OverBudget
-          wanted.toSet
-        }
-        attempt(spark, reading, cp, "the state of ") {
-          val rows = Seq.newBuilder[Row]
-          try {
-            cp.files.foreach { f =>
-              reading = f.file.path
-              DriverParquet.foreach(table, f.file.path, stateOnly, Some(f.file), Some(choose)) {
-                r =>
-                  NonFileState
-                    .checkpointRow(cp.version, cp.files.head.file.path, r)
-                    .foreach(rows += _)
-              }
-            }
-            Some(rows.result())
-          } catch { case OverBudget => None }
-        }.flatten
-      }
-
-  /** More rows than [[MaxSparseRows]] may hold state: a job reads them. */
-  private object OverBudget extends RuntimeException with scala.util.control.NoStackTrace
-
   /** `body`, or None when reading a file of `cp` on the driver failed for a reason of the file's
     * (then Spark reads the checkpoint instead, and fails as a user should see it if the checkpoint
     * is at fault). A storage failure (a missing file, an I/O error of the file system) is
     * LOG_READ_FAILED naming the file being read, as Spark's read would end; an interruption
     * propagates as it is; with [[StrictConf]], any failure does.
     */
-  private def attempt[T](
+  private[replay] def attempt[T](
       spark: SparkSession,
       reading: => String,
       cp: CheckpointInstance,

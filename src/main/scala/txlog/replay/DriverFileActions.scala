@@ -17,12 +17,17 @@ import txlog.protocol.ActionSchemas
   */
 private[txlog] final class DriverFileActions(
     checkpoint: Option[(DriverCheckpoint, Seq[String])],
-    overlay: FileOverlay,
+    val overlay: FileOverlay,
     typedStatsOnly: () => Boolean = () => false
 ) {
 
   /** The checkpoint's reader on the driver, for a later snapshot on the same checkpoint. */
   def reader: Option[DriverCheckpoint] = checkpoint.map(_._1)
+
+  /** Drops the checkpoint's file actions its reader kept for a pass (see [[DriverCheckpoint.of]]'s
+    * `keepFiles`), if that pass did not take them.
+    */
+  def releaseKept(): Unit = reader.foreach(_.releaseKept())
 
   /** Calls `f` with every action; false when the checkpoint cannot be read here after all (`f` may
     * have seen some actions then: the caller drops what it gathered and plans a job instead).

@@ -46,13 +46,17 @@ private[txlog] object SnapshotLoader {
     */
   final case class StateRows(segment: LogSegment, rows: Seq[Row], tail: Option[DriverTail] = None)
 
-  /** [[load]], with what it read that an earlier snapshot can reuse: see [[loadBefore]]. */
+  /** [[load]], with what it read that an earlier snapshot can reuse: see [[loadBefore]]. With
+    * `keepFiles`, a checkpoint read on the driver keeps the file actions its load read for one
+    * later pass over them (a vacuum's: see [[DriverCheckpoint.of]]).
+    */
   def loadKeepingRows(
       spark: SparkSession,
       listing: LogListing,
-      segment: LogSegment
+      segment: LogSegment,
+      keepFiles: Boolean = false
   ): (Snapshot, Option[StateRows]) = {
-    val (snapshot, rows, tail) = build(spark, listing, segment, None, None, None)
+    val (snapshot, rows, tail) = build(spark, listing, segment, None, None, None, keepFiles)
     val kept = tail match {
       case t: DriverTail => Some(StateRows(segment, Nil, Some(t)))
       case _             => rows.map(StateRows(segment, _))
@@ -88,8 +92,9 @@ private[txlog] object SnapshotLoader {
   }
 
   /** The snapshot at `segment` (see [[load]]), the non-file rows a job collected for it, and its
-    * tail. With `known`, the rows of `segment`'s non-file state already collected, used where a job
-    * would collect them; with `knownTail`, its tail already read (see [[loadBefore]]).
+    * tail; with `keepFiles` as [[loadKeepingRows]]. With `known`, the rows of `segment`'s non-file
+    * state already collected, used where a job would collect them; with `knownTail`, its tail
+    * already read (see [[loadBefore]]).
     */
   private def build(
       spark: SparkSession,
@@ -97,23 +102,26 @@ private[txlog] object SnapshotLoader {
       segment: LogSegment,
       previous: Option[Snapshot],
       known: Option[Seq[Row]],
-      knownTail: Option[DriverTail]
+      knownTail: Option[DriverTail],
+      keepFiles: Boolean = false
   ): (Snapshot, Option[Seq[Row]], Tail) = {
     val table = segment.table
-    val tail = knownTail.getOrElse(Tail.read(spark, table, segment.deltas))
+    val extended = previous.filter(p => extendsSnapshot(segment, p))
+    val (tail, tailFiles) = knownTail match {
+      case Some(t) => (t, FileState.tailFiles(t, table.root))
+      case None    => Tail.readOnto(spark, segment, carried(spark, segment, extended))
+    }
     // A small checkpoint under a small tail is read on the driver: no Spark job for the state.
     val onDriver = tail match {
-      case _: DriverTail => DriverCheckpoint.of(spark, segment)
+      case _: DriverTail => DriverCheckpoint.of(spark, segment, keepFiles)
       case _             => None
     }
-    val tailFiles = FileState.tailFiles(tail, table.root)
     val overlay = tailFiles match {
       case DriverTailFiles(o) => o
       case _                  => FileOverlay.empty
     }
     var collected: Option[Seq[Row]] = None
     var tallied = false // the checkpoint's files were counted as its state was read
-    val extended = previous.filter(p => extendsSnapshot(segment, p))
     val state = (tail, extended) match {
       case (t: DriverTail, Some(p)) =>
         val newRows = t.rows.filter(_.getLong(0) > p.version)
@@ -138,7 +146,7 @@ private[txlog] object SnapshotLoader {
               case _ =>
                 // a large checkpoint's few rows of state, read on the driver when its footers
                 // show where they are; else by a job
-                DriverCheckpoint.sparseNonFileRows(spark, segment) match {
+                SparseCheckpointState.sparseNonFileRows(spark, segment) match {
                   case Some(rows) =>
                     StateReads.collectState(spark, segment, None, tail, NonFileState.empty, rows)
                   case None =>
@@ -158,12 +166,13 @@ private[txlog] object SnapshotLoader {
     // the file list: the driver's overlay while it is small enough to plan, else its winners'
     // lines read again by tasks
     val unplanned = tail match {
-      case t: DriverTail => t.deltas.map(_.file.size).sum > LogLineReader.maxPlannedTailBytes(spark)
-      case _             => false
+      case _: DriverTail =>
+        segment.deltas.map(_.file.size).sum > LogLineReader.maxPlannedTailBytes(spark)
+      case _ => false
     }
     lazy val listedTail: TailFiles = tail match {
-      case t: DriverTail if unplanned =>
-        val files = t.deltas.map(d => d.version -> d.file)
+      case _: DriverTail if unplanned =>
+        val files = segment.deltas.map(d => d.version -> d.file)
         val lines = LogLineReader.read(spark, table, files, true, true, Some(overlay.lines))
         ListedTailFiles(overlay, lines)
       case _ => tailFiles
@@ -230,6 +239,20 @@ private[txlog] object SnapshotLoader {
     )
     (built, collected, tail)
   }
+
+  /** What `extended` (an earlier snapshot `segment` adds commits to) reconciled of its tail on the
+    * driver: its commits' count and their overlay, carried on by [[Tail.readOnto]] while the whole
+    * tail stays within the driver's budget.
+    */
+  private def carried(
+      spark: SparkSession,
+      segment: LogSegment,
+      extended: Option[Snapshot]
+  ): Option[(Int, FileOverlay)] = for {
+    p <- extended
+    actions <- p.driverFileActions
+    if LogLineReader.readsOnDriver(spark, segment.deltas.map(_.file.size).sum)
+  } yield p.segment.deltas.length -> actions.overlay
 
   /** The same version of the same table, from a new listing (a checkpoint or sidecar `segment`
     * relies on vanished after it was listed).

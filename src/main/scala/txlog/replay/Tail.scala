@@ -7,7 +7,7 @@ import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
 import txlog.errors.TxlogErrors
 import txlog.protocol.ActionSchemas
-import txlog.log.TablePath
+import txlog.log.{LogSegment, TablePath}
 import txlog.protocol.LogFile
 
 /** The actions of the commits (and log compactions) after a checkpoint. A tail small enough to read
@@ -114,6 +114,37 @@ private[txlog] object Tail {
         ): Row
       }
       new DriverTail(rows, deltas)
+    }
+  }
+
+  /** The tail of `segment` and its file actions. With `carried`, the count of its first commits and
+    * their overlay (an earlier snapshot's, reconciled on the driver), only the commits after them
+    * are read and their actions laid over that overlay: the same overlay object when they hold no
+    * file action, so that a checkpoint's tally against it still counts. The tail then holds those
+    * later commits' rows only, which is what an update reconciles onto the earlier snapshot's
+    * non-file state. The caller checks that all of `segment.deltas` are within the driver's budget.
+    *
+    * {{{
+    * val (tail, files) = Tail.readOnto(spark, segment, Some(previousDeltas -> previousOverlay))
+    * }}}
+    */
+  def readOnto(
+      spark: SparkSession,
+      segment: LogSegment,
+      carried: Option[(Int, FileOverlay)]
+  ): (Tail, TailFiles) = {
+    val (table, root) = (segment.table, segment.table.root)
+    def whole = {
+      val t = read(spark, table, segment.deltas)
+      (t, FileState.tailFiles(t, root))
+    }
+    carried.fold(whole) { case (known, overlay) =>
+      read(spark, table, segment.deltas.drop(known)) match {
+        case t: DriverTail =>
+          val added = FileOverlay.of(t.rows, root)
+          (t, DriverTailFiles(if (added.size == 0) overlay else overlay ++ added))
+        case _ => whole // past the budget after all: the earlier commits are read too
+      }
     }
   }
 

@@ -39,9 +39,12 @@ private[txlog] final class SnapshotManager(spark: SparkSession, table: TablePath
   /** The latest snapshot of `l`, remembered, and the rows of its non-file state if a job collected
     * them ([[SnapshotLoader.loadKeepingRows]]).
     */
-  private def loadKeepingRows(l: LogListing): (Snapshot, Option[SnapshotLoader.StateRows]) = {
+  private def loadKeepingRows(
+      l: LogListing,
+      keepFiles: Boolean = false
+  ): (Snapshot, Option[SnapshotLoader.StateRows]) = {
     val (listed, segment) = LogSegment.resolve(l, None)
-    val (s, rows) = SnapshotLoader.loadKeepingRows(spark, listed, segment)
+    val (s, rows) = SnapshotLoader.loadKeepingRows(spark, listed, segment, keepFiles)
     current = Some(s -> listed)
     (s, rows)
   }
@@ -116,18 +119,25 @@ private[txlog] final class SnapshotManager(spark: SparkSession, table: TablePath
     }
   }
 
-  /** The latest snapshot of a listing: the remembered one when it is still the latest. */
-  def latestOf(l: LogListing): Snapshot = latestKeepingRows(l)._1
+  /** The latest snapshot of a listing: the remembered one when it is still the latest. With
+    * `keepFiles`, a snapshot loaded now keeps its checkpoint's file actions for one pass (a
+    * vacuum's, see [[SnapshotLoader.loadKeepingRows]]). Example: `snapshots.latestOf(l).version`.
+    */
+  def latestOf(l: LogListing, keepFiles: Boolean = false): Snapshot =
+    latestKeepingRows(l, keepFiles)._1
 
   /** [[latestOf]], with the rows of its non-file state when this call's job collected them (none
     * for the remembered snapshot, which keeps no rows).
     */
-  private def latestKeepingRows(l: LogListing): (Snapshot, Option[SnapshotLoader.StateRows]) =
+  private def latestKeepingRows(
+      l: LogListing,
+      keepFiles: Boolean = false
+  ): (Snapshot, Option[SnapshotLoader.StateRows]) =
     current
       .map(_._1)
       .filter(_.version == l.latestVersion)
       .map(_ -> Option.empty[SnapshotLoader.StateRows])
-      .getOrElse(loadKeepingRows(l))
+      .getOrElse(loadKeepingRows(l, keepFiles))
 
   /** The latest snapshot, listing from the hint (the remembered one when nothing changed). */
   def latest(): Snapshot = relisting(latestOf(LogListing.fromHint(table)))

@@ -21,6 +21,9 @@ import txlog.util.AwaitAll
   * Everything it holds is counted against `budget` (an estimate of the heap its paths take): the
   * kept paths, the directories and the paths to delete. Past it, or when the snapshot's checkpoint
   * cannot be read here, it gives up before anything is deleted (None), and VACUUM plans its jobs.
+  * The checkpoint's actions it goes over may be those the vacuum's load kept
+  * ([[txlog.replay.DriverCheckpoint.of]] with `keepFiles`, within the same budget again), released
+  * once this pass has them: the driver then holds at most twice the budget.
   *
   * {{{
   * DriverVacuum.find(snapshot, actions, root, fs, hidden, deleteBefore, budget)

@@ -8,7 +8,7 @@ import txlog.testing.JobDescriptions
 
 /** A checkpoint too large to read whole on the driver has its few rows of state (protocol,
   * metadata, transactions, domain metadata, sidecars) read there from the row groups its footers
-  * say may hold them ([[DriverCheckpoint.sparseNonFileRows]]), without the job that would read
+  * say may hold them ([[SparseCheckpointState.sparseNonFileRows]]), without the job that would read
   * them: the same state as the whole checkpoint read on the driver gives, on every fixture with a
   * parquet checkpoint (each read as if it were too large: a driver budget of 1 byte), and no job
   * named for it.
