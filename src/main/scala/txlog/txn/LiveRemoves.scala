@@ -3,7 +3,7 @@ package txlog.txn
 import org.apache.spark.sql.{Column, DataFrame, Row}
 import org.apache.spark.sql.catalyst.plans.logical.LocalRelation
 import org.apache.spark.sql.functions._
-import org.apache.spark.sql.types.LongType
+import org.apache.spark.sql.types.{LongType, StringType, StructType}
 
 import txlog.protocol.ActionSchemas
 import txlog.replay.FileKeys
@@ -88,9 +88,15 @@ private[txn] object LiveRemoves {
         val entries =
           if (keys.isEmpty) Array.empty[Row]
           else {
+            // a broadcast semi join, not `isin`: an OPTIMIZE's 20,000 paths as an `In`'s
+            // literals were walked by every analyzer and optimizer rule (W19: 36.5 s, now 22.7 s)
+            val wanted = spark.createDataFrame(
+              java.util.Arrays.asList(keys.map(Row(_)): _*),
+              new StructType().add(Key, StringType, nullable = false)
+            )
             Jobs.named(spark, "read the live files the commit removes") {
               live
-                .where(col(Key).isin(keys.toSeq: _*))
+                .join(broadcast(wanted), Seq(Key), "left_semi")
                 .select(
                   col(Key),
                   col("deletionVector"),
