@@ -13,7 +13,7 @@ import org.apache.spark.sql.catalyst.expressions.{
   JsonToStructs,
   Literal
 }
-import org.apache.spark.sql.catalyst.plans.logical.LocalRelation
+import org.apache.spark.sql.catalyst.txlog.AnalyzedRelations
 import org.apache.spark.sql.catalyst.util.MapData
 import org.apache.spark.sql.txlog.{SparkJson, SparkPlans}
 import org.apache.spark.sql.types.{StringType, StructField, StructType}
@@ -86,7 +86,7 @@ private[txlog] object DriverFileList {
               list(action.getStruct(0, addType.length).copy())
             }
           }
-          Some(SparkPlans.dataFrame(spark, LocalRelation(columns.output, rows.result())))
+          Some(SparkPlans.dataFrame(spark, AnalyzedRelations.local(columns.output, rows.result())))
         }
       } catch {
         case NonFatal(_) => None
