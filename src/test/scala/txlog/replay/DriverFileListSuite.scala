@@ -2,6 +2,7 @@ package txlog.replay
 
 import scala.util.Try
 
+import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.plans.logical.LocalRelation
 
 import txlog.{DeltaLog, Fixtures, SparkSuite}
@@ -28,6 +29,11 @@ class DriverFileListSuite extends SparkSuite {
           assert(jobs.isEmpty, s"$name: $jobs")
           val expected = planned.collect().toSeq
           assert(rows.map(_.toString).sorted === expected.map(_.toString).sorted, name)
+          // marked analyzed (no analyzer rules run for it); a query over it is analyzed as ever
+          assert(local.queryExecution.logical.analyzed, name)
+          def query(df: DataFrame) =
+            df.where("size >= 0").select("path", "partitionValues_parsed").collect().toSeq
+          assert(query(local).map(_.toString).sorted === query(planned).map(_.toString).sorted)
           val checkpointed = s.checkpointVersion.isDefined
           compared += checkpointed -> (compared(checkpointed) + 1)
         }
