@@ -35,7 +35,7 @@ private[txlog] sealed abstract class Setting[T](
 
   /** The session's value (under [[key]], or else a former key), or the default. */
   def get(spark: SparkSession): T =
-    from((key +: formerKeys).iterator.flatMap(k => spark.conf.getOption(k)).toSeq.headOption)
+    from((key +: formerKeys).iterator.flatMap(k => Setting.raw(spark, k)).toSeq.headOption)
 
   /** `raw` read as this setting's value; the default when it is absent. */
   def from(raw: Option[String]): T = raw match {
@@ -46,10 +46,16 @@ private[txlog] sealed abstract class Setting[T](
 
   /** Whether the session sets it (under any of its keys). */
   def isSet(spark: SparkSession): Boolean =
-    (key +: formerKeys).exists(k => spark.conf.getOption(k).isDefined)
+    (key +: formerKeys).exists(k => Setting.raw(spark, k).isDefined)
 }
 
 private[txlog] object Setting {
+
+  /** The session's text under `k`, if it sets one. Not `conf.getOption`: for a key that is not set,
+    * it builds an error (with its message from the error classes) and catches it, about a twentieth
+    * of a small table's load, which reads a dozen settings.
+    */
+  def raw(spark: SparkSession, k: String): Option[String] = Option(spark.conf.get(k, null))
 
   /** A whole number from `min` to `max`. */
   final class Whole(

@@ -3,7 +3,7 @@ package txlog.storage
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
 
-import txlog.config.TxlogConf
+import txlog.config.{Setting, TxlogConf}
 
 /** The settings that choose a [[LogStore]], read from the active Spark session and else from the
   * Hadoop configuration of the file system (same keys):
@@ -44,7 +44,7 @@ private[txlog] object StorageConf {
     Seq(SparkSession.getActiveSession, SparkSession.getDefaultSession).flatten
       .find(!_.sparkContext.isStopped) match {
       case Some(s) =>
-        s.conf.getOption(key).orElse(Option(s.sparkContext.hadoopConfiguration.get(key)))
+        Setting.raw(s, key).orElse(Option(s.sparkContext.hadoopConfiguration.get(key)))
       case None => Option(hadoopConf).flatMap(c => Option(c.get(key)))
     }
 
