@@ -4,6 +4,7 @@ import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.atomic.AtomicLong
 
 import txlog.errors.TxlogErrors
+import txlog.util.Lru
 
 /** The objects a Connect session's calls returned (logs, snapshots, transactions, results,
   * DataFrames), by the ids its client holds in their place, as py4j keeps the objects a classic
@@ -19,20 +20,17 @@ import txlog.errors.TxlogErrors
   */
 private[txlog] final class ConnectHandles(bound: Int) {
   private val next = new AtomicLong
-  private val objects = new java.util.LinkedHashMap[String, AnyRef](64, 0.75f, true) {
-    override def removeEldestEntry(e: java.util.Map.Entry[String, AnyRef]): Boolean =
-      this.size() > bound
-  }
+  private val objects = new Lru[String, AnyRef](bound)
 
   /** Keeps `o` and returns its new id. */
-  def put(o: AnyRef): String = objects.synchronized {
+  def put(o: AnyRef): String = {
     val id = s"h${next.incrementAndGet()}"
     objects.put(id, o)
     id
   }
 
   /** The object of `id`, or INVALID_ARGUMENT when this session holds none under it. */
-  def get(id: String): AnyRef = objects.synchronized(objects.get(id)) match {
+  def get(id: String): AnyRef = objects.get(id).orNull match {
     case null =>
       throw TxlogErrors.invalidArgument(
         "handle",
@@ -43,9 +41,9 @@ private[txlog] final class ConnectHandles(bound: Int) {
     case o => o
   }
 
-  def release(ids: Seq[String]): Unit = objects.synchronized(ids.foreach(objects.remove))
+  def release(ids: Seq[String]): Unit = ids.foreach(objects.remove)
 
-  def size: Int = objects.synchronized(objects.size())
+  def size: Int = objects.size
 }
 
 private[txlog] object ConnectHandles {

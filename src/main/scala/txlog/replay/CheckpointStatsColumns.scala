@@ -14,6 +14,7 @@ import txlog.protocol.FileInfo
 import txlog.errors.TxlogErrors
 import txlog.checkpoint.ParquetFooters
 import txlog.log.{LogSegment, TablePath}
+import txlog.util.Lru
 
 /** What the parquet files holding a checkpoint's adds say about their statistics, from their
   * footers (never a scan): whether they have the JSON `add.stats` column, the type of
@@ -52,12 +53,7 @@ private[txlog] object CheckpointStatsColumns {
     * this many entries of a few hundred bytes each.
     */
   private val MaxCached = 4096
-  private val cache =
-    new java.util.LinkedHashMap[(String, Long, Long), Layout](64, 0.75f, true) {
-      override def removeEldestEntry(
-          e: java.util.Map.Entry[(String, Long, Long), Layout]
-      ): Boolean = size() > MaxCached
-    }
+  private val cache = new Lru[(String, Long, Long), Layout](MaxCached)
 
   /** The layout of `segment`'s parquet checkpoint files and `sidecars` (paths as given to the
     * reader); None for a segment without a checkpoint, or one whose adds are all in JSON.
@@ -74,7 +70,7 @@ private[txlog] object CheckpointStatsColumns {
       else {
         // cached under the first file, with the count of files standing for the rest
         val key = (files.head._1 + "#merged", files.size.toLong, files.head._3)
-        Some(cached(key)(merged(spark, segment.table, cp.version, files.map(_._1))))
+        Some(cache.getOrElseUpdate(key, merged(spark, segment.table, cp.version, files.map(_._1))))
       }
     }
 
@@ -104,15 +100,8 @@ private[txlog] object CheckpointStatsColumns {
   private def footer(table: TablePath, version: Long, key: (String, Long, Long)): Layout = {
     val (path, size, time) = key
     val listed = if (size >= 0) Some(FileInfo(path, size, time)) else None // a sidecar: -1
-    cached(key)(probe(table, version, path, listed))
+    cache.getOrElseUpdate(key, probe(table, version, path, listed))
   }
-
-  private def cached(key: (String, Long, Long))(read: => Layout): Layout =
-    cache.synchronized(Option(cache.get(key))).getOrElse {
-      val layout = read
-      cache.synchronized(cache.put(key, layout))
-      layout
-    }
 
   private def probe(
       table: TablePath,

@@ -21,6 +21,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import txlog.Metadata
 import txlog.protocol.{ActionSchemas, FileColumns}
+import txlog.util.Lru
 
 /** The live files of a small table whose log the driver read (a tail of commits it holds, and the
   * checkpoint under it, if any, read there too), as `Snapshot.allFiles` gives them, built there as
@@ -122,13 +123,8 @@ private[txlog] object DriverFileList {
     */
   private object Shapes {
     val Max = 16
-    private val recent = new java.util.LinkedHashMap[Metadata, Shapes](16, 0.75f, true) {
-      override def removeEldestEntry(e: java.util.Map.Entry[Metadata, Shapes]): Boolean =
-        size > Max
-    }
-    def of(md: Metadata): Shapes = recent.synchronized {
-      Option(recent.get(md)).getOrElse { val s = new Shapes(md); recent.put(md, s); s }
-    }
+    private val recent = new Lru[Metadata, Shapes](Max)
+    def of(md: Metadata): Shapes = recent.getOrElseUpdate(md, new Shapes(md))
   }
 
   /** The extra columns of `allFiles` for a table of `shapes`: their attributes (new for each

@@ -1,7 +1,5 @@
 package txlog.txn
 
-import java.util.{LinkedHashMap => JLinkedHashMap, Map => JMap}
-
 import scala.util.control.NonFatal
 
 import org.apache.spark.sql.{DataFrame, Row, SparkSession}
@@ -16,6 +14,7 @@ import org.apache.spark.sql.catalyst.plans.logical.{LeafNode, LocalRelation, Log
 import org.apache.spark.sql.types.StructType
 
 import txlog.{Metadata, Protocol}
+import txlog.util.Lru
 
 /** The add lines of a commit whose staged adds are rows on the driver (a local relation: entries, a
   * `Seq`'s `toDF`, a small staged input), computed without planning a query per commit. The
@@ -60,13 +59,7 @@ private[txlog] object LocalLines {
     }
   }
 
-  private val cache: JMap[Key, Option[Compiled]] =
-    java.util.Collections.synchronizedMap(
-      new JLinkedHashMap[Key, Option[Compiled]](16, 0.75f, true) {
-        override def removeEldestEntry(e: JMap.Entry[Key, Option[Compiled]]): Boolean =
-          size() > MaxCached
-      }
-    )
+  private val cache = new Lru[Key, Option[Compiled]](MaxCached)
 
   /** The rows [[FileActionLines.adds]]`(df, md, p, restoring)` gives, when `df` is a local relation
     * and the projection compiles; None otherwise.
@@ -85,11 +78,7 @@ private[txlog] object LocalLines {
           conf.sessionLocalTimeZone,
           conf.ansiEnabled
         )
-        val compiled = Option(cache.get(key)).getOrElse {
-          val c = compile(spark, df.schema, md, p, restoring)
-          cache.put(key, c)
-          c
-        }
+        val compiled = cache.getOrElseUpdate(key, compile(spark, df.schema, md, p, restoring))
         compiled.map(_(l.data))
       case _ => None
     }
