@@ -29,7 +29,17 @@ private[txlog] object FileNames {
 
   def name(path: String): String = path.substring(path.lastIndexOf('/') + 1)
 
-  def padded(version: Long): String = f"$version%020d"
+  private val Zeros = "0" * 20
+
+  /** `version` as the log names it, 20 digits with leading zeros (what `%020d` gives, without
+    * `String.format`, which was about 1% of a small table's load).
+    */
+  def padded(version: Long): String =
+    if (version < 0) f"$version%020d"
+    else {
+      val digits = java.lang.Long.toString(version)
+      Zeros.substring(digits.length) + digits
+    }
   def commitName(version: Long): String = s"${padded(version)}.json"
   def classicCheckpointName(version: Long): String = s"${padded(version)}.checkpoint.parquet"
   def checksumName(version: Long): String = s"${padded(version)}.crc"

@@ -15,6 +15,13 @@ import txlog.protocol.CheckpointNaming
 class LogNamesSuite extends AnyFunSuite with txlog.testing.Claimed {
   private def parse(name: String) = FileNames.parse(FileInfo(s"file:/t/_delta_log/$name", 1, 1))
 
+  test("versions are named with 20 digits, zeros first") {
+    assert(FileNames.padded(0) === "00000000000000000000")
+    assert(FileNames.commitName(7) === "00000000000000000007.json")
+    assert(FileNames.padded(1234567890123L) === "00000001234567890123")
+    assert(FileNames.padded(Long.MaxValue) === "09223372036854775807")
+  }
+
   test("every file name of the spec parses to its kind; others are ignored") {
     assert(
       parse("00000000000000000007.json").contains(
