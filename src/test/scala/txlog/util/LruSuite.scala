@@ -5,7 +5,7 @@ import org.scalatest.funsuite.AnyFunSuite
 /** [[Lru]]: the bound, which entry goes first (the least recently used, reads counting as use), and
   * that a value is computed only when it is not held.
   */
-class LruSuite extends AnyFunSuite {
+class LruSuite extends AnyFunSuite with txlog.testing.Claimed {
 
   test("holds at most max entries and drops the least recently used one") {
     val lru = new Lru[String, Integer](2)
