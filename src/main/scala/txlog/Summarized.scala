@@ -1,7 +1,5 @@
 package txlog
 
-import com.fasterxml.jackson.databind.ObjectMapper
-
 /** A result whose summary is one flat list of snake_case fields: the same fields the command line
   * prints with `--json`, the Python package returns, and [[toJson]] gives. The result owns them; no
   * surface names them again.
@@ -23,10 +21,9 @@ trait Summarized {
 }
 
 private[txlog] object Summarized {
-  private val mapper = new ObjectMapper()
 
   /** `fields` as one JSON object, in their order. */
-  def json(fields: Seq[(String, Any)]): String = mapper.writeValueAsString(javaMap(fields))
+  def json(fields: Seq[(String, Any)]): String = txlog.util.PlainJson.write(javaMap(fields))
 
   /** `fields` as an ordered Java map (what JSON writers and py4j take). */
   def javaMap(fields: Seq[(String, Any)]): java.util.LinkedHashMap[String, Any] = {

@@ -6,7 +6,7 @@ import scala.jdk.CollectionConverters._
 
 import com.fasterxml.jackson.databind.ObjectMapper
 
-import txlog.util.OptionValues
+import txlog.util.{OptionValues, PlainJson}
 
 /** The conversions every part of [[PythonFacade]] applies to what py4j hands it: maps, whole
   * numbers as text, JSON answers.
@@ -15,7 +15,7 @@ private[txlog] trait FacadeArgs {
   protected val mapper = new ObjectMapper()
 
   /** `value` as JSON, in parts when it is too long for one py4j answer ([[PythonText]]). */
-  protected def text(value: AnyRef): AnyRef = PythonText.of(mapper.writeValueAsString(value))
+  protected def text(value: AnyRef): AnyRef = PythonText.of(PlainJson.write(value))
 
   protected def asScala(m: JMap[String, String]): Map[String, String] =
     Option(m).map(_.asScala.toMap).getOrElse(Map.empty)
