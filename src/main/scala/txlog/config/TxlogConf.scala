@@ -1,6 +1,11 @@
 package txlog.config
 
+import java.util.{Map => JMap}
+
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.txlog.SqlSettings
 
 import txlog.errors.TxlogErrors
 import txlog.config.Setting.{Flag, Names, OptionalWhole, Whole}
@@ -273,19 +278,31 @@ private[txlog] object TxlogConf {
     * settings (a misspelt key would otherwise be ignored without a word) or whose value is bad. Run
     * when a table is opened, before anything is read or written.
     */
-  def check(spark: SparkSession): Unit =
-    spark.conf.getAll.toSeq.filter(_._1.startsWith("spark.txlog.")).sortBy(_._1).foreach {
-      case (k, v) =>
-        byKey.get(k) match {
-          case Some(s) => s.from(Some(v))
-          case None =>
-            k match {
-              case KindKey(_) => StoreKind.parse(k, v)
-              case _ =>
-                throw TxlogErrors.unknownSetting(k, closest(k), "docs/configuration.md")
-            }
-        }
+  def check(spark: SparkSession): Unit = {
+    val sql = spark.sessionState.conf
+    val passed = lastPassed.get
+    if (passed == null || !SqlSettings.same(sql, passed)) {
+      val taken = SqlSettings.take(sql)
+      taken.asScala.toSeq.filter(_._1.startsWith("spark.txlog.")).sortBy(_._1).foreach {
+        case (k, v) =>
+          byKey.get(k) match {
+            case Some(s) => s.from(Some(v))
+            case None =>
+              k match {
+                case KindKey(_) => StoreKind.parse(k, v)
+                case _ =>
+                  throw TxlogErrors.unknownSetting(k, closest(k), "docs/configuration.md")
+              }
+          }
+      }
+      lastPassed.set(taken)
     }
+  }
+
+  /** The settings the last check passed: the same settings pass again without a walk over them (a
+    * check depends on nothing else). Bound: one session's settings.
+    */
+  private val lastPassed = new java.util.concurrent.atomic.AtomicReference[JMap[String, String]]()
 
   /** The registered key nearest to `key` by edit distance. */
   private def closest(key: String): String =

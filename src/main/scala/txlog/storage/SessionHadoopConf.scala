@@ -3,11 +3,13 @@ package txlog.storage
 import java.lang.reflect.Method
 import java.util.Properties
 import java.util.concurrent.atomic.AtomicReference
+import java.util.function.BiConsumer
 
 import scala.util.Try
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.txlog.SqlSettings
 
 /** The session's Hadoop configuration, as `spark.sessionState.newHadoopConf()` makes it (the
   * SparkContext's Hadoop configuration with every SQL setting of the session set on it), copied
@@ -16,7 +18,7 @@ import org.apache.spark.sql.SparkSession
   * opening small tables (`DeltaLog.forTable` then a snapshot), with the garbage it leaves.
   *
   * The copy is given again only when, compared exactly:
-  *   - the session's SQL settings (`SQLConf.getAllConfs`) equal those it was made with;
+  *   - the session's SQL settings ([[SqlSettings]]) equal those it was made with;
   *   - the SparkContext's configuration is the same object with the same class loader, and it holds
   *     the very entries (the same key and value objects) it held when the copy was made;
   *   - the copy holds the entries and class loader it was made with (a caller that set something on
@@ -36,7 +38,7 @@ import org.apache.spark.sql.SparkSession
 private[txlog] object SessionHadoopConf {
 
   private final class Copy(
-      val settings: Map[String, String],
+      val settings: java.util.Map[String, String],
       val base: Configuration,
       val baseLoader: ClassLoader,
       val baseEntries: Array[AnyRef],
@@ -64,49 +66,52 @@ private[txlog] object SessionHadoopConf {
 
   /** The keys and values of `p`, by reference, in the order its table holds them. */
   private def pairs(p: Properties): Array[AnyRef] = {
-    val out = Array.newBuilder[AnyRef]
-    val it = p.entrySet.iterator
-    while (it.hasNext) {
-      val e = it.next()
-      out += e.getKey
-      out += e.getValue
-    }
-    out.result()
+    val out = new java.util.ArrayList[AnyRef](2 * p.size + 16)
+    p.forEach((k: AnyRef, v: AnyRef) => { out.add(k); out.add(v); () })
+    out.toArray
   }
 
   /** Whether `p` holds exactly `pairs`: the same keys and values, the same objects, in the same
     * order. A table that grew, or a value set again (even an equal one), reads as changed: a copy
-    * too many, never a stale one. A walk without hashing: a few microseconds for 1,100 entries,
-    * where comparing as maps cost half a copy.
+    * too many, never a stale one. A walk without hashing (or an entry object per entry, as its
+    * iterator makes): a few microseconds for 1,100 entries, where comparing as maps cost half a
+    * copy.
     */
   private def holds(p: Properties, pairs: Array[AnyRef]): Boolean = {
-    val it = p.entrySet.iterator
-    var i = 0
-    while (it.hasNext) {
-      if (i >= pairs.length) return false
-      val e = it.next()
-      if ((e.getKey ne pairs(i)) || (e.getValue ne pairs(i + 1))) return false
-      i += 2
-    }
-    i == pairs.length
+    val walk = new Walk(pairs)
+    p.forEach(walk)
+    walk.matched
+  }
+
+  private final class Walk(pairs: Array[AnyRef]) extends BiConsumer[AnyRef, AnyRef] {
+    private var i = 0
+    private var same = true
+    def accept(k: AnyRef, v: AnyRef): Unit =
+      if (same) {
+        if (i >= pairs.length || (k ne pairs(i)) || (v ne pairs(i + 1))) same = false
+        else i += 2
+      }
+    def matched: Boolean = same && i == pairs.length
   }
 
   private def cached(spark: SparkSession, props: Method): Configuration = {
     val base = spark.sparkContext.hadoopConfiguration
-    val settings = spark.sessionState.conf.getAllConfs
+    val sql = spark.sessionState.conf
     val c = last.get
-    val same = c != null && c.settings == settings && (c.base eq base) &&
+    val same = c != null && (c.base eq base) && SqlSettings.same(sql, c.settings) &&
       (base.getClassLoader eq c.baseLoader) && holds(entries(props, base), c.baseEntries) &&
       (c.conf.getClassLoader eq c.baseLoader) && holds(entries(props, c.conf), c.confEntries)
     if (same) c.conf
     else {
-      // The base's entries are taken before the copy: a change between the two makes the next
-      // call see entries unlike these, and copy again (the other order could keep a stale copy).
+      // The settings and the base's entries are taken before the copy: a change between the two
+      // makes the next call see entries unlike these, and copy again (the other order could keep
+      // a stale copy).
+      val settings = SqlSettings.take(sql)
       val baseEntries = pairs(entries(props, base))
       val loader = base.getClassLoader
       val conf = new Configuration(base)
       // as Spark's SessionState.newHadoopConf, with the settings compared above
-      settings.foreach { case (k, v) => if (v ne null) conf.set(k, v) }
+      settings.forEach((k: String, v: String) => if (v ne null) conf.set(k, v))
       val confEntries = pairs(entries(props, conf))
       last.set(new Copy(settings, base, loader, baseEntries, conf, confEntries))
       conf

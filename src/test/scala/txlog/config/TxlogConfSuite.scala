@@ -124,6 +124,27 @@ class TxlogConfSuite extends SparkSuite {
     }
   }
 
+  test("settings are checked again whenever they change, and a bad one raises each time") {
+    val dir = tempDir("conf-again").resolve("t").toString
+    DeltaLog.createTable(spark, dir, TxnTestKit.schema, Seq("part"), Map.empty)
+    def open(): Unit = DeltaLog.forTable(spark, dir)
+    open()
+    val key = "spark.txlog.commit." + "maxAttempt" // misspelt: not a setting
+    spark.conf.set(key, "5")
+    try {
+      for (_ <- 1 to 2) {
+        assert(intercept[TxlogException](open()).errorClass === "INVALID_SETTING")
+      }
+      spark.conf.set(key, "6")
+      assert(intercept[TxlogException](open()).getMessage.contains(key))
+    } finally spark.conf.unset(key)
+    open()
+    spark.conf.set("spark.txlog.commit.maxAttempts", "0")
+    try assert(intercept[TxlogException](open()).errorClass === "INVALID_SETTING")
+    finally spark.conf.unset("spark.txlog.commit.maxAttempts")
+    open()
+  }
+
   test("a setting is read under its former key too; the current key wins") {
     val s = TxlogConf.ReplayMaxLocalReadBytes
     assert(s.formerKeys === Seq("spark.txlog.replay.localReadMaxBytes"))

@@ -26,17 +26,18 @@ object SparkJson {
       timeZone: String,
       corruptColumn: String
   ): String => Iterable[InternalRow] = {
-    val settings = SQLConf.get.getAllConfs
+    val conf = SQLConf.get
     val kept = cache.get
     var i = 0
     while (i < kept.length) {
       val k = kept(i)
       if (
         k != null && (k.schema eq schema) && k.timeZone == timeZone &&
-        k.corruptColumn == corruptColumn && k.settings == settings
+        k.corruptColumn == corruptColumn && SqlSettings.same(conf, k.settings)
       ) return k.parse
       i += 1
     }
+    val settings = SqlSettings.take(conf) // before building: a change meanwhile builds again
     val p = new JacksonParser(
       schema,
       new JSONOptions(Map.empty[String, String], timeZone, corruptColumn),
@@ -58,7 +59,7 @@ object SparkJson {
       val schema: StructType,
       val timeZone: String,
       val corruptColumn: String,
-      val settings: Map[String, String],
+      val settings: java.util.Map[String, String],
       val parse: String => Iterable[InternalRow]
   )
 
