@@ -14,7 +14,7 @@ import txlog.config.TxlogConf
 import txlog.errors.TxlogErrors
 import txlog.log.TablePath
 import txlog.protocol.FileInfo
-import txlog.storage.S3Get
+import txlog.storage.{LocalReads, S3Get}
 import txlog.util.SerializableConf
 
 /** Reads newline-delimited JSON log files (commits, log compactions, JSON checkpoints) as rows of
@@ -148,9 +148,12 @@ private[txlog] object LogLineReader {
     */
   private def reader(fs: FileSystem): (Long, String, Long) => Iterator[Row] = {
     // On S3A one GET ([[S3Get]]) instead of S3A's HEAD and GET: log files are never rewritten.
-    val open = S3Get.of(fs).map(get => (p: Path, _: Int) => get(p)).getOrElse {
-      (p: Path, buffer: Int) => fs.open(p, buffer)
-    }
+    // On a local disk, the file opened without the stat and buffer of Hadoop's ([[LocalReads]]).
+    val open = S3Get
+      .of(fs)
+      .orElse(LocalReads.of(fs))
+      .map(get => (p: Path, _: Int) => get(p))
+      .getOrElse((p: Path, buffer: Int) => fs.open(p, buffer))
     (version, file, size) => lines(open, version, file, size)
   }
 
