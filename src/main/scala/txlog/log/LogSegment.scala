@@ -92,8 +92,11 @@ private[txlog] object LogSegment {
         else throw TxlogErrors.missingLogFiles(table, first.version, version)
       case _ =>
     }
-    commits.iterator.sliding(2).withPartial(false).foreach { case Seq(a, b) =>
-      if (b.version != a.version + 1) throw TxlogErrors.versionGap(table, a.version, b.version)
+    var i = 1
+    while (i < commits.length) {
+      val (a, b) = (commits(i - 1).version, commits(i).version)
+      if (b != a + 1) throw TxlogErrors.versionGap(table, a, b)
+      i += 1
     }
     if (commits.last.version != version) {
       throw TxlogErrors.versionGap(table, commits.last.version, version + 1)

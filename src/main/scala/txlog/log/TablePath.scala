@@ -23,7 +23,7 @@ private[txlog] final case class TablePath(root: String, hadoopConf: Configuratio
       raw.initialize(rootPath.toUri, hadoopConf)
       raw
     }
-  def logDir: Path = new Path(rootPath, "_delta_log")
+  @transient lazy val logDir: Path = new Path(rootPath, "_delta_log")
 
   /** Hadoop settings for reading log files. On local disks, Hadoop's own `.name.crc` side files are
     * not part of the Delta protocol and go stale when tables are copied by other tools, so local

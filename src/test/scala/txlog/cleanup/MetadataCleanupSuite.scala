@@ -9,7 +9,7 @@ import scala.util.Success
 import org.apache.spark.sql.Row
 
 import txlog.{DeltaLog, Fixtures, Oracle, SnapshotView, SparkSuite, TxlogException}
-import txlog.protocol.FileNames
+import txlog.protocol.{FileNames, TableConfiguration}
 
 /** DeltaLog.cleanup on tables whose commit times are set days apart: exactly the spec's files go,
   * and every version from the cutoff commit on reads as before.
@@ -202,10 +202,20 @@ class MetadataCleanupSuite extends SparkSuite {
     assert(files(logDir(t)) === all)
   }
 
-  test("a retention that is not a duration is INVALID_ARGUMENT") {
+  test("a retention that is not a duration is INVALID_ARGUMENT, each time it is given") {
     val t = makeTable(1, 2)
-    val e = intercept[TxlogException](DeltaLog.forTable(spark, t.toString).cleanup(Some("soon")))
-    assert(e.errorClass === "INVALID_ARGUMENT" && e.getMessage.contains("retention"))
+    for (_ <- 1 to 2) { // a text that did not parse is not kept as parsed
+      val e = intercept[TxlogException](DeltaLog.forTable(spark, t.toString).cleanup(Some("soon")))
+      assert(e.errorClass === "INVALID_ARGUMENT" && e.getMessage.contains("retention"))
+    }
+  }
+
+  test("durations parsed again give the spec's milliseconds") {
+    for (_ <- 1 to 2) {
+      assert(TableConfiguration.durationMillis("interval 1 week") === 7L * 24 * 3600 * 1000)
+      assert(TableConfiguration.durationMillis("2 days") === 2L * 24 * 3600 * 1000)
+      intercept[TxlogException](TableConfiguration.durationMillis("interval 1 month"))
+    }
   }
 
   test("leftovers of dead writers (temporary files, staging directories) older than a day go") {
