@@ -4,7 +4,6 @@ import org.apache.spark.sql.catalyst.util.IntervalUtils
 import org.apache.spark.unsafe.types.UTF8String
 
 import txlog.errors.TxlogErrors
-import txlog.util.Lru
 
 /** Table properties (metaData.configuration) with the defaults the spec and the reference
   * implementation give them, and how their values parse. Only [[TableConfiguration]] (and the
@@ -59,13 +58,24 @@ private[protocol] object TableProperties {
 
   /** Milliseconds of an interval property such as `interval 1 week`; months are refused. A text
     * parsed before is not parsed again (Spark's interval parser was about 2% of opening a small
-    * table, for the default tombstone retention; W15 of issue #66): bound, [[Parsed]]'s entries.
+    * table, for the default tombstone retention; W15 of issue #66).
     */
-  def durationMillis(text: String): Long =
-    Parsed.getOrElseUpdate(text, Long.box(parseDuration(text))).longValue
+  def durationMillis(text: String): Long = {
+    val known = Parsed.get(text)
+    if (known != null) known.longValue
+    else {
+      val millis = parseDuration(text)
+      if (Parsed.size >= MaxParsed) Parsed.clear()
+      Parsed.put(text, millis)
+      millis
+    }
+  }
 
-  /** The durations parsed last (a text that does not parse is not kept: it raises again). */
-  private val Parsed = new Lru[String, java.lang.Long](64)
+  /** The durations parsed (a text that does not parse is not kept: it raises again). Bound:
+    * [[MaxParsed]] texts, all dropped when full (this package stands below `txlog.util`'s Lru).
+    */
+  private val Parsed = new java.util.concurrent.ConcurrentHashMap[String, java.lang.Long]()
+  private val MaxParsed = 64
 
   private def parseDuration(text: String): Long = {
     val t = text.trim
