@@ -95,14 +95,16 @@ private[txlog] object DriverParquet {
     * every call (measured: about 40% of loading a small checkpointed table), and
     * `HadoopInputFile.fromPath` makes a file system per file from a copy of the conf that skips
     * local `.crc` files (measured: about 13% of it). With `listed` (the file as the log's listing
-    * found it) its length is not looked up again (a HEAD on an object store).
+    * found it) its length is not looked up again (a HEAD on an object store). Pages are
+    * uncompressed by [[DriverCodecs]].
     */
   def open(table: TablePath, file: Path, listed: Option[FileInfo] = None): ParquetFileReader = {
     val fs = if (table.sameFileSystem(file)) table.fs else file.getFileSystem(table.readConf)
     val status = listed.map(_.status).getOrElse(fs.getFileStatus(file))
+    val options = HadoopReadOptions.builder(table.hadoopConf)
     ParquetFileReader.open(
       new FsInputFile(fs, status),
-      HadoopReadOptions.builder(table.hadoopConf).build()
+      options.withCodecFactory(new DriverCodecs(table.hadoopConf)).build()
     )
   }
 
