@@ -110,7 +110,7 @@ private[txlog] object SessionHadoopConf {
       val baseEntries = pairs(entries(props, base))
       val loader = base.getClassLoader
       val conf = new Configuration(base)
-      // as Spark's SessionState.newHadoopConf, with the settings compared above
+      // as Spark's SessionState.newHadoopConf, with the settings taken above
       settings.forEach((k: String, v: String) => if (v ne null) conf.set(k, v))
       val confEntries = pairs(entries(props, conf))
       last.set(new Copy(settings, base, loader, baseEntries, conf, confEntries))
