@@ -4,13 +4,13 @@ import java.nio.file.{Files, Paths}
 
 import org.apache.spark.sql.Row
 
-import txlog.{DeltaLog, SparkSuite, TxlogException}
+import txlog.{DeltaLog, Oracle, SparkSuite, TxlogException}
 
 /** What a load read on the driver is not read again: an update of a snapshot whose tail the driver
   * reconciled reads only the new commits and lays them over its overlay ([[Tail.readOnto]]), and a
   * checkpoint reader made to keep its files gives its load's file actions to the one pass that asks
-  * for them ([[DriverCheckpoint.of]] with `keepFiles`). Each gives what a fresh load gives, which
-  * delta-spark wrote.
+  * for them ([[DriverCheckpoint.of]] with `keepFiles`). Each gives what a fresh load gives, and an
+  * update what delta-spark's snapshot of the same version holds (the oracle).
   */
 class DriverReplayReuseSuite extends SparkSuite {
 
@@ -51,6 +51,7 @@ class DriverReplayReuseSuite extends SparkSuite {
     val fresh2 = DeltaLog.forTable(spark, t).snapshot()
     assert(summary(second) === summary(fresh2))
     assert(paths(second) === paths(fresh2))
+    assert(Oracle.view(spark, second) === Oracle.reference(spark, t, None)) // delta-spark's
     // commits with adds and removes: laid over it, as a fresh load reconciles them
     append(t, 2)
     spark.range(5).repartition(2).write.format("delta").mode("overwrite").save(t)
@@ -58,6 +59,7 @@ class DriverReplayReuseSuite extends SparkSuite {
     assert(!third.driverFileActions.map(_.overlay).exists(o => overlay.exists(_ eq o)))
     val fresh3 = DeltaLog.forTable(spark, t).snapshot()
     assert(summary(third) === summary(fresh3))
+    assert(Oracle.view(spark, third) === Oracle.reference(spark, t, None))
     assert(paths(third) === paths(fresh3))
     assert(third.driverFileActions.get.overlay.size === fresh3.driverFileActions.get.overlay.size)
     assert(third.driverFileActions.get.overlay.bytes === fresh3.driverFileActions.get.overlay.bytes)
@@ -74,6 +76,40 @@ class DriverReplayReuseSuite extends SparkSuite {
     seen.result().sorted
   }
 
+  /** The oracle for [[actions]]: the checkpoint at `cp` read by Spark's parquet reader, less the
+    * paths the commits after it add or remove (a table of plain paths, without deletion vectors).
+    */
+  private def sparkActions(t: String, cp: Long): Seq[String] = {
+    val log = Paths.get(t, "_delta_log")
+    val after = Files.list(log).iterator()
+    val commits = Seq.newBuilder[String]
+    while (after.hasNext) {
+      val f = after.next().getFileName.toString
+      if (f.endsWith(".json") && f.stripSuffix(".json").toLong > cp)
+        commits += log.resolve(f).toString
+    }
+    val touched = spark.read
+      .schema("add struct<path: string>, remove struct<path: string>")
+      .json(commits.result(): _*)
+      .selectExpr("coalesce(add.path, remove.path)")
+      .collect()
+      .flatMap(r => Option(r.getString(0)))
+      .toSet
+    val file = log.resolve(f"$cp%020d.checkpoint.parquet").toString
+    spark.read
+      .parquet(file)
+      .selectExpr("add.path", "add.size", "remove.path", "remove.deletionTimestamp")
+      .collect()
+      .flatMap { r =>
+        if (!r.isNullAt(0)) Some(r.getString(0) -> s"add ${r.getString(0)} ${r.getLong(1)}")
+        else if (!r.isNullAt(2)) Some(r.getString(2) -> s"remove ${r.getString(2)} ${r.get(3)}")
+        else None
+      }
+      .collect { case (path, text) if !touched(path) => text }
+      .toSeq
+      .sorted
+  }
+
   test("a reader that keeps its files gives its load's actions to one pass, then reads again") {
     val t = table()
     val snapshot = DeltaLog.forTable(spark, t).snapshot()
@@ -82,6 +118,7 @@ class DriverReplayReuseSuite extends SparkSuite {
     assert(plain.nonFileRows(overlay).isDefined)
     val expected = actions(plain, overlay)
     assert(expected.exists(_.startsWith("add ")) && expected.exists(_.startsWith("remove ")))
+    assert(expected === sparkActions(t, segment.checkpointVersion))
     val keeping = DriverCheckpoint.of(spark, segment, keepFiles = true).get
     // a budget too small for its actions (the checkpoint's own budget stated apart: by default it
     // follows the replay budget)
