@@ -9,7 +9,7 @@ import org.apache.commons.io.IOUtils
 import org.apache.hadoop.fs.{FileSystem, Path}
 import org.slf4j.LoggerFactory
 import txlog.protocol.FileNames
-import txlog.storage.{LocalReads, S3Get}
+import txlog.storage.{LocalReads, LogObjectOpen}
 
 /** The content of `_delta_log/_last_checkpoint` ("Last Checkpoint File Schema"). */
 private[txlog] final case class LastCheckpoint(
@@ -30,9 +30,9 @@ private[txlog] object LastCheckpoint {
   def read(fs: FileSystem, logDir: Path): Option[LastCheckpoint] = {
     val file = new Path(logDir, FileNames.LastCheckpoint)
     // One request on S3A (its own `exists` and `open` send two HEADs before the GET).
-    val open = S3Get.of(fs).orElse(LocalReads.of(fs)).getOrElse((p: Path) => fs.open(p))
+    val open = LogObjectOpen.of(fs).getOrElse((p: Path) => fs.open(p))
     // On a local disk, an absent hint (most tables) is seen without an exception's stack trace.
-    val absent = LocalReads.of(fs).isDefined && LocalReads.file(file).exists(!_.exists)
+    val absent = LocalReads.handles(fs) && LocalReads.file(file).exists(!_.exists)
     try {
       val json =
         if (absent) None

@@ -14,7 +14,7 @@ import txlog.config.TxlogConf
 import txlog.errors.TxlogErrors
 import txlog.log.TablePath
 import txlog.protocol.FileInfo
-import txlog.storage.{LocalReads, S3Get}
+import txlog.storage.LogObjectOpen
 import txlog.util.SerializableConf
 
 /** Reads newline-delimited JSON log files (commits, log compactions, JSON checkpoints) as rows of
@@ -147,11 +147,10 @@ private[txlog] object LogLineReader {
     * the cheapest way the file system has.
     */
   private def reader(fs: FileSystem): (Long, String, Long) => Iterator[Row] = {
-    // On S3A one GET ([[S3Get]]) instead of S3A's HEAD and GET: log files are never rewritten.
-    // On a local disk, the file opened without the stat and buffer of Hadoop's ([[LocalReads]]).
-    val open = S3Get
+    // On S3A one GET instead of S3A's HEAD and GET (log files are never rewritten); on a local
+    // disk, no stat: [[LogObjectOpen]].
+    val open = LogObjectOpen
       .of(fs)
-      .orElse(LocalReads.of(fs))
       .map(get => (p: Path, _: Int) => get(p))
       .getOrElse((p: Path, buffer: Int) => fs.open(p, buffer))
     (version, file, size) => lines(open, version, file, size)

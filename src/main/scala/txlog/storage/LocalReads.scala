@@ -18,9 +18,13 @@ import org.apache.hadoop.fs.{FileSystem, Path, RawLocalFileSystem}
   */
 private[txlog] object LocalReads {
 
-  /** The opener of `fs`'s files when `fs` is Hadoop's own `RawLocalFileSystem`; else None. */
+  /** Whether `fs` is Hadoop's own `RawLocalFileSystem` (not a subclass, which may read otherwise).
+    */
+  def handles(fs: FileSystem): Boolean = fs.getClass == classOf[RawLocalFileSystem]
+
+  /** The opener of `fs`'s files when it [[handles]] `fs`; else None. */
   def of(fs: FileSystem): Option[Path => InputStream] =
-    if (fs.getClass != classOf[RawLocalFileSystem]) None
+    if (!handles(fs)) None
     else Some(p => file(p).fold(fs.open(p): InputStream)(new FileInputStream(_)))
 
   /** The local file `p` names, when it is absolute and of the `file` scheme (or of none). */
